@@ -1,0 +1,17 @@
+import { MetatoolsError } from "../util/errors.js";
+
+/**
+ * A backend failure. Codes: `connect_failed`, `backend_down`, `timeout`,
+ * `cancelled`, `upstream_error` (the server answered with a JSON-RPC error),
+ * `not_runnable` (catalog-only tool).
+ */
+export class BackendError extends MetatoolsError {
+  constructor(
+    code: string,
+    message: string,
+    readonly details: { upstreamCode?: number } = {},
+  ) {
+    super(code, message);
+    this.name = "BackendError";
+  }
+}

@@ -1,0 +1,9 @@
+import type { BackendSpec } from "../config/resolved.js";
+import { CatalogOnlyBackend } from "./catalog-only.js";
+import { McpBackend } from "./mcp.js";
+import type { Backend } from "./types.js";
+
+/** The backend for a config entry. Built-in backends are added by the app, not here. */
+export function createBackend(spec: BackendSpec): Backend {
+  return spec.kind === "catalog" ? new CatalogOnlyBackend(spec) : new McpBackend(spec);
+}

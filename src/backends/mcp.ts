@@ -1,0 +1,135 @@
+/**
+ * An upstream MCP server, reached over stdio, Streamable HTTP or SSE.
+ */
+import { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
+import { CallToolResultSchema, ErrorCode, McpError, type Tool } from "@modelcontextprotocol/sdk/types.js";
+import type { RemoteBackendSpec, StdioBackendSpec } from "../config/resolved.js";
+import type { UpstreamTool } from "../model/tool.js";
+import { packageVersion } from "../version.js";
+import { BackendError } from "./errors.js";
+import { remoteTransport, StderrTail, stdioTransport } from "./transports.js";
+import type { Backend, BackendEvent, BackendInfo, CallOptions, ToolCallResult } from "./types.js";
+
+
+export class McpBackend implements Backend {
+  readonly runnable = true;
+  private client: Client | undefined;
+  private listener: (event: BackendEvent) => void = () => {};
+  private closing = false;
+  private readonly stderr = new StderrTail();
+
+  constructor(private readonly spec: StdioBackendSpec | RemoteBackendSpec) {}
+
+  get namespace(): string {
+    return this.spec.namespace;
+  }
+
+  get kind(): "stdio" | "http" | "sse" {
+    return this.spec.kind;
+  }
+
+  onEvent(listener: (event: BackendEvent) => void): void {
+    this.listener = listener;
+  }
+
+  async connect(signal: AbortSignal): Promise<void> {
+    this.closing = false;
+    const client = new Client({ name: "metatools", version: packageVersion() }, {
+      capabilities: {},
+      listChanged: {
+        tools: { autoRefresh: false, debounceMs: 50, onChanged: () => this.listener({ type: "tools_changed" }) },
+      },
+    });
+    const transport: Transport = this.spec.kind === "stdio" ? stdioTransport(this.spec, this.stderr) : remoteTransport(this.spec);
+    client.onclose = () => {
+      if (this.client === client && !this.closing) this.listener({ type: "disconnected", error: this.stderrError("connection closed") });
+    };
+    client.onerror = () => {};
+    this.client = client;
+    try {
+      await client.connect(transport, { signal, timeout: this.spec.connectTimeoutMs });
+    } catch (error) {
+      this.client = undefined;
+      await client.close().catch(() => {});
+      throw new BackendError("connect_failed", this.describeFailure(error));
+    }
+  }
+
+  info(): BackendInfo | undefined {
+    const info = this.client?.getServerVersion();
+    return info ? { name: info.name, version: info.version } : undefined;
+  }
+
+  async listTools(signal?: AbortSignal): Promise<UpstreamTool[]> {
+    const client = this.requireClient();
+    if (!client.getServerCapabilities()?.tools) return [];
+    const tools: UpstreamTool[] = [];
+    let cursor: string | undefined;
+    // A misbehaving server could page forever; 1,000 pages is far beyond any real one.
+    for (let page = 0; page < 1000; page++) {
+      const result = await client.listTools(cursor ? { cursor } : undefined, { signal, timeout: this.spec.connectTimeoutMs });
+      for (const tool of result.tools) tools.push(toUpstream(tool));
+      cursor = result.nextCursor;
+      if (!cursor) break;
+    }
+    return tools;
+  }
+
+  async callTool(name: string, args: Record<string, unknown>, options: CallOptions): Promise<ToolCallResult> {
+    const client = this.requireClient();
+    try {
+      // A raw request, not client.callTool: output validation is the executor's job, with its own error shape.
+      return await client.request({ method: "tools/call", params: { name, arguments: args } }, CallToolResultSchema, {
+        signal: options.signal,
+        timeout: options.timeoutMs,
+        resetTimeoutOnProgress: true,
+      });
+    } catch (error) {
+      if (error instanceof McpError && error.code === ErrorCode.RequestTimeout) {
+        throw new BackendError("timeout", `${this.namespace}:${name} did not answer within ${options.timeoutMs} ms`);
+      }
+      if (options.signal?.aborted) throw new BackendError("cancelled", `${this.namespace}:${name} was cancelled`);
+      if (error instanceof McpError && error.code === ErrorCode.ConnectionClosed) {
+        throw new BackendError("backend_down", this.stderrError(`${this.namespace} closed the connection`).message);
+      }
+      if (error instanceof McpError) throw new BackendError("upstream_error", error.message, { upstreamCode: error.code });
+      throw new BackendError("upstream_error", error instanceof Error ? error.message : String(error));
+    }
+  }
+
+  async close(): Promise<void> {
+    this.closing = true;
+    const client = this.client;
+    this.client = undefined;
+    await client?.close().catch(() => {});
+  }
+
+  private requireClient(): Client {
+    if (!this.client) throw new BackendError("backend_down", `${this.namespace} is not connected`);
+    return this.client;
+  }
+
+  private describeFailure(error: unknown): string {
+    const base = error instanceof Error ? error.message : String(error);
+    const what = this.spec.kind === "stdio" ? `command \`${[this.spec.command, ...this.spec.args].join(" ")}\`` : this.spec.url;
+    const tail = this.stderr.text();
+    return `${this.namespace} (${what}) failed to start: ${base}${tail ? `; its stderr ends with: ${tail.slice(-600)}` : ""}`;
+  }
+
+  private stderrError(message: string): Error {
+    const tail = this.stderr.text();
+    return new Error(tail ? `${message}; stderr ends with: ${tail.slice(-600)}` : message);
+  }
+}
+
+function toUpstream(tool: Tool): UpstreamTool {
+  return {
+    name: tool.name,
+    title: tool.title ?? tool.annotations?.title,
+    description: tool.description,
+    inputSchema: tool.inputSchema as UpstreamTool["inputSchema"],
+    outputSchema: tool.outputSchema as UpstreamTool["outputSchema"],
+    annotations: tool.annotations,
+  };
+}

@@ -1,0 +1,43 @@
+/**
+ * The one narrow interface every backend implements: upstream MCP servers,
+ * catalog-only tool sets, and (later) built-in backends such as code intelligence.
+ */
+import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
+import type { BackendSpec } from "../config/resolved.js";
+import type { UpstreamTool } from "../model/tool.js";
+
+export type ToolCallResult = CallToolResult;
+
+export interface BackendInfo {
+  /** The server's self-reported MCP `serverInfo.name`; catalog files match on it. */
+  name: string;
+  version?: string;
+}
+
+export interface CallOptions {
+  /** Aborting it cancels the upstream request (MCP `notifications/cancelled`). */
+  signal?: AbortSignal;
+  timeoutMs: number;
+}
+
+export type BackendEvent =
+  /** The backend announced `notifications/tools/list_changed`. */
+  | { type: "tools_changed" }
+  /** The connection ended without `close()` being called. */
+  | { type: "disconnected"; error?: Error };
+
+export interface Backend {
+  readonly namespace: string;
+  readonly kind: BackendSpec["kind"] | "builtin";
+  /** False for catalog-only backends: their tools can be searched and described, not run. */
+  readonly runnable: boolean;
+  /** Connects (spawns, handshakes). Rejects with a message that names the cause. */
+  connect(signal: AbortSignal): Promise<void>;
+  info(): BackendInfo | undefined;
+  /** Every tool, all pages. */
+  listTools(signal?: AbortSignal): Promise<UpstreamTool[]>;
+  callTool(name: string, args: Record<string, unknown>, options: CallOptions): Promise<ToolCallResult>;
+  /** One listener; set before `connect`. */
+  onEvent(listener: (event: BackendEvent) => void): void;
+  close(): Promise<void>;
+}

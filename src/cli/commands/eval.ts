@@ -1,0 +1,27 @@
+import { resolve } from "node:path";
+import { AVAILABLE_MODES, EVAL_MODES, evaluateDataset, type EvalMode } from "../../eval/run.js";
+import { intFlag, parseFlags, UsageError } from "../flags.js";
+
+export async function evaluate(argv: string[]): Promise<number> {
+  const { values, positionals } = parseFlags(argv, { mode: { type: "string" }, limit: { type: "string" } });
+  if (positionals.length !== 1) throw new UsageError("name one dataset folder (holding tools.jsonl and queries.jsonl)");
+  const requested = values.mode ?? "bm25";
+  if (requested !== "all" && !EVAL_MODES.includes(requested as EvalMode)) throw new UsageError(`--mode takes bm25, semantic, hybrid or all, got "${requested}"`);
+  const modes = requested === "all" ? AVAILABLE_MODES : [requested as EvalMode];
+  if (requested === "all") {
+    const missing = EVAL_MODES.filter((m) => !AVAILABLE_MODES.includes(m));
+    if (missing.length) process.stderr.write(`metatools eval: skipping ${missing.join(", ")}: no embedding index in this build\n`);
+  }
+  const results = await evaluateDataset(resolve(positionals[0]!), modes, intFlag(values.limit, "limit", 1));
+  if (values.json) {
+    process.stdout.write(`${JSON.stringify(results, null, 2)}\n`);
+    return 0;
+  }
+  const columns = ["hit@1", "hit@5", "hit@10", "mrr@10", "ndcg@10", "recall@10"] as const;
+  const lines = [`${"mode".padEnd(9)}${columns.map((c) => c.padStart(10)).join("")}   queries  tools`];
+  for (const [mode, m] of Object.entries(results)) {
+    lines.push(`${mode.padEnd(9)}${columns.map((c) => m[c].toFixed(4).padStart(10)).join("")}   ${String(m.queries).padStart(7)}  ${m.tools}`);
+  }
+  process.stdout.write(`${lines.join("\n")}\n`);
+  return 0;
+}

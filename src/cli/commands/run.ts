@@ -1,0 +1,25 @@
+import { createMetaDispatcher } from "../../meta/index.js";
+import { intFlag, logLevel, parseFlags, UsageError } from "../flags.js";
+import { printBody } from "../format.js";
+import { withApp } from "../open.js";
+
+export async function run(argv: string[]): Promise<number> {
+  const { values, positionals } = parseFlags(argv, { args: { type: "string" }, timeout: { type: "string" } });
+  if (positionals.length !== 1) throw new UsageError("name exactly one tool id, e.g. metatools run everything:echo --args '{\"message\":\"hi\"}'");
+  let toolArgs: unknown = {};
+  if (values.args !== undefined) {
+    try {
+      toolArgs = JSON.parse(values.args);
+    } catch (error) {
+      throw new UsageError(`--args must be a JSON object: ${(error as Error).message}`);
+    }
+    if (!toolArgs || typeof toolArgs !== "object" || Array.isArray(toolArgs)) throw new UsageError("--args must be a JSON object, e.g. '{\"path\":\"README.md\"}'");
+  }
+  const args: Record<string, unknown> = { tool_id: positionals[0], args: toolArgs };
+  const timeout = intFlag(values.timeout, "timeout", 1);
+  if (timeout !== undefined) args.timeout_ms = timeout;
+  return withApp(values.config, logLevel(values["log-level"], "warn"), async (app) => {
+    const body = await createMetaDispatcher(app)("run_tool", args);
+    return printBody("run_tool", body, values.json ?? false);
+  });
+}

@@ -1,0 +1,27 @@
+import { createMetaDispatcher } from "../../meta/index.js";
+import { intFlag, logLevel, parseFlags, UsageError } from "../flags.js";
+import { printBody } from "../format.js";
+import { withApp } from "../open.js";
+
+export async function search(argv: string[]): Promise<number> {
+  const { values, positionals } = parseFlags(argv, {
+    limit: { type: "string" },
+    offset: { type: "string" },
+    namespace: { type: "string", multiple: true },
+    tags: { type: "string" },
+    mode: { type: "string" },
+  });
+  if (positionals.length > 1) throw new UsageError(`quote the query as one argument: "${positionals.join(" ")}"`);
+  const args: Record<string, unknown> = { query: positionals[0] ?? "" };
+  const limit = intFlag(values.limit, "limit", 1);
+  const offset = intFlag(values.offset, "offset", 0);
+  if (limit !== undefined) args.limit = limit;
+  if (offset !== undefined) args.offset = offset;
+  if (values.namespace?.length) args.namespace = values.namespace.length === 1 ? values.namespace[0] : values.namespace;
+  if (values.tags) args.tags = values.tags.split(",").map((t) => t.trim());
+  if (values.mode) args.mode = values.mode;
+  return withApp(values.config, logLevel(values["log-level"], "warn"), async (app) => {
+    const body = await createMetaDispatcher(app)("search_tools", args);
+    return printBody("search_tools", body, values.json ?? false);
+  });
+}

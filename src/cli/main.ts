@@ -1,0 +1,78 @@
+#!/usr/bin/env node
+/**
+ * The `metatools` command. Each subcommand lives in `commands/`; this file
+ * only routes and turns errors into exit codes (2: usage or config, 1: the
+ * operation failed, 0: done).
+ */
+import { ConfigError, MetatoolsError } from "../util/errors.js";
+import { bench } from "./commands/bench.js";
+import { describe } from "./commands/describe.js";
+import { evaluate } from "./commands/eval.js";
+import { run } from "./commands/run.js";
+import { search } from "./commands/search.js";
+import { serve } from "./commands/serve.js";
+import { UsageError } from "./flags.js";
+
+const COMMANDS: Record<string, { run: (argv: string[]) => Promise<number>; help: string }> = {
+  serve: { run: serve, help: "serve [--config F]                      MCP server on stdio" },
+  search: { run: search, help: "search QUERY [--limit N] [--namespace NS] [--tags a,b] [--offset N] [--json]" },
+  describe: { run: describe, help: "describe ID [--detail summary|schema|full] [--json]" },
+  run: { run: run, help: "run ID --args JSON [--timeout MS] [--json]" },
+  eval: { run: evaluate, help: "eval DIR [--mode bm25|semantic|hybrid|all] [--limit K] [--json]" },
+  bench: { run: bench, help: "bench [--sizes 1000,10000,100000] [--json]" },
+};
+
+function usage(): string {
+  return [
+    "usage: metatools <command> [options]",
+    "",
+    ...Object.values(COMMANDS).map((c) => `  metatools ${c.help}`),
+    "",
+    "Every command takes --config FILE (default ./metatools.json, or $METATOOLS_CONFIG) and --log-level debug|info|warn|error|silent.",
+  ].join("\n");
+}
+
+async function main(argv: string[]): Promise<number> {
+  const [name, ...rest] = argv;
+  if (!name || name === "--help" || name === "-h" || name === "help") {
+    process.stdout.write(`${usage()}\n`);
+    return name ? 0 : 2;
+  }
+  if (name === "--version" || name === "-v") {
+    const { packageVersion } = await import("../version.js");
+    process.stdout.write(`${packageVersion()}\n`);
+    return 0;
+  }
+  const command = COMMANDS[name];
+  if (!command) {
+    process.stderr.write(`metatools: unknown command "${name}"\n\n${usage()}\n`);
+    return 2;
+  }
+  try {
+    return await command.run(rest);
+  } catch (error) {
+    if (error instanceof UsageError) {
+      process.stderr.write(`metatools ${name}: ${error.message}\n  usage: metatools ${command.help}\n`);
+      return 2;
+    }
+    if (error instanceof ConfigError) {
+      process.stderr.write(`metatools: invalid configuration: ${error.message}\n`);
+      return 2;
+    }
+    if (error instanceof MetatoolsError) {
+      process.stderr.write(`metatools ${name}: ${error.message}\n`);
+      return 1;
+    }
+    throw error;
+  }
+}
+
+main(process.argv.slice(2)).then(
+  (code) => {
+    process.exitCode = code;
+  },
+  (error: unknown) => {
+    process.stderr.write(`metatools: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
+    process.exitCode = 1;
+  },
+);

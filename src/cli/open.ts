@@ -1,0 +1,24 @@
+/**
+ * Loads the config and builds the app for a one-shot CLI command, with every
+ * backend connected (or failed) before the command runs.
+ */
+import { BUILTIN_CATALOG_DIR, createMetatools, type Metatools } from "../app.js";
+import { loadConfig } from "../config/load.js";
+import { createLogger, type LogLevel } from "../util/log.js";
+
+export async function openApp(configPath: string | undefined, level: LogLevel): Promise<Metatools> {
+  const config = loadConfig({ configPath, builtinCatalogDir: BUILTIN_CATALOG_DIR });
+  const app = createMetatools(config, { logger: createLogger(level) });
+  await app.start();
+  return app;
+}
+
+/** Runs `body` with an open app and always closes it, so child servers never outlive the command. */
+export async function withApp<T>(configPath: string | undefined, level: LogLevel, body: (app: Metatools) => Promise<T>): Promise<T> {
+  const app = await openApp(configPath, level);
+  try {
+    return await body(app);
+  } finally {
+    await app.close();
+  }
+}

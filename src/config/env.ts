@@ -1,0 +1,41 @@
+/**
+ * `${VAR}` and `${VAR:-default}` substitution over every string in the raw
+ * config, before validation, so secrets stay out of the file.
+ */
+import { ConfigError } from "../util/errors.js";
+
+const REFERENCE = /\$\{([A-Za-z_][A-Za-z0-9_]*)(?::-([^}]*))?\}/g;
+
+export function substituteEnv(value: unknown, env: NodeJS.ProcessEnv, file: string, path: string[] = []): unknown {
+  if (typeof value === "string") {
+    return value.replace(REFERENCE, (_match, name: string, fallback: string | undefined) => {
+      const found = env[name];
+      if (found !== undefined && found !== "") return found;
+      if (fallback !== undefined) return fallback;
+      throw new ConfigError(
+        file,
+        formatPath(path),
+        `environment variable ${name} is not set (set it, or write \${${name}:-default} to give a default)`,
+      );
+    });
+  }
+  if (Array.isArray(value)) return value.map((item, i) => substituteEnv(item, env, file, [...path, String(i)]));
+  if (value !== null && typeof value === "object") {
+    const out: Record<string, unknown> = {};
+    for (const [key, item] of Object.entries(value)) out[key] = substituteEnv(item, env, file, [...path, key]);
+    return out;
+  }
+  return value;
+}
+
+/** `mcpServers.github.args[2]`: how config fields are named in errors. */
+export function formatPath(path: readonly (string | number | symbol)[]): string {
+  let out = "";
+  for (const part of path) {
+    const text = String(part);
+    if (typeof part === "number" || /^\d+$/.test(text)) out += `[${text}]`;
+    else if (/^[A-Za-z_$][\w$-]*$/.test(text)) out += out ? `.${text}` : text;
+    else out += `[${JSON.stringify(text)}]`;
+  }
+  return out;
+}

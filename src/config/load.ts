@@ -1,0 +1,146 @@
+/**
+ * Reads, substitutes and validates the config file, and resolves it.
+ * Precedence: defaults < file < environment (`METATOOLS_CONFIG`) < CLI flags.
+ */
+import { existsSync, readFileSync } from "node:fs";
+import { dirname, isAbsolute, resolve } from "node:path";
+import type { z } from "zod";
+import { ConfigError } from "../util/errors.js";
+import { formatPath, substituteEnv } from "./env.js";
+import { DEFAULTS, type BackendSpec, type ResolvedConfig } from "./resolved.js";
+import { configFileSchema, NAMESPACE_PATTERN, serverSchema, type ConfigFile, type ServerConfig } from "./schema.js";
+
+export interface LoadOptions {
+  /** Explicit config path (the `--config` flag); wins over METATOOLS_CONFIG. */
+  configPath?: string;
+  cwd?: string;
+  env?: NodeJS.ProcessEnv;
+  /** The catalog shipped with metatools; omitted in tests that want none. */
+  builtinCatalogDir?: string;
+}
+
+export const DEFAULT_CONFIG_NAME = "metatools.json";
+
+/** Finds and loads the config; with no file anywhere, returns the defaults. */
+export function loadConfig(options: LoadOptions = {}): ResolvedConfig {
+  const cwd = options.cwd ?? process.cwd();
+  const env = options.env ?? process.env;
+  const explicit = options.configPath ?? env.METATOOLS_CONFIG;
+  const file = explicit ? resolve(cwd, explicit) : resolve(cwd, DEFAULT_CONFIG_NAME);
+  if (!existsSync(file)) {
+    if (explicit) throw new ConfigError(file, "", "file not found (check --config or METATOOLS_CONFIG)");
+    return resolveConfig({}, { baseDir: cwd, builtinCatalogDir: options.builtinCatalogDir });
+  }
+  let raw: unknown;
+  try {
+    raw = JSON.parse(readFileSync(file, "utf8"));
+  } catch (error) {
+    throw new ConfigError(file, "", `not valid JSON: ${error instanceof Error ? error.message : String(error)}`);
+  }
+  return parseConfig(raw, { file, env, builtinCatalogDir: options.builtinCatalogDir });
+}
+
+/** Validates an already-parsed config object; `file` is used in error messages and to resolve relative paths. */
+export function parseConfig(
+  raw: unknown,
+  options: { file: string; env?: NodeJS.ProcessEnv; builtinCatalogDir?: string },
+): ResolvedConfig {
+  const { file } = options;
+  const substituted = substituteEnv(raw, options.env ?? process.env, file);
+  const servers = (substituted as { mcpServers?: unknown } | null)?.mcpServers;
+  // Servers first: the file-level union would only say "invalid input".
+  for (const [name, server] of isPlainObject(servers) ? Object.entries(servers) : []) {
+    if (!NAMESPACE_PATTERN.test(name)) {
+      throw new ConfigError(
+        file,
+        formatPath(["mcpServers", name]),
+        "server names become tool-id namespaces: use letters, digits, '_', '.', '-' (no ':'), at most 64 characters",
+      );
+    }
+    const schema = pickServerSchema(server);
+    if (!schema) {
+      throw new ConfigError(
+        file,
+        formatPath(["mcpServers", name]),
+        'a server needs `command` (stdio), `url` (http or sse), or `type: "catalog"` with `tools`',
+      );
+    }
+    check(schema, server, file, ["mcpServers", name]);
+  }
+  const parsed = check(configFileSchema, substituted, file, []);
+  return resolveConfig(parsed, { file, baseDir: dirname(file), builtinCatalogDir: options.builtinCatalogDir });
+}
+
+function resolveConfig(
+  parsed: ConfigFile,
+  where: { file?: string; baseDir: string; builtinCatalogDir?: string },
+): ResolvedConfig {
+  const m = parsed.metatools ?? {};
+  const connectMs = m.timeouts?.connectMs ?? DEFAULTS.connectMs;
+  const callMs = m.timeouts?.callMs ?? DEFAULTS.callMs;
+  const backends: BackendSpec[] = [];
+  for (const [namespace, server] of Object.entries(parsed.mcpServers ?? {})) {
+    if (server.disabled) continue;
+    backends.push(resolveBackend(namespace, server, where.baseDir, connectMs, callMs));
+  }
+  const catalogs: string[] = [];
+  if (where.builtinCatalogDir && m.builtinCatalog !== false) catalogs.push(where.builtinCatalogDir);
+  for (const dir of m.catalogs ?? []) catalogs.push(resolve(where.baseDir, dir));
+  return {
+    file: where.file,
+    backends,
+    search: { defaultLimit: m.search?.defaultLimit ?? DEFAULTS.defaultLimit, maxLimit: DEFAULTS.maxLimit, mode: m.search?.mode ?? DEFAULTS.mode },
+    budgets: { inlineBytes: m.budgets?.inlineBytes ?? DEFAULTS.inlineBytes },
+    timeouts: { connectMs, callMs, startupGraceMs: m.timeouts?.startupGraceMs ?? DEFAULTS.startupGraceMs },
+    catalogs,
+    access: { allow: m.tools?.allow ?? [], deny: m.tools?.deny ?? [] },
+    run: { rejectUnknownArgs: m.run?.rejectUnknownArgs ?? true },
+    cacheDefaults: { policy: "auto" },
+  };
+}
+
+function resolveBackend(namespace: string, server: ServerConfig, baseDir: string, connectMs: number, callMs: number): BackendSpec {
+  const common = {
+    namespace,
+    connectTimeoutMs: server.connectTimeoutMs ?? connectMs,
+    callTimeoutMs: server.callTimeoutMs ?? callMs,
+  };
+  if ("command" in server) {
+    return {
+      ...common,
+      kind: "stdio",
+      command: server.command,
+      args: server.args ?? [],
+      env: server.env ?? {},
+      cwd: server.cwd === undefined ? undefined : resolve(baseDir, server.cwd),
+    };
+  }
+  if ("url" in server) {
+    return { ...common, kind: server.type === "sse" ? "sse" : "http", url: server.url, headers: server.headers ?? {} };
+  }
+  return { ...common, kind: "catalog", toolsFile: isAbsolute(server.tools) ? server.tools : resolve(baseDir, server.tools) };
+}
+
+/** Picks the variant by its telltale field, so errors speak of that variant and not of a union. */
+function pickServerSchema(server: unknown): z.ZodType | undefined {
+  const [stdio, remote, catalog] = serverSchema.options;
+  if (!isPlainObject(server)) return undefined;
+  if (server.type === "catalog") return catalog;
+  if ("url" in server || server.type === "http" || server.type === "sse" || server.type === "streamable-http") return remote;
+  if ("command" in server || server.type === "stdio") return stdio;
+  return undefined;
+}
+
+function check<T>(schema: z.ZodType<T>, value: unknown, file: string, prefix: string[]): T {
+  const result = schema.safeParse(value);
+  if (result.success) return result.data;
+  const issue = result.error.issues[0]!;
+  const path = [...prefix, ...issue.path.map((p) => (typeof p === "symbol" ? String(p) : p))];
+  let detail = issue.message;
+  if (issue.code === "unrecognized_keys") detail = `unknown field(s) ${issue.keys.map((k) => `"${k}"`).join(", ")}`;
+  throw new ConfigError(file, formatPath(path), detail);
+}
+
+function isPlainObject(value: unknown): value is Record<string, unknown> {
+  return value !== null && typeof value === "object" && !Array.isArray(value);
+}

@@ -1,0 +1,59 @@
+/**
+ * The resolved configuration: every default applied, every path absolute.
+ * Everything past the config loader trusts this shape.
+ */
+import type { CachePolicy } from "../model/tool.js";
+
+export type SearchMode = "auto" | "bm25" | "semantic" | "hybrid";
+
+interface BackendCommon {
+  namespace: string;
+  connectTimeoutMs: number;
+  callTimeoutMs: number;
+}
+
+export interface StdioBackendSpec extends BackendCommon {
+  kind: "stdio";
+  command: string;
+  args: string[];
+  env: Record<string, string>;
+  cwd?: string;
+}
+
+export interface RemoteBackendSpec extends BackendCommon {
+  kind: "http" | "sse";
+  url: string;
+  headers: Record<string, string>;
+}
+
+export interface CatalogBackendSpec extends BackendCommon {
+  kind: "catalog";
+  /** Absolute path of a tools.jsonl file. */
+  toolsFile: string;
+}
+
+export type BackendSpec = StdioBackendSpec | RemoteBackendSpec | CatalogBackendSpec;
+
+export interface ResolvedConfig {
+  /** The file the config came from; undefined when running on defaults. */
+  file?: string;
+  backends: BackendSpec[];
+  search: { defaultLimit: number; maxLimit: number; mode: SearchMode };
+  budgets: { inlineBytes: number };
+  timeouts: { connectMs: number; callMs: number; startupGraceMs: number };
+  /** Catalog folders or files, in load order (later entries override earlier). */
+  catalogs: string[];
+  access: { allow: string[]; deny: string[] };
+  run: { rejectUnknownArgs: boolean };
+  cacheDefaults: { policy: CachePolicy };
+}
+
+export const DEFAULTS = {
+  defaultLimit: 5,
+  maxLimit: 50,
+  mode: "auto" as SearchMode,
+  inlineBytes: 10_000,
+  connectMs: 30_000,
+  callMs: 60_000,
+  startupGraceMs: 3_000,
+};

@@ -1,0 +1,112 @@
+/**
+ * The configuration file, defined once: the zod schema yields the public
+ * (all-optional) TypeScript type and the JSON Schema shipped in `schema/`.
+ * Defaults live in `resolve.ts`, next to the resolved type they produce.
+ */
+import { z } from "zod";
+
+/** Backend names become tool-id namespaces, so they may not contain a colon. */
+export const NAMESPACE_PATTERN = /^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$/;
+
+const stringMap = z.record(z.string(), z.string());
+
+const common = {
+  disabled: z.boolean().optional().describe("Keep the entry but do not start it."),
+  connectTimeoutMs: z.number().int().positive().optional().describe("Overrides metatools.timeouts.connectMs for this backend."),
+  callTimeoutMs: z.number().int().positive().optional().describe("Overrides metatools.timeouts.callMs for this backend."),
+};
+
+const stdioServer = z
+  .object({
+    type: z.literal("stdio").optional(),
+    command: z.string().min(1).describe("Executable to spawn, e.g. `npx` or `node`."),
+    args: z.array(z.string()).optional(),
+    env: stringMap.optional().describe("Added to a minimal inherited environment (PATH, HOME, …)."),
+    cwd: z.string().optional().describe("Working directory; relative paths resolve against the config file's folder."),
+    ...common,
+  })
+  .strict();
+
+const remoteServer = z
+  .object({
+    type: z.enum(["http", "streamable-http", "sse"]).optional().describe("Default http (Streamable HTTP); sse for legacy servers."),
+    url: z.string().url(),
+    headers: stringMap.optional().describe("Sent with every request, e.g. Authorization: Bearer ${TOKEN}."),
+    ...common,
+  })
+  .strict();
+
+const catalogServer = z
+  .object({
+    type: z.literal("catalog"),
+    tools: z.string().min(1).describe("A tools.jsonl file ({id, server?, name, description, inputSchema?} per line). Searchable and describable, not runnable."),
+    ...common,
+  })
+  .strict();
+
+export const serverSchema = z.union([stdioServer, remoteServer, catalogServer]);
+
+const accessRules = z
+  .object({
+    allow: z.array(z.string()).optional().describe("Globs over tool ids (`github:*`); when set, only matching tools are exposed."),
+    deny: z.array(z.string()).optional().describe("Globs over tool ids hidden from search and refused by run_tool; deny wins over allow."),
+  })
+  .strict();
+
+export const metatoolsSectionSchema = z
+  .object({
+    search: z
+      .object({
+        defaultLimit: z.number().int().min(1).max(50).optional().describe("Hits per search_tools page. Default 5."),
+        mode: z.enum(["auto", "bm25", "semantic", "hybrid"]).optional().describe("Default ranking mode. Default auto."),
+      })
+      .strict()
+      .optional(),
+    budgets: z
+      .object({
+        inlineBytes: z.number().int().min(2000).max(1_000_000).optional().describe("Largest response sent inline. Default 10000."),
+      })
+      .strict()
+      .optional(),
+    timeouts: z
+      .object({
+        connectMs: z.number().int().positive().optional().describe("Per-backend connect and list timeout. Default 30000."),
+        callMs: z.number().int().positive().optional().describe("Default run_tool timeout. Default 60000."),
+        startupGraceMs: z
+          .number()
+          .int()
+          .min(0)
+          .optional()
+          .describe("How long the server waits for backends before answering initialize, so instructions list them. Default 3000."),
+      })
+      .strict()
+      .optional(),
+    catalogs: z.array(z.string()).optional().describe("Extra catalog folders or files, after the built-in one."),
+    builtinCatalog: z.boolean().optional().describe("Load the catalog shipped with metatools. Default true."),
+    tools: accessRules.optional(),
+    run: z
+      .object({
+        rejectUnknownArgs: z
+          .boolean()
+          .optional()
+          .describe(
+            "Refuse run_tool arguments that a tool's schema does not declare (unless the schema allows extra properties), with a did-you-mean. Most servers silently drop such arguments. Default true.",
+          ),
+      })
+      .strict()
+      .optional(),
+  })
+  .strict();
+
+export const configFileSchema = z
+  .object({
+    $schema: z.string().optional(),
+    mcpServers: z.record(z.string(), serverSchema).optional(),
+    metatools: metatoolsSectionSchema.optional(),
+  })
+  .strict();
+
+export type ServerConfig = z.infer<typeof serverSchema>;
+export type MetatoolsSection = z.infer<typeof metatoolsSectionSchema>;
+/** The config file as users write it: every field optional. */
+export type ConfigFile = z.infer<typeof configFileSchema>;

@@ -1,0 +1,70 @@
+/**
+ * Input validation with ajv, before any backend is called. Validators are
+ * compiled once per schema object and cached; draft-07 and 2020-12 schemas
+ * both appear in real servers, so the draft is picked from `$schema`.
+ */
+import { Ajv, type ErrorObject, type ValidateFunction } from "ajv";
+import { Ajv2020 } from "ajv/dist/2020.js";
+import * as formatsModule from "ajv-formats";
+import type { JsonSchema } from "../model/tool.js";
+
+// ajv-formats is CommonJS; under NodeNext its default import is the module object.
+const addFormats = formatsModule.default as unknown as (ajv: Ajv | Ajv2020) => unknown;
+
+export type Validation = { ok: true } | { ok: false; errors: ErrorObject[] } | { ok: "unchecked"; reason: string };
+
+export interface ValidatorOptions {
+  /**
+   * Treat a schema's top-level properties as the complete list when the
+   * schema does not say whether others are allowed. Servers built on zod or
+   * pydantic drop undeclared keys without a word, so a misspelled optional
+   * argument would otherwise vanish silently. Default false.
+   */
+  closeTopLevel?: boolean;
+}
+
+export class SchemaValidator {
+  private readonly draft07 = new Ajv({ strict: false, allErrors: true, validateSchema: false, logger: false });
+  private readonly draft2020 = new Ajv2020({ strict: false, allErrors: true, validateSchema: false, logger: false });
+  private readonly cache = new WeakMap<JsonSchema, ValidateFunction | Error>();
+
+  constructor(private readonly options: ValidatorOptions = {}) {
+    addFormats(this.draft07);
+    addFormats(this.draft2020);
+  }
+
+  validate(schema: JsonSchema, value: unknown): Validation {
+    const validator = this.compile(schema);
+    if (validator instanceof Error) return { ok: "unchecked", reason: validator.message };
+    return validator(value) ? { ok: true } : { ok: false, errors: [...(validator.errors ?? [])] };
+  }
+
+  private compile(schema: JsonSchema): ValidateFunction | Error {
+    const cached = this.cache.get(schema);
+    if (cached) return cached;
+    let compiled: ValidateFunction | Error;
+    try {
+      const modern = typeof schema.$schema === "string" && /2020-12|2019-09/.test(schema.$schema);
+      // Strip $id: two backends may reuse one, and ajv refuses a second schema with the same $id.
+      const { $id: _id, ...body } = schema;
+      compiled = (modern ? this.draft2020 : this.draft07).compile(this.options.closeTopLevel ? closeTopLevel(body) : body);
+    } catch (error) {
+      compiled = error instanceof Error ? error : new Error(String(error));
+    }
+    this.cache.set(schema, compiled);
+    return compiled;
+  }
+}
+
+/**
+ * The schema with `additionalProperties: false` at the root when it lists
+ * properties and says nothing about others. Left alone when it allows
+ * extras in any way, or combines subschemas (where closing one branch
+ * would reject the properties of another).
+ */
+function closeTopLevel(schema: JsonSchema): JsonSchema {
+  const open = ["additionalProperties", "patternProperties", "unevaluatedProperties", "allOf", "anyOf", "oneOf", "$ref", "if"].some((k) => k in schema);
+  const props = schema.properties;
+  if (open || !props || typeof props !== "object" || !Object.keys(props).length) return schema;
+  return { ...schema, additionalProperties: false };
+}

@@ -1,0 +1,80 @@
+/**
+ * describe_tool: one to five tools at summary, schema or full detail.
+ */
+import { fitItems, jsonBytes } from "../disclosure/budget.js";
+import { formatCall, guidanceFields, hint, recoverable, warning, type NextCall } from "../disclosure/guidance.js";
+import type { ToolRecord } from "../model/tool.js";
+import { unknownTool, suggestIds } from "./lookup.js";
+import { abridge, toolDoc, type DetailLevel } from "./tool-doc.js";
+import { defineMetaTool, type MetaBody } from "./types.js";
+
+interface DescribeArgs {
+  tool_id?: string;
+  tool_ids?: string[];
+  detail_level?: DetailLevel;
+  examples_max?: number;
+}
+
+export const describeTool = defineMetaTool<DescribeArgs>({
+  name: "describe_tool",
+  description:
+    "Show a tool's docs before calling it. detail_level: summary (what it does), schema (default: input schema, required, defaults), full (+ notes, examples, links). Pass tool_id, or tool_ids for up to 5 at once.",
+  inputSchema: {
+    type: "object",
+    properties: {
+      tool_id: { type: "string", description: 'A tool id from search_tools, "namespace:tool".' },
+      tool_ids: { type: "array", items: { type: "string" }, minItems: 1, maxItems: 5, description: "Up to 5 tool ids, described together." },
+      detail_level: { type: "string", enum: ["summary", "schema", "full"], description: "How much to show (default schema)." },
+      examples_max: { type: "integer", minimum: 0, maximum: 10, description: "Examples to include at full detail (default 2)." },
+    },
+    additionalProperties: false,
+  },
+  annotations: { title: "Describe tool", readOnlyHint: true, openWorldHint: false },
+
+  async handle(args, { app, budget }) {
+    const level = args.detail_level ?? "schema";
+    const examplesMax = args.examples_max ?? 2;
+    const ids = [...new Set([...(args.tool_id ? [args.tool_id] : []), ...(args.tool_ids ?? [])])];
+    if (!ids.length) {
+      const next: NextCall = { tool: "search_tools", arguments: { query: "" } };
+      return recoverable("missing_tool_id", "Pass tool_id (or tool_ids).", hint(`Find ids with search_tools, e.g. ${formatCall(next)}`, next));
+    }
+    if (ids.length > 5) {
+      const next: NextCall = { tool: "describe_tool", arguments: { tool_ids: ids.slice(0, 5), detail_level: level } };
+      return recoverable("too_many_ids", `At most 5 tools per call; got ${ids.length}.`, hint(`Describe them in batches: ${formatCall(next)}`, next));
+    }
+    const records = ids.map((id) => app.registry.get(id));
+    const retry = (id: string): NextCall => ({ tool: "describe_tool", arguments: { tool_id: id, detail_level: level } });
+    if (ids.length === 1) {
+      return records[0] ? single(records[0], level, examplesMax, budget) : unknownTool(app, ids[0]!, retry);
+    }
+    const found = records.filter((r): r is ToolRecord => !!r);
+    const unknown = ids.filter((_, i) => !records[i]).map((id) => ({ id, did_you_mean: suggestIds(app, id) }));
+    const { value, shown } = fitItems(found, budget - 600, (subset) => ({ tools: subset.map((r) => toolDoc(r, level, examplesMax)) }));
+    const rest = found.slice(shown).map((r) => r.id);
+    const body: MetaBody = { ...value, ...(unknown.length ? { unknown } : {}) };
+    if (rest.length) {
+      const next: NextCall = { tool: "describe_tool", arguments: { tool_ids: rest, detail_level: level } };
+      Object.assign(body, { not_shown: rest }, guidanceFields(warning(`${rest.length} tool(s) did not fit the response budget: ${formatCall(next)}`, next)));
+    } else if (unknown.length && unknown[0]!.did_you_mean.length) {
+      const next = retry(unknown[0]!.did_you_mean[0]!);
+      Object.assign(body, guidanceFields(hint(`Unknown: ${unknown.map((u) => u.id).join(", ")}. Did you mean: ${formatCall(next)}`, next)));
+    }
+    return body;
+  },
+});
+
+/** One tool; a schema too large for the budget is abridged level by level, and the response says so. */
+function single(record: ToolRecord, level: DetailLevel, examplesMax: number, budget: number): MetaBody {
+  const doc = toolDoc(record, level, examplesMax);
+  if (jsonBytes(doc) <= budget) return doc;
+  for (let depth = 6; depth >= 1; depth--) {
+    const cut: MetaBody = { ...doc };
+    for (const key of ["input_schema", "output_schema", "examples"]) if (key in cut) cut[key] = abridge(cut[key], depth);
+    const text = `The schema is larger than the response budget, so parts nested deeper than ${depth} levels are elided (marked "…"). The elided parts are not needed for most calls; ask the tool's maintainers for a flatter schema if they are.`;
+    const body = { ...cut, ...guidanceFields(warning(text)) };
+    if (jsonBytes(body) <= budget) return body;
+  }
+  const next: NextCall = { tool: "describe_tool", arguments: { tool_id: record.id, detail_level: "summary" } };
+  return recoverable("too_large", `The docs of ${record.id} do not fit the response budget even abridged.`, hint(`Read the summary: ${formatCall(next)}`, next));
+}

@@ -1,0 +1,51 @@
+/**
+ * Unknown tool ids never dead-end: the closest ids, best first, with a ready call.
+ */
+import type { Metatools } from "../app.js";
+import { formatCall, hint, recoverable, type NextCall } from "../disclosure/guidance.js";
+import { splitToolId } from "../model/tool.js";
+import { nearest } from "../search/suggest.js";
+import type { MetaBody } from "./types.js";
+
+const SUGGESTIONS = 3;
+
+/** Ids close to `id`: same name in another namespace, typos within its namespace, then words in common. */
+export function suggestIds(app: Metatools, id: string): string[] {
+  const parts = splitToolId(id);
+  const name = parts?.name ?? id.replace(/^[^:]*:/, "");
+  const found: string[] = [];
+  const add = (ids: Iterable<string>) => {
+    for (const candidate of ids) if (!found.includes(candidate) && candidate !== id) found.push(candidate);
+  };
+  const namespaces = app.registry.namespaces().map((n) => n.namespace);
+  const namespace = parts && namespaces.includes(parts.namespace) ? parts.namespace : parts ? nearest(parts.namespace, namespaces, 1, 0.5)[0] : undefined;
+  add(namespaces.filter((ns) => app.registry.get(`${ns}:${name}`)).map((ns) => `${ns}:${name}`));
+  if (namespace) {
+    const names = app.registry.namespaceRecords(namespace).map((r) => r.name);
+    add(nearest(name, names, SUGGESTIONS, 0.4).map((n) => `${namespace}:${n}`));
+  }
+  if (found.length < SUGGESTIONS) {
+    const words = name.replace(/([a-z])([A-Z])/g, "$1 $2").replace(/[_\-.:/]+/g, " ");
+    const accept = namespace ? (candidate: string) => candidate.startsWith(`${namespace}:`) : () => true;
+    let ranked = app.search.bm25.rank(words, accept);
+    if (!ranked.length) ranked = app.search.bm25.rankRelaxed(words, () => true);
+    add(ranked.slice(0, SUGGESTIONS).map((r) => r.id));
+  }
+  return found.slice(0, SUGGESTIONS);
+}
+
+/** The recoverable reply for an unknown id; `retry` builds the same call with a suggested id. */
+export function unknownTool(app: Metatools, id: string, retry: (suggestion: string) => NextCall): MetaBody {
+  const suggestions = suggestIds(app, id);
+  if (!suggestions.length) {
+    const next: NextCall = { tool: "search_tools", arguments: { query: id.replace(/^[^:]*:/, "").replace(/[_\-.]+/g, " ") } };
+    return recoverable("unknown_tool", `No tool "${id}".`, hint(`Search for it: ${formatCall(next)}`, next));
+  }
+  const next = retry(suggestions[0]!);
+  return recoverable(
+    "unknown_tool",
+    `No tool "${id}".`,
+    hint(`Did you mean ${suggestions.map((s) => `"${s}"`).join(", ")}? Ready call: ${formatCall(next)}`, next),
+    { did_you_mean: suggestions },
+  );
+}

@@ -1,0 +1,84 @@
+/**
+ * run_tool: validated execution on the owning backend. Expected failures
+ * (unknown id, bad arguments, backend down, timeout, the tool's own error)
+ * come back as `ok: false` with guidance; only real faults are `isError`.
+ */
+import { formatCall, hint, recoverable, warning, type NextCall } from "../disclosure/guidance.js";
+import type { RunOutcome } from "../exec/executor.js";
+import { unknownTool } from "./lookup.js";
+import { presentResult } from "./result.js";
+import { defineMetaTool, type MetaBody } from "./types.js";
+
+interface RunArgs {
+  tool_id: string;
+  args?: Record<string, unknown>;
+  timeout_ms?: number;
+}
+
+export const runTool = defineMetaTool<RunArgs>({
+  name: "run_tool",
+  description:
+    "Run a tool by id with its arguments. Arguments are checked against the tool's schema first; a mistake returns the field, what was expected and a corrected call. Large results are cut to the response budget, never silently.",
+  inputSchema: {
+    type: "object",
+    properties: {
+      tool_id: { type: "string", description: 'The tool to run, "namespace:tool", as search_tools returned it.' },
+      args: { type: "object", description: "The tool's arguments, as its input schema (describe_tool) says. Default {}.", additionalProperties: true },
+      timeout_ms: { type: "integer", minimum: 1, maximum: 3_600_000, description: "Give up after this long (default from config, 60000)." },
+    },
+    required: ["tool_id"],
+    additionalProperties: false,
+  },
+  annotations: { title: "Run tool", readOnlyHint: false, destructiveHint: true, openWorldHint: true },
+
+  async handle(args, { app, budget, signal }) {
+    const toolArgs = args.args ?? {};
+    const outcome = await app.executor.run({ toolId: args.tool_id, args: toolArgs, timeoutMs: args.timeout_ms, signal });
+    return respond(outcome, args, toolArgs, budget, app);
+  },
+});
+
+function respond(outcome: RunOutcome, args: RunArgs, toolArgs: Record<string, unknown>, budget: number, app: Parameters<typeof unknownTool>[0]): MetaBody {
+  const again = (changes: Partial<RunArgs>): NextCall => ({ tool: "run_tool", arguments: { tool_id: args.tool_id, args: toolArgs, ...changes } });
+  switch (outcome.kind) {
+    case "ok":
+      return presentResult(outcome, budget);
+    case "unknown_tool":
+      return unknownTool(app, outcome.id, (id) => ({ tool: "run_tool", arguments: { tool_id: id, args: toolArgs } }));
+    case "not_runnable": {
+      const next: NextCall = { tool: "describe_tool", arguments: { tool_id: outcome.record.id, detail_level: "full" } };
+      return recoverable("not_runnable", `${outcome.record.id} comes from a catalog-only tool list: it can be searched and described, not run.`, hint(`Its docs: ${formatCall(next)}`, next));
+    }
+    case "invalid_args": {
+      const fields = outcome.problems.map((p) => `${p.field}: expected ${p.expected}${p.got !== undefined ? `, got ${JSON.stringify(p.got)}` : ""}`);
+      const next = again({ args: outcome.corrected });
+      return recoverable(
+        "invalid_args",
+        `Arguments for ${outcome.record.id} do not match its input schema; the backend was not called. ${fields.join("; ")}.`,
+        hint(`Corrected call (replace any <placeholder>): ${formatCall(next)}. Full schema: describe_tool({tool_id: "${outcome.record.id}"}).`, next),
+        { problems: outcome.problems },
+      );
+    }
+    case "backend_unavailable": {
+      const state = outcome.state;
+      const next = again({});
+      const why = state?.error ? `: ${state.error}` : "";
+      return recoverable(
+        "backend_unavailable",
+        `Backend "${outcome.record.namespace}" is ${state?.status ?? "not connected"}${why}`,
+        state?.status === "connecting" || state?.status === "reconnecting"
+          ? hint(`It is ${state.status}; retry in a few seconds: ${formatCall(next)}`, next)
+          : warning(`Its tools cannot run until the backend is fixed (check the command or URL in the config) and metatools restarted.`),
+      );
+    }
+    case "call_failed": {
+      if (outcome.code === "timeout") {
+        const timeout = (args.timeout_ms ?? app.backends.callTimeoutMs(outcome.record.namespace) ?? 60_000) * 2;
+        const next = again({ timeout_ms: timeout });
+        return recoverable("timeout", outcome.message, hint(`Retry with more time: ${formatCall(next)}`, next));
+      }
+      const next: NextCall = { tool: "describe_tool", arguments: { tool_id: outcome.record.id, detail_level: "full" } };
+      return recoverable(outcome.code, outcome.message, hint(`Check the tool's docs and examples: ${formatCall(next)}`, next));
+    }
+  }
+}

@@ -1,0 +1,158 @@
+/**
+ * search_tools: ranked one-line summaries with call signatures, the
+ * namespace distribution of the full match set, and concrete next calls.
+ */
+import { fitItems } from "../disclosure/budget.js";
+import { formatCall, hint, warning, guidanceFields, type Guidance, type NextCall } from "../disclosure/guidance.js";
+import { callSignature } from "../model/signature.js";
+import type { SearchHit, SearchOutcome, SearchRequest } from "../search/engine.js";
+import { unavailableBackends } from "./status.js";
+import { defineMetaTool, type MetaBody, type MetaContext } from "./types.js";
+
+interface SearchArgs {
+  query: string;
+  limit?: number;
+  offset?: number;
+  namespace?: string | string[];
+  tags?: string[];
+  mode?: SearchRequest["mode"];
+}
+
+const BY_NAMESPACE_CAP = 15;
+
+export const searchTools = defineMetaTool<SearchArgs>({
+  name: "search_tools",
+  description:
+    "Find tools by what they do. Returns ranked one-line summaries with call signatures (param* = required), total matches and counts per namespace. Narrow with namespace or tags; page with offset. Empty query lists all tools.",
+  inputSchema: {
+    type: "object",
+    properties: {
+      query: { type: "string", description: 'What you want to do, in plain words, e.g. "create a github issue". Empty string lists every tool.' },
+      limit: { type: "integer", minimum: 1, maximum: 50, description: "Hits to return (default 5, at most 50)." },
+      offset: { type: "integer", minimum: 0, description: "Skip this many ranked hits, to page (default 0)." },
+      namespace: {
+        anyOf: [{ type: "string" }, { type: "array", items: { type: "string" }, maxItems: 20 }],
+        description: 'Only tools of this namespace (backend), or any of several, e.g. "github". See by_namespace in results.',
+      },
+      tags: { type: "array", items: { type: "string" }, maxItems: 10, description: "Only tools carrying every one of these tags." },
+      mode: { type: "string", enum: ["auto", "bm25", "semantic", "hybrid"], description: "Ranking: auto (default) picks the best available." },
+    },
+    required: ["query"],
+    additionalProperties: false,
+  },
+  annotations: { title: "Search tools", readOnlyHint: true, openWorldHint: false },
+
+  async handle(args, { app, budget }) {
+    const request: SearchRequest = {
+      query: args.query,
+      limit: Math.min(args.limit ?? app.config.search.defaultLimit, app.config.search.maxLimit),
+      offset: args.offset ?? 0,
+      namespaces: (Array.isArray(args.namespace) ? args.namespace : args.namespace ? [args.namespace] : []).filter(Boolean),
+      tags: (args.tags ?? []).filter(Boolean),
+      mode: args.mode ?? app.config.search.mode,
+    };
+    const outcome = app.search.search(request);
+    const unavailable = unavailableBackends(app);
+    const extra: MetaBody = unavailable.length ? { unavailable } : {};
+    const { value } = fitItems(outcome.hits, budget, (hits) => present(request, outcome, hits, extra, app));
+    return value;
+  },
+});
+
+function present(request: SearchRequest, outcome: SearchOutcome, hits: readonly SearchHit[], extra: MetaBody, app: MetaContext["app"]): MetaBody {
+  const shown = hits.length;
+  const end = request.offset + shown;
+  const more = outcome.total > end;
+  const byNamespace = outcome.byNamespace.slice(0, BY_NAMESPACE_CAP);
+  return {
+    total: outcome.total,
+    shown,
+    offset: request.offset,
+    ...(more ? { next_offset: end } : {}),
+    mode: outcome.mode,
+    by_namespace: byNamespace,
+    ...(outcome.byNamespace.length > BY_NAMESPACE_CAP ? { by_namespace_overflow: outcome.byNamespace.length - BY_NAMESPACE_CAP } : {}),
+    hits: hits.map(formatHit),
+    ...extra,
+    ...guidanceFields(guide(request, outcome, shown, app)),
+  };
+}
+
+function formatHit({ record, score }: SearchHit): MetaBody {
+  return {
+    id: record.id,
+    summary: record.summary,
+    call: callSignature(record.name, record.inputSchema),
+    ...(record.annotations.readOnlyHint ? { read_only: true } : {}),
+    ...(record.annotations.destructiveHint ? { destructive: true } : {}),
+    ...(record.runnable ? {} : { runnable: false }),
+    score: Math.round(score * 100) / 100,
+  };
+}
+
+/** One piece of guidance, naming real values from this result, in the order filter → scope → paginate. */
+function guide(request: SearchRequest, outcome: SearchOutcome, shown: number, app: MetaContext["app"]): Guidance | undefined {
+  const base = baseArgs(request, app.config.search.defaultLimit);
+  const notes: string[] = [];
+  if (outcome.modeNote) notes.push(outcome.modeNote + ".");
+  if (outcome.relaxed) notes.push(`No tool matched every word of "${request.query}" exactly; these are prefix and typo-tolerant matches.`);
+
+  for (const { namespace, suggestions } of outcome.unknownNamespaces) {
+    const known = app.registry.namespaces().slice(0, 8).map((n) => n.namespace);
+    const best = suggestions[0];
+    const next: NextCall | undefined = best ? { tool: "search_tools", arguments: { ...base, namespace: best } } : undefined;
+    const text = `Namespace "${namespace}" does not exist${best ? `; did you mean "${best}"? Try ${formatCall(next!)}` : ""}. Namespaces: ${known.join(", ") || "none connected"}.`;
+    return warning([...notes, text].join(" "), next);
+  }
+
+  if (outcome.total === 0) {
+    const terms = app.search.nearTerms(request.query);
+    const filtered = request.namespaces.length || request.tags.length;
+    const next: NextCall = filtered
+      ? { tool: "search_tools", arguments: { query: request.query } }
+      : { tool: "search_tools", arguments: { query: terms[0] ?? "" } };
+    const namespaces = app.registry.namespaces().slice(0, 6).map((n) => `${n.namespace} (${n.count})`);
+    const text = [
+      `No tool matches "${request.query}"${filtered ? " with these filters" : ""}.`,
+      terms.length ? `Indexed terms near it: ${terms.join(", ")}.` : "",
+      namespaces.length ? `Namespaces: ${namespaces.join(", ")}.` : "No backend has tools yet.",
+      `Try ${formatCall(next)}.`,
+    ].filter(Boolean);
+    return hint([...notes, ...text].join(" "), next);
+  }
+
+  const end = request.offset + shown;
+  const requested = Math.min(request.limit, outcome.total - request.offset);
+  if (shown < requested) {
+    const next: NextCall = { tool: "search_tools", arguments: { ...base, offset: end } };
+    notes.push(`Only ${shown} of the ${requested} requested hits fit the response budget; the rest start at offset ${end}: ${formatCall(next)}.`);
+    return warning(notes.join(" "), next);
+  }
+  if (outcome.total <= end) return notes.length ? warning(notes.join(" ")) : undefined;
+
+  const calls: { label: string; call: NextCall }[] = [];
+  const top = outcome.hits[0]?.record;
+  if (top && !request.tags.length && top.tags.length && outcome.byNamespace.length === 1) {
+    calls.push({ label: `filter by tag "${top.tags[0]}"`, call: { tool: "search_tools", arguments: { ...base, tags: [top.tags[0]] } } });
+  }
+  if (!request.namespaces.length && outcome.byNamespace.length > 1) {
+    const namespace = top?.namespace ?? outcome.byNamespace[0]!.namespace;
+    const count = outcome.byNamespace.find((n) => n.namespace === namespace)?.count ?? 0;
+    calls.push({ label: `scope to namespace "${namespace}" (${count} matches)`, call: { tool: "search_tools", arguments: { ...base, namespace } } });
+  }
+  calls.push({ label: `next page`, call: { tool: "search_tools", arguments: { ...base, offset: end } } });
+  const text = `Showing ${request.offset + 1}-${end} of ${outcome.total}. ` + calls.map((c) => `To ${c.label}: ${formatCall(c.call)}`).join("; ") + ".";
+  const first = calls[0]!.call;
+  return notes.length ? warning([...notes, text].join(" "), first) : hint(text, first);
+}
+
+/** The request's own arguments, minus defaults, so suggested calls repeat exactly what was asked. */
+function baseArgs(request: SearchRequest, defaultLimit: number): Record<string, unknown> {
+  return {
+    query: request.query,
+    ...(request.limit !== defaultLimit ? { limit: request.limit } : {}),
+    ...(request.namespaces.length === 1 ? { namespace: request.namespaces[0] } : request.namespaces.length ? { namespace: request.namespaces } : {}),
+    ...(request.tags.length ? { tags: request.tags } : {}),
+    ...(request.mode !== "auto" ? { mode: request.mode } : {}),
+  };
+}

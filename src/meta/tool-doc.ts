@@ -1,0 +1,67 @@
+/**
+ * A tool's documentation at one of three levels: summary (what it is),
+ * schema (how to call it), full (how to use it well: notes, examples, refs).
+ */
+import { callSignature, propertiesOf, requiredOf } from "../model/signature.js";
+import type { JsonSchema, ToolRecord } from "../model/tool.js";
+
+export type DetailLevel = "summary" | "schema" | "full";
+
+export function toolDoc(record: ToolRecord, level: DetailLevel, examplesMax: number): Record<string, unknown> {
+  const annotations = Object.fromEntries(Object.entries(record.annotations).filter(([, v]) => v !== undefined));
+  const doc: Record<string, unknown> = {
+    id: record.id,
+    namespace: record.namespace,
+    name: record.name,
+    ...(record.title ? { title: record.title } : {}),
+    summary: record.summary,
+    ...(record.tags.length ? { tags: record.tags } : {}),
+    ...(Object.keys(annotations).length ? { annotations } : {}),
+    ...(record.runnable ? {} : { runnable: false }),
+  };
+  if (level === "summary") {
+    const paragraph = firstParagraph(record.description);
+    if (paragraph && paragraph !== record.summary) doc.description = paragraph;
+    return doc;
+  }
+  if (record.description && record.description !== record.summary) doc.description = record.description;
+  doc.call = callSignature(record.name, record.inputSchema);
+  doc.required = requiredOf(record.inputSchema);
+  const defaults = defaultsOf(record.inputSchema);
+  if (Object.keys(defaults).length) doc.defaults = defaults;
+  doc.input_schema = record.inputSchema;
+  if (record.outputSchema) doc.output_schema = record.outputSchema;
+  if (level === "schema") return doc;
+  if (record.notes) doc.notes = record.notes;
+  if (record.examples.length) {
+    doc.examples = record.examples.slice(0, examplesMax).map((e) => ({ title: e.title, call: { tool_id: record.id, args: e.args }, ...(e.result ? { result: e.result } : {}) }));
+    if (record.examples.length > examplesMax) doc.examples_total = record.examples.length;
+  }
+  if (record.externalRefs.length) doc.external_refs = record.externalRefs;
+  if (!record.notes && !record.examples.length && !record.externalRefs.length) doc.catalog = "no curated docs for this tool yet";
+  return doc;
+}
+
+function defaultsOf(schema: JsonSchema): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  for (const [name, prop] of Object.entries(propertiesOf(schema))) if (prop.default !== undefined) out[name] = prop.default;
+  return out;
+}
+
+function firstParagraph(text: string): string {
+  return (text.split(/\n\s*\n/)[0] ?? "").trim();
+}
+
+/**
+ * A schema cut down to fit: subtrees below `depth` become a note of what was
+ * elided, never silently dropped. Depth counts object nesting from the root.
+ */
+export function abridge(value: unknown, depth: number): unknown {
+  if (Array.isArray(value)) return depth <= 0 ? `… ${value.length} items elided` : value.map((v) => abridge(v, depth - 1));
+  if (value && typeof value === "object") {
+    const entries = Object.entries(value);
+    if (depth <= 0) return `… ${entries.length} keys elided (${entries.slice(0, 5).map(([k]) => k).join(", ")}${entries.length > 5 ? ", …" : ""})`;
+    return Object.fromEntries(entries.map(([k, v]) => [k, abridge(v, depth - 1)]));
+  }
+  return value;
+}

@@ -1,0 +1,89 @@
+/**
+ * The tool record: one upstream tool as metatools knows it, after the catalog
+ * has been merged in. Everything downstream (search, describe, run) reads this
+ * shape and nothing else, so a new kind of backend only has to produce it.
+ */
+
+/** A JSON Schema object as reported by a backend (draft-07 or 2020-12). */
+export type JsonSchema = { [key: string]: unknown };
+
+/** MCP tool annotations, as hints; absent means unknown, never false. */
+export interface ToolAnnotations {
+  title?: string;
+  readOnlyHint?: boolean;
+  destructiveHint?: boolean;
+  idempotentHint?: boolean;
+  openWorldHint?: boolean;
+}
+
+/** A worked example from the catalog: the arguments and what comes back. */
+export interface ToolExample {
+  title: string;
+  args: Record<string, unknown>;
+  /** What the result looks like, in words or an abbreviated sample. */
+  result?: string;
+}
+
+/** A link to documentation outside metatools. */
+export interface ExternalRef {
+  title: string;
+  url: string;
+}
+
+/** Whether run_tool may cache a tool's results. `auto` trusts the annotations. */
+export type CachePolicy = "auto" | "always" | "never";
+
+/** What a backend reports for one tool, before the catalog is applied. */
+export interface UpstreamTool {
+  /** The tool's name on its backend, unique within the backend. */
+  name: string;
+  title?: string;
+  description?: string;
+  inputSchema?: JsonSchema;
+  outputSchema?: JsonSchema;
+  annotations?: ToolAnnotations;
+  /**
+   * A sub-grouping inside the backend, indexed for search: the upstream API
+   * or service a tool belongs to (a catalog-only dataset's `server` field).
+   */
+  group?: string;
+  /** Extra labels the backend knows (a dataset's category, say). */
+  tags?: string[];
+}
+
+/** One tool, identified as `namespace:name`, enriched by the catalog. */
+export interface ToolRecord {
+  /** `namespace:name`; stable across restarts. */
+  id: string;
+  namespace: string;
+  name: string;
+  title?: string;
+  /** One line, for search hits: the catalog's summary or the first sentence of the description. */
+  summary: string;
+  /** The backend's description, whole. */
+  description: string;
+  inputSchema: JsonSchema;
+  outputSchema?: JsonSchema;
+  annotations: ToolAnnotations;
+  group?: string;
+  tags: string[];
+  /** Extra search terms from the catalog. */
+  aliases: string[];
+  notes?: string;
+  examples: ToolExample[];
+  externalRefs: ExternalRef[];
+  cache: { policy: CachePolicy; ttlMs?: number };
+  /** False for catalog-only tools, which can be searched and described but not run. */
+  runnable: boolean;
+}
+
+/** Splits a tool id at its first colon; namespaces never contain one. */
+export function splitToolId(id: string): { namespace: string; name: string } | undefined {
+  const at = id.indexOf(":");
+  if (at <= 0 || at === id.length - 1) return undefined;
+  return { namespace: id.slice(0, at), name: id.slice(at + 1) };
+}
+
+export function toolId(namespace: string, name: string): string {
+  return `${namespace}:${name}`;
+}

@@ -1,0 +1,56 @@
+/**
+ * Turns what a backend reports, plus the catalog entries that match, into
+ * the ToolRecord every other part reads.
+ */
+import type { LoadedEntry } from "../catalog/load.js";
+import type { ToolRecord, UpstreamTool } from "../model/tool.js";
+import { toolId } from "../model/tool.js";
+
+/** Longest summary shown in a search hit; the full description is one describe_tool away. */
+export const SUMMARY_MAX = 160;
+
+export function buildRecord(namespace: string, tool: UpstreamTool, entries: readonly LoadedEntry[], runnable: boolean): ToolRecord {
+  const doc: Partial<LoadedEntry> = {};
+  for (const entry of entries) Object.assign(doc, definedOnly(entry));
+  const description = (tool.description ?? "").trim();
+  const annotations = { ...(tool.annotations ?? {}) };
+  if (doc.read_only !== undefined) annotations.readOnlyHint = doc.read_only;
+  if (doc.destructive !== undefined) annotations.destructiveHint = doc.destructive;
+  const tags = unique([...(tool.tags ?? []), ...entries.flatMap((e) => e.tags ?? [])]);
+  return {
+    id: toolId(namespace, tool.name),
+    namespace,
+    name: tool.name,
+    title: tool.title,
+    summary: doc.summary ?? firstSentence(description) ?? tool.title ?? tool.name,
+    description,
+    inputSchema: tool.inputSchema ?? { type: "object", properties: {} },
+    outputSchema: tool.outputSchema,
+    annotations,
+    group: tool.group,
+    tags,
+    aliases: unique(entries.flatMap((e) => e.aliases ?? [])),
+    notes: doc.notes,
+    examples: doc.examples ?? [],
+    externalRefs: doc.external_refs ?? [],
+    cache: { policy: doc.cache?.policy ?? "auto", ttlMs: doc.cache?.ttl_ms },
+    runnable,
+  };
+}
+
+/** The first sentence (or line) of a description, at most SUMMARY_MAX characters. */
+export function firstSentence(text: string): string | undefined {
+  const firstLine = text.split(/\n\s*\n|\n(?=\s*[-*#])/)[0]?.replace(/\s+/g, " ").trim();
+  if (!firstLine) return undefined;
+  const match = /^.*?[.!?](?=\s|$)/.exec(firstLine);
+  const sentence = match && match[0].length >= 12 ? match[0] : firstLine;
+  return sentence.length <= SUMMARY_MAX ? sentence : `${sentence.slice(0, SUMMARY_MAX - 1).trimEnd()}…`;
+}
+
+function definedOnly<T extends object>(value: T): Partial<T> {
+  return Object.fromEntries(Object.entries(value).filter(([, v]) => v !== undefined)) as Partial<T>;
+}
+
+function unique(values: string[]): string[] {
+  return [...new Set(values)];
+}

@@ -1,0 +1,75 @@
+/**
+ * The BM25 ranker: a MiniSearch index over summary-level tool documents,
+ * updated one namespace at a time as backends come, go and change.
+ */
+import MiniSearch from "minisearch";
+import type { ToolRecord } from "../model/tool.js";
+import { createAnalyzer, tokenize } from "./analyze.js";
+import { SEARCH_FIELDS, toDocument, type SearchDocument } from "./documents.js";
+import { BM25_PARAMS, FIELD_BOOSTS, QUERY_OPTIONS } from "./tuning.js";
+import type { Ranked, Ranker } from "./types.js";
+
+export class Bm25Ranker implements Ranker {
+  readonly mode = "bm25" as const;
+  private readonly index: MiniSearch<SearchDocument>;
+  private readonly idsByNamespace = new Map<string, string[]>();
+  private readonly analyzer = createAnalyzer();
+
+  constructor() {
+    this.index = new MiniSearch<SearchDocument>({
+      fields: [...SEARCH_FIELDS],
+      storeFields: [],
+      tokenize,
+      processTerm: (term, field) => this.analyzer.processTerm(term, field),
+      searchOptions: { bm25: BM25_PARAMS },
+      autoVacuum: { minDirtCount: 1000, minDirtFactor: 0.2, batchSize: 5000, batchWait: 10 },
+    });
+  }
+
+  get size(): number {
+    return this.index.documentCount;
+  }
+
+  replaceNamespace(namespace: string, records: readonly ToolRecord[]): void {
+    const old = this.idsByNamespace.get(namespace);
+    if (old?.length) this.index.discardAll(old);
+    this.index.addAll(records.map(toDocument));
+    if (records.length) this.idsByNamespace.set(namespace, records.map((r) => r.id));
+    else this.idsByNamespace.delete(namespace);
+  }
+
+  rank(query: string, accept: (id: string) => boolean): Ranked[] {
+    const results = this.index.search(query, {
+      ...QUERY_OPTIONS,
+      boost: FIELD_BOOSTS,
+      bm25: BM25_PARAMS,
+      filter: (result) => accept(result.id as string),
+    });
+    return results.map((r) => ({ id: r.id as string, score: r.score, terms: r.terms }));
+  }
+
+  /**
+   * The fallback when strict matching finds nothing: raw words (stop words
+   * kept), prefix and typo tolerant, so `a`, `gti` or `repo` still lead somewhere.
+   */
+  rankRelaxed(query: string, accept: (id: string) => boolean): Ranked[] {
+    const results = this.index.search(query, {
+      processTerm: (term) => term.toLowerCase(),
+      prefix: true,
+      fuzzy: (term) => (term.length > 3 ? 0.25 : 0),
+      combineWith: "OR",
+      boost: FIELD_BOOSTS,
+      bm25: BM25_PARAMS,
+      filter: (result) => accept(result.id as string),
+    });
+    return results.map((r) => ({ id: r.id as string, score: r.score, terms: r.terms }));
+  }
+
+  /** Terms the index knows that are close to `term` (typo-tolerant), for empty-result hints. */
+  nearTerms(term: string, limit = 3): string[] {
+    const results = this.index.search(term, { fuzzy: 0.34, prefix: true, combineWith: "OR", boost: FIELD_BOOSTS });
+    const counts = new Map<string, number>();
+    for (const r of results.slice(0, 50)) for (const t of r.terms) counts.set(t, (counts.get(t) ?? 0) + 1);
+    return [...counts.entries()].sort((a, b) => b[1] - a[1]).slice(0, limit).map(([t]) => t);
+  }
+}

@@ -1,0 +1,34 @@
+/**
+ * What the BM25 index sees of a tool: summary-level text only, one field per
+ * source so each can carry its own boost. Schemas beyond parameter names and
+ * their descriptions stay out: they add noise, not recall.
+ */
+import { propertiesOf } from "../model/signature.js";
+import type { ToolRecord } from "../model/tool.js";
+
+export const SEARCH_FIELDS = ["name", "namespace", "group", "title", "summary", "description", "tags", "aliases", "params", "paramDocs"] as const;
+
+export type SearchField = (typeof SEARCH_FIELDS)[number];
+
+export type SearchDocument = { id: string } & Record<SearchField, string>;
+
+export function toDocument(record: ToolRecord): SearchDocument {
+  const properties = propertiesOf(record.inputSchema);
+  const paramDocs = Object.values(properties)
+    .map((p) => (typeof p.description === "string" ? p.description : ""))
+    .filter(Boolean)
+    .join(" ");
+  return {
+    id: record.id,
+    name: record.name,
+    namespace: record.namespace,
+    group: record.group ?? "",
+    title: record.title ?? "",
+    summary: record.summary,
+    description: record.description,
+    tags: record.tags.join(" "),
+    aliases: record.aliases.join(" "),
+    params: Object.keys(properties).join(" "),
+    paramDocs,
+  };
+}

@@ -1,0 +1,67 @@
+/**
+ * MCP plumbing only: serves a fixed list of tools over any transport. It
+ * knows nothing of backends, search or catalogs; the caller hands it tool
+ * definitions whose handlers return ready content.
+ */
+import { Server } from "@modelcontextprotocol/sdk/server/index.js";
+import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
+import {
+  CallToolRequestSchema,
+  ErrorCode,
+  ListToolsRequestSchema,
+  McpError,
+  type CallToolResult,
+  type Tool,
+} from "@modelcontextprotocol/sdk/types.js";
+
+export interface ServedTool {
+  name: string;
+  description: string;
+  inputSchema: Tool["inputSchema"];
+  annotations?: Tool["annotations"];
+  /**
+   * Handles one call. Expected failures are returned as content; a throw is
+   * a fault and becomes `isError: true` with the message as text.
+   */
+  call(args: Record<string, unknown>, extra: { signal: AbortSignal }): Promise<CallToolResult>;
+}
+
+export interface ServerDefinition {
+  name: string;
+  version: string;
+  /** Computed when a session starts, so it can describe what is connected then. */
+  instructions: () => string;
+  tools: readonly ServedTool[];
+  /** Where faults are reported (stderr); never stdout. */
+  onFault?: (tool: string, error: unknown) => void;
+}
+
+/** A fresh MCP server for one session (stdio has one; HTTP has one per session). */
+export function createMcpServer(definition: ServerDefinition): Server {
+  const server = new Server(
+    { name: definition.name, version: definition.version },
+    { capabilities: { tools: { listChanged: false } }, instructions: definition.instructions() },
+  );
+  const byName = new Map(definition.tools.map((tool) => [tool.name, tool]));
+  server.setRequestHandler(ListToolsRequestSchema, async () => ({
+    tools: definition.tools.map(({ name, description, inputSchema, annotations }) => ({ name, description, inputSchema, annotations })),
+  }));
+  server.setRequestHandler(CallToolRequestSchema, async (request, extra) => {
+    const tool = byName.get(request.params.name);
+    if (!tool) {
+      throw new McpError(ErrorCode.InvalidParams, `unknown tool "${request.params.name}"; this server has ${[...byName.keys()].join(", ")}`);
+    }
+    try {
+      return await tool.call(request.params.arguments ?? {}, { signal: extra.signal });
+    } catch (error) {
+      definition.onFault?.(tool.name, error);
+      const message = error instanceof Error ? error.message : String(error);
+      return { isError: true, content: [{ type: "text", text: `internal error in ${tool.name}: ${message}` }] };
+    }
+  });
+  return server;
+}
+
+export async function connectServer(server: Server, transport: Transport): Promise<void> {
+  await server.connect(transport);
+}

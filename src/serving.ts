@@ -1,0 +1,51 @@
+/**
+ * Puts the app behind MCP: one server per session, its instructions computed
+ * when the session starts. Transports (stdio here, HTTP later) only decide
+ * how sessions arrive.
+ */
+import type { Server } from "@modelcontextprotocol/sdk/server/index.js";
+import { StdioServerTransport } from "@modelcontextprotocol/sdk/server/stdio.js";
+import type { Metatools } from "./app.js";
+import { instructions } from "./meta/instructions.js";
+import { servedTools } from "./meta/index.js";
+import { createMcpServer } from "./server/mcp.js";
+import type { Logger } from "./util/log.js";
+import { packageVersion } from "./version.js";
+
+export function createSessionServer(app: Metatools, logger?: Logger): Server {
+  return createMcpServer({
+    name: "metatools",
+    version: packageVersion(),
+    instructions: () => instructions(app),
+    tools: servedTools(app),
+    onFault: (tool, error) => logger?.error(`${tool} fault: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`),
+  });
+}
+
+/**
+ * Serves on stdin/stdout. Backends start at once; the handshake waits for
+ * them at most `startupGraceMs` (stdin buffers meanwhile), so the
+ * instructions can list what connected, and a slow backend delays nothing more.
+ */
+export async function serveStdio(app: Metatools, logger: Logger): Promise<{ closed: Promise<void> }> {
+  void app.start();
+  await app.backends.waitForStartup(app.config.timeouts.startupGraceMs);
+  const server = createSessionServer(app, logger);
+  const transport = new StdioServerTransport();
+  let resolveClosed: () => void;
+  const closed = new Promise<void>((resolve) => (resolveClosed = resolve));
+  let closing = false;
+  const shutdown = async () => {
+    if (closing) return;
+    closing = true;
+    await app.close();
+    await server.close().catch(() => {});
+    resolveClosed();
+  };
+  server.onclose = () => void shutdown();
+  process.stdin.on("end", () => void shutdown());
+  for (const signal of ["SIGINT", "SIGTERM"] as const) process.once(signal, () => void shutdown());
+  await server.connect(transport);
+  logger.info(`serving on stdio; ${app.registry.size} tools from ${app.registry.namespaces().length} namespaces so far`);
+  return { closed };
+}

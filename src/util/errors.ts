@@ -1,0 +1,32 @@
+/**
+ * Faults: errors that are thrown. Each carries a stable string `code` so
+ * callers and tests branch on the code, not on the message.
+ * Expected failures an agent can fix are not thrown; they are returned as
+ * content (see `src/disclosure/`).
+ */
+export class MetatoolsError extends Error {
+  constructor(
+    readonly code: string,
+    message: string,
+    options?: { cause?: unknown },
+  ) {
+    super(message, options);
+    this.name = "MetatoolsError";
+  }
+}
+
+/** A configuration or catalog file that cannot be used; names the file and the field. */
+export class ConfigError extends MetatoolsError {
+  constructor(
+    readonly file: string,
+    readonly field: string,
+    detail: string,
+  ) {
+    super("config_invalid", `${file}: ${field ? `${field}: ` : ""}${detail}`);
+    this.name = "ConfigError";
+  }
+}
+
+export function errorMessage(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
+}

@@ -1,0 +1,87 @@
+/**
+ * The catalog is data, tested as data: every shipped file parses against the
+ * schema, documents only tools the real servers have, and its examples are
+ * valid calls of those tools.
+ */
+import { readFileSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { BUILTIN_CATALOG_DIR } from "../src/app.js";
+import { loadCatalogFile, loadCatalogs } from "../src/catalog/load.js";
+import { SchemaValidator } from "../src/exec/validator.js";
+import { shippedSchemas } from "../src/schemas.js";
+import { ConfigError } from "../src/util/errors.js";
+import { openSession, servers, tempDir, type Session } from "./helpers/harness.js";
+
+const ROOT = join(BUILTIN_CATALOG_DIR, "..");
+
+describe("shipped schemas", () => {
+  it.each(shippedSchemas().map((s) => [s.path, s.schema] as const))("%s matches its zod definition (npm run schemas)", (path, schema) => {
+    expect(JSON.parse(readFileSync(join(ROOT, path), "utf8"))).toEqual(schema);
+  });
+
+  it("the catalog JSON Schema accepts every shipped catalog file", async () => {
+    const { parse } = await import("yaml");
+    const schema = JSON.parse(readFileSync(join(BUILTIN_CATALOG_DIR, "catalog.schema.json"), "utf8"));
+    const validator = new SchemaValidator();
+    for (const file of ["server-everything.yaml", "server-filesystem.yaml"]) {
+      expect(validator.validate(schema, parse(readFileSync(join(BUILTIN_CATALOG_DIR, file), "utf8")))).toEqual({ ok: true });
+    }
+  });
+});
+
+describe("malformed catalog files", () => {
+  it.each([
+    ["tools: [{ match: x, sumary: typo }]", "tools[0]", /unknown field\(s\) "sumary"/],
+    ["tools: [{ summary: no match }]", "tools[0].match", /expected string/],
+    ["tools: [{ match: x, examples: [{ title: t, args: 5 }] }]", "tools[0].examples[0].args", /expected record/],
+    ["tools: [{ match: x, external_refs: [{ title: t, url: nope }] }]", "tools[0].external_refs[0].url", /URL/i],
+    ["tools: [{ match: x, cache: { policy: sometimes } }]", "tools[0].cache.policy", /auto/],
+    ["tools: {", "", /cannot parse/],
+  ])("%s → %s", (text, field, detail) => {
+    const file = join(tempDir(), "bad.yaml");
+    writeFileSync(file, text);
+    let error: unknown;
+    try {
+      loadCatalogFile(file);
+    } catch (e) {
+      error = e;
+    }
+    expect(error).toBeInstanceOf(ConfigError);
+    expect((error as ConfigError).file).toBe(file);
+    expect((error as ConfigError).field).toBe(field);
+    expect((error as ConfigError).message).toMatch(detail);
+  });
+});
+
+describe("shipped docs against the real servers", () => {
+  let session: Session;
+  beforeAll(async () => {
+    session = await openSession({ mcpServers: { ev: servers.everything(), files: servers.filesystem(tempDir()) } });
+  });
+  afterAll(() => session?.close());
+
+  const entries = loadCatalogs([BUILTIN_CATALOG_DIR]);
+  const validator = new SchemaValidator();
+
+  it("loads entries for both servers", () => {
+    expect(entries.filter((e) => e.file.endsWith("server-everything.yaml")).length).toBeGreaterThan(5);
+    expect(entries.filter((e) => e.file.endsWith("server-filesystem.yaml")).length).toBeGreaterThan(5);
+  });
+
+  it.each(entries.map((e) => [e.file.endsWith("server-everything.yaml") ? "ev" : "files", e.match, e] as const))(
+    "%s:%s documents a real tool, and its examples are valid calls",
+    (namespace, match, entry) => {
+      const record = session.app.registry.get(`${namespace}:${match}`);
+      expect(record, `no tool ${namespace}:${match}`).toBeDefined();
+      expect(record!.summary).toBe(entry.summary ?? record!.summary);
+      for (const example of entry.examples ?? []) expect(validator.validate(record!.inputSchema, example.args)).toEqual({ ok: true });
+    },
+  );
+
+  it("documents every tool the servers report", () => {
+    const documented = new Set(entries.map((e) => e.match));
+    const missing = [...session.app.registry.records()].filter((r) => !documented.has(r.name)).map((r) => r.id);
+    expect(missing).toEqual([]);
+  });
+});

@@ -1,0 +1,96 @@
+import { mkdirSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { describe, expect, it } from "vitest";
+import { loadConfig, parseConfig } from "../src/config/load.js";
+import { ConfigError } from "../src/util/errors.js";
+import { tempDir } from "./helpers/harness.js";
+
+const FILE = "/etc/project/metatools.json";
+
+function errorOf(raw: unknown, env: NodeJS.ProcessEnv = {}): ConfigError {
+  try {
+    parseConfig(raw, { file: FILE, env });
+  } catch (error) {
+    if (error instanceof ConfigError) return error;
+    throw error;
+  }
+  throw new Error("expected a ConfigError");
+}
+
+describe("config errors name the file and the field", () => {
+  it.each([
+    [{ mcpServers: { gh: { command: 5 } } }, "mcpServers.gh.command", /expected string/],
+    [{ mcpServers: { gh: {} } }, "mcpServers.gh", /needs `command`/],
+    [{ mcpServers: { "a:b": { command: "x" } } }, 'mcpServers["a:b"]', /no ':'/],
+    [{ mcpServers: { gh: { url: "not a url" } } }, "mcpServers.gh.url", /URL/i],
+    [{ mcpServers: { gh: { command: "x", arg: [] } } }, "mcpServers.gh", /unknown field\(s\) "arg"/],
+    [{ mcpServers: { gh: { type: "catalog" } } }, "mcpServers.gh.tools", /expected string/],
+    [{ metatools: { budgets: { inlineBytes: 10 } } }, "metatools.budgets.inlineBytes", />=2000/],
+    [{ metatools: { search: { mode: "magic" } } }, "metatools.search.mode", /auto/],
+    [{ mcpServers: [] }, "mcpServers", /expected record/],
+    [{ mcpServers: { gh: { command: "x", env: { T: "${MISSING_TOKEN}" } } } }, "mcpServers.gh.env.T", /MISSING_TOKEN is not set/],
+  ])("%j → %s", (raw, field, detail) => {
+    const error = errorOf(raw);
+    expect(error.file).toBe(FILE);
+    expect(error.field).toBe(field);
+    expect(error.message).toMatch(detail);
+    expect(error.message.startsWith(`${FILE}: ${field}`)).toBe(true);
+  });
+});
+
+describe("config resolution", () => {
+  it("resolves all three kinds of backend with defaults", () => {
+    const config = parseConfig(
+      {
+        mcpServers: {
+          local: { command: "npx", args: ["-y", "server"], env: { TOKEN: "${TOKEN}" }, cwd: "sub" },
+          remote: { url: "https://example.com/mcp", headers: { Authorization: "Bearer ${TOKEN:-none}" } },
+          legacy: { type: "sse", url: "https://example.com/sse", callTimeoutMs: 5 },
+          data: { type: "catalog", tools: "tools.jsonl" },
+          off: { command: "x", disabled: true },
+        },
+      },
+      { file: FILE, env: { TOKEN: "s3cret" } },
+    );
+    expect(config.backends.map((b) => [b.namespace, b.kind])).toEqual([
+      ["local", "stdio"],
+      ["remote", "http"],
+      ["legacy", "sse"],
+      ["data", "catalog"],
+    ]);
+    expect(config.backends[0]).toMatchObject({ env: { TOKEN: "s3cret" }, cwd: "/etc/project/sub", callTimeoutMs: 60_000 });
+    expect(config.backends[1]).toMatchObject({ headers: { Authorization: "Bearer s3cret" } });
+    expect(config.backends[2]!.callTimeoutMs).toBe(5);
+    expect(config.backends[3]).toMatchObject({ toolsFile: "/etc/project/tools.jsonl" });
+    expect(config.budgets.inlineBytes).toBe(10_000);
+    expect(config.search).toMatchObject({ defaultLimit: 5, maxLimit: 50, mode: "auto" });
+  });
+
+  it("uses the default for ${VAR:-default} when the variable is unset", () => {
+    const config = parseConfig({ mcpServers: { r: { url: "${BASE:-http://127.0.0.1:9}/mcp" } } }, { file: FILE, env: {} });
+    expect(config.backends[0]).toMatchObject({ url: "http://127.0.0.1:9/mcp" });
+  });
+
+  it("finds metatools.json in the working directory, and runs on defaults without one", () => {
+    const dir = tempDir();
+    expect(loadConfig({ cwd: dir, env: {} }).backends).toEqual([]);
+    writeFileSync(join(dir, "metatools.json"), JSON.stringify({ mcpServers: { a: { command: "x" } } }));
+    expect(loadConfig({ cwd: dir, env: {} }).backends[0]!.namespace).toBe("a");
+  });
+
+  it("prefers --config over METATOOLS_CONFIG, and reports a missing explicit file", () => {
+    const dir = tempDir();
+    mkdirSync(join(dir, "conf"));
+    writeFileSync(join(dir, "conf", "a.json"), JSON.stringify({ mcpServers: { fromflag: { command: "x" } } }));
+    writeFileSync(join(dir, "conf", "b.json"), JSON.stringify({ mcpServers: { fromenv: { command: "x" } } }));
+    expect(loadConfig({ cwd: dir, env: { METATOOLS_CONFIG: "conf/b.json" } }).backends[0]!.namespace).toBe("fromenv");
+    expect(loadConfig({ cwd: dir, configPath: "conf/a.json", env: { METATOOLS_CONFIG: "conf/b.json" } }).backends[0]!.namespace).toBe("fromflag");
+    expect(() => loadConfig({ cwd: dir, configPath: "nope.json", env: {} })).toThrow(/nope\.json: file not found/);
+  });
+
+  it("reports invalid JSON with the file name", () => {
+    const dir = tempDir();
+    writeFileSync(join(dir, "metatools.json"), "{ nope");
+    expect(() => loadConfig({ cwd: dir, env: {} })).toThrow(/metatools\.json: not valid JSON/);
+  });
+});

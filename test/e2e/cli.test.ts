@@ -1,0 +1,63 @@
+/**
+ * The CLI as users run it: the built `metatools` binary in a child process.
+ */
+import { writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { describe, expect, it } from "vitest";
+import { runCli } from "../helpers/cli.js";
+import { servers, tempDir } from "../helpers/harness.js";
+
+function project(config: unknown): string {
+  const dir = tempDir();
+  writeFileSync(join(dir, "metatools.json"), JSON.stringify(config));
+  writeFileSync(join(dir, "hello.txt"), "hello from a file\n");
+  return dir;
+}
+
+describe("metatools CLI", () => {
+  it("exits non-zero on a malformed config, naming file and field", async () => {
+    const dir = project({ mcpServers: { fs: { command: "node", args: "not-an-array" } } });
+    const { code, stderr } = await runCli(["search", "read"], { cwd: dir });
+    expect(code).toBe(2);
+    expect(stderr).toContain(join(dir, "metatools.json"));
+    expect(stderr).toContain("mcpServers.fs.args");
+  });
+
+  it("serve also refuses a malformed config before speaking MCP", async () => {
+    const dir = project({ metatools: { budgets: { inlineBytes: "big" } } });
+    const { code, stderr, stdout } = await runCli(["serve"], { cwd: dir });
+    expect(code).toBe(2);
+    expect(stdout).toBe("");
+    expect(stderr).toContain("metatools.budgets.inlineBytes");
+  });
+
+  it("searches, describes and runs against a real backend, as JSON", async () => {
+    const dir = project({ mcpServers: { fs: servers.filesystem(".") } });
+    const search = await runCli(["search", "read text file", "--json", "--limit", "3"], { cwd: dir });
+    expect(search.code).toBe(0);
+    const hits = JSON.parse(search.stdout).hits.map((h: { id: string }) => h.id);
+    expect(hits).toContain("fs:read_text_file");
+
+    const described = await runCli(["describe", "fs:read_text_file", "--detail", "schema", "--json"], { cwd: dir });
+    expect(JSON.parse(described.stdout).required).toContain("path");
+
+    const ran = await runCli(["run", "fs:read_text_file", "--args", JSON.stringify({ path: join(dir, "hello.txt") }), "--json"], { cwd: dir });
+    expect(ran.code).toBe(0);
+    expect(ran.stdout).toContain("hello from a file");
+  });
+
+  it("prints readable text without --json and exits 1 on a recoverable failure", async () => {
+    const dir = project({ mcpServers: { fs: servers.filesystem(".") } });
+    const search = await runCli(["search", "list directory"], { cwd: dir });
+    expect(search.stdout).toMatch(/1\. fs:list_directory/);
+    const bad = await runCli(["run", "fs:read_text_fil", "--args", "{}"], { cwd: dir });
+    expect(bad.code).toBe(1);
+    expect(bad.stderr).toContain("fs:read_text_file");
+  });
+
+  it("rejects bad flags with usage", async () => {
+    const { code, stderr } = await runCli(["search", "x", "--limit", "many"], { cwd: tempDir() });
+    expect(code).toBe(2);
+    expect(stderr).toContain("--limit");
+  });
+});

@@ -1,0 +1,111 @@
+/**
+ * Acceptance: bad input never crashes or dead-ends.
+ */
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { startHttpBackend, type HttpBackend } from "../fixtures/http-backend.js";
+import { openSession, type Session } from "../helpers/harness.js";
+
+let http: HttpBackend;
+let session: Session;
+
+beforeAll(async () => {
+  http = await startHttpBackend();
+  session = await openSession({
+    mcpServers: {
+      weather: { type: "http", url: http.url },
+      broken: { command: "metatools-no-such-command-xyz", args: ["--flag"] },
+    },
+  });
+});
+
+afterAll(async () => {
+  await session?.close();
+  await http?.close();
+});
+
+describe("unknown ids", () => {
+  it("answers a typo with the nearest ids and a ready call that works", async () => {
+    const { text, isError } = await session.raw("run_tool", { tool_id: "weather:wether_forecast", args: { city: "Oslo" } });
+    expect(isError).toBe(false);
+    const body = JSON.parse(text);
+    expect(body.ok).toBe(false);
+    expect(body.error.code).toBe("unknown_tool");
+    expect(body.did_you_mean[0]).toBe("weather:weather_forecast");
+    expect(body.next).toEqual({ tool: "run_tool", arguments: { tool_id: "weather:weather_forecast", args: { city: "Oslo" } } });
+    const followed = await session.call(body.next.tool, body.next.arguments);
+    expect(followed.ok).toBe(true);
+  });
+
+  it("finds a tool whose namespace was left out", async () => {
+    const body = await session.call("describe_tool", { tool_id: "weather_forecast" });
+    expect(body.did_you_mean).toContain("weather:weather_forecast");
+    expect(body.next.tool).toBe("describe_tool");
+  });
+
+  it("suggests a namespace for an unknown namespace filter", async () => {
+    const body = await session.call("search_tools", { query: "forecast", namespace: "wether" });
+    expect(body.total).toBe(0);
+    expect(body.warning).toContain('"weather"');
+    expect(body.next).toEqual({ tool: "search_tools", arguments: { query: "forecast", namespace: "weather" } });
+  });
+});
+
+describe("invalid arguments", () => {
+  it.each([
+    [{ days: 2 }, "args.city", "required"],
+    [{ city: "Rome", days: "3" }, "args.days", "integer"],
+    [{ city: "Rome", days: 30 }, "args.days", "<= 7"],
+    [{ city: "Rome", colour: "red" }, "args.colour", "remove"],
+  ])("rejects %j without calling the backend, naming %s", async (args, field, expected) => {
+    const before = http.calls.length;
+    const body = await session.call("run_tool", { tool_id: "weather:weather_forecast", args });
+    expect(http.calls.length).toBe(before);
+    expect(body.ok).toBe(false);
+    expect(body.error.code).toBe("invalid_args");
+    const problem = body.problems.find((p: { field: string }) => p.field === field);
+    expect(problem.expected).toContain(expected);
+    expect(body.next.tool).toBe("run_tool");
+    expect(body.hint).toContain("weather:weather_forecast");
+  });
+
+  it("gives a corrected example that the backend accepts", async () => {
+    const body = await session.call("run_tool", { tool_id: "weather:weather_forecast", args: { city: "Rome", days: "3", extra: 1 } });
+    expect(body.next.arguments.args).toEqual({ city: "Rome", days: 3 });
+    const followed = await session.call(body.next.tool, body.next.arguments);
+    expect(followed).toMatchObject({ ok: true, result: "Forecast for Rome: sunny for 3 day(s)" });
+  });
+
+  it("validates the meta-tools' own arguments with the same guidance", async () => {
+    const { text, isError } = await session.raw("search_tools", { query: "x", limit: 500 });
+    expect(isError).toBe(false);
+    const body = JSON.parse(text);
+    expect(body.error.code).toBe("invalid_args");
+    expect(body.problems[0].field).toBe("args.limit");
+    expect(body.next.arguments.limit).toBe(50);
+  });
+});
+
+describe("a backend that cannot start", () => {
+  it("does not stop the others, and its error names it", async () => {
+    const state = session.app.backends.state("broken");
+    expect(state?.status).not.toBe("ready");
+    expect(state?.error).toContain("broken");
+    expect(state?.error).toContain("metatools-no-such-command-xyz");
+    expect(session.app.backends.state("weather")?.status).toBe("ready");
+    const body = await session.call("search_tools", { query: "forecast" });
+    expect(body.hits[0].id).toBe("weather:weather_forecast");
+    expect(body.unavailable[0]).toMatchObject({ namespace: "broken" });
+  });
+});
+
+describe("large results", () => {
+  it("never exceed the budget and say what was cut", async () => {
+    const { text } = await session.raw("run_tool", { tool_id: "weather:big_report", args: { lines: 2000 } });
+    expect(Buffer.byteLength(text)).toBeLessThanOrEqual(10_000);
+    const body = JSON.parse(text);
+    expect(body.truncated.total_bytes).toBeGreaterThan(100_000);
+    expect(body.truncated.shown_bytes).toBeGreaterThan(5_000);
+    expect(body.result.startsWith("line 1:")).toBe(true);
+    expect(body.warning).toContain(String(body.truncated.total_bytes));
+  });
+});

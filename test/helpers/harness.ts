@@ -1,0 +1,76 @@
+/**
+ * Test harness: the real app behind the real MCP server, reached by a real
+ * MCP client over an in-memory transport pair.
+ */
+import { mkdtempSync, writeFileSync } from "node:fs";
+import { createRequire } from "node:module";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { InMemoryTransport } from "@modelcontextprotocol/sdk/inMemory.js";
+import { BUILTIN_CATALOG_DIR, createMetatools, type Metatools } from "../../src/app.js";
+import { syntheticTools, toJsonl } from "../../src/bench/synthetic.js";
+import { parseConfig } from "../../src/config/load.js";
+import type { ConfigFile } from "../../src/config/schema.js";
+import { createSessionServer } from "../../src/serving.js";
+
+const require = createRequire(import.meta.url);
+
+/** `node <entry>` command lines for the public MCP servers installed as dev dependencies. */
+export const servers = {
+  everything: () => ({ command: process.execPath, args: [require.resolve("@modelcontextprotocol/server-everything/dist/index.js"), "stdio"] }),
+  filesystem: (dir: string) => ({ command: process.execPath, args: [require.resolve("@modelcontextprotocol/server-filesystem/dist/index.js"), dir] }),
+};
+
+export function tempDir(prefix = "metatools-test-"): string {
+  return mkdtempSync(join(tmpdir(), prefix));
+}
+
+export interface Session {
+  app: Metatools;
+  client: Client;
+  /** Calls a meta-tool and parses its JSON body. */
+  call(name: string, args: Record<string, unknown>): Promise<Record<string, any>>;
+  /** The raw MCP result, for byte counts and isError. */
+  raw(name: string, args: Record<string, unknown>): Promise<{ text: string; isError: boolean }>;
+  close(): Promise<void>;
+}
+
+export async function openSession(config: ConfigFile, options: { builtinCatalog?: boolean; file?: string } = {}): Promise<Session> {
+  const resolved = parseConfig(config, {
+    file: options.file ?? join(tempDir(), "metatools.json"),
+    builtinCatalogDir: options.builtinCatalog === false ? undefined : BUILTIN_CATALOG_DIR,
+  });
+  const app = createMetatools(resolved, { backoffMs: [200, 400] });
+  await app.start();
+  const server = createSessionServer(app);
+  const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
+  const client = new Client({ name: "test-client", version: "1.0.0" });
+  await server.connect(serverSide);
+  await client.connect(clientSide);
+  const raw = async (name: string, args: Record<string, unknown>) => {
+    const result = await client.callTool({ name, arguments: args });
+    const content = result.content as { type: string; text: string }[];
+    return { text: content[0]!.text, isError: result.isError === true };
+  };
+  return {
+    app,
+    client,
+    raw,
+    async call(name, args) {
+      return JSON.parse((await raw(name, args)).text);
+    },
+    async close() {
+      await client.close();
+      await server.close();
+      await app.close();
+    },
+  };
+}
+
+/** Writes a tools.jsonl of `n` synthetic tools (the benchmark's generator) into `dir`. */
+export function writeSyntheticTools(dir: string, n: number, seed = 1): string {
+  const file = join(dir, "tools.jsonl");
+  writeFileSync(file, toJsonl(syntheticTools(n, seed)));
+  return file;
+}
