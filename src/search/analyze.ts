@@ -2,8 +2,11 @@
  * Text analysis shared by indexing and querying, so both sides agree on
  * what a term is: identifiers split into words (`read_file`, `getUser`,
  * `HTMLParser`), accents folded, stop words and request filler dropped,
- * and English words stemmed (Porter2), so "creating issues" meets
- * `create_issue`.
+ * English words stemmed (Porter2), so "creating issues" meets
+ * `create_issue`. Neighbouring words also yield their joined stem
+ * ("mind maps" → `mindmap`), which matches compounds written either way
+ * (filename / file name) and rewards words that stand together in both
+ * the query and the tool's text.
  */
 import { stem } from "porter2";
 
@@ -20,26 +23,32 @@ const STOP_WORDS = new Set(
   their theirs them themselves then there these they this those though through thus to too under until up upon us very via was
   we were what whatever when where whether which while who whom whose why will with within without would yet you your yours
   yourself yourselves
-  able anyone etc e g ie i.e eg hi hello hey kindly like need needs want wants wanted wish help helps
+  able anyone etc eg ie hi hello hey kindly like need needs want wants wanted wish help helps
   im ive id ill youre youve dont doesnt cant wont isnt`
     .split(/\s+/)
     .filter(Boolean),
 );
 
+/** Sentence and clause breaks: neighbouring words across one are not paired. */
+const CLAUSE_BREAK = /[.!?;,:](?:\s|$)|[()[\]{}"\n\r\t|]/u;
+
 /** Splits text into raw words: camelCase and acronym boundaries, then anything that is not a letter or digit. */
-export function tokenize(text: string): string[] {
-  return text
-    .replace(/(\p{Ll}|\p{N})(\p{Lu})/gu, "$1 $2")
-    .replace(/(\p{Lu}+)(\p{Lu}\p{Ll})/gu, "$1 $2")
-    .split(/[^\p{L}\p{N}]+/u)
-    .filter(Boolean);
+export function splitWords(text: string): string[] {
+  return (
+    text
+      .replace(/(\p{Ll}|\p{N})(\p{Lu})/gu, "$1 $2")
+      // HTMLParser → HTML Parser, but GUIDs and URLs stay whole: the capital must start a word of 2+ letters.
+      .replace(/(\p{Lu}+)(\p{Lu}\p{Ll}{2,})/gu, "$1 $2")
+      .split(/[^\p{L}\p{N}]+/u)
+      .filter(Boolean)
+  );
 }
 
 /** Lowercase, accents folded: "Café" → "cafe". */
 export function fold(term: string): string {
   const lower = term.toLowerCase();
-  // ASCII needs no decomposition; most terms are ASCII, so skip the costly path.
-  return !/[^\p{ASCII}]/u.test(lower) ? lower : lower.normalize("NFKD").replace(/\p{M}+/gu, "");
+  // Most terms are ASCII and need no decomposition; skip the costly path for them.
+  return /[^\p{ASCII}]/u.test(lower) ? lower.normalize("NFKD").replace(/\p{M}+/gu, "") : lower;
 }
 
 export function isStopWord(term: string): boolean {
@@ -47,29 +56,49 @@ export function isStopWord(term: string): boolean {
 }
 
 export interface Analyzer {
-  /** One raw token to its index term, or null to drop it. Same for documents and queries. */
-  processTerm(term: string, field?: string): string | null;
-  /** A whole text to its index terms, in order (for callers outside MiniSearch). */
-  terms(text: string): string[];
+  /** A field's text (or a query) to its index terms: word stems, then joined stems of neighbouring words. */
+  analyze(text: string): string[];
+  /** One folded word to its stem, or null for a stop word or a lone letter. */
+  word(raw: string): string | null;
 }
 
 /** Stems are memoized: tool catalogs repeat a small vocabulary many times over. */
-export function createAnalyzer(cacheSize = 50_000): Analyzer {
+export function createAnalyzer(cacheSize = 100_000): Analyzer {
   const cache = new Map<string, string | null>();
-  const processTerm = (raw: string): string | null => {
+  const remember = (key: string, value: string | null): string | null => {
+    if (cache.size >= cacheSize) cache.clear();
+    cache.set(key, value);
+    return value;
+  };
+  const word = (raw: string): string | null => {
     const hit = cache.get(raw);
     if (hit !== undefined) return hit;
     const term = fold(raw);
-    let out: string | null;
-    if (term.length < 2 && !/\d/.test(term)) out = null;
-    else if (STOP_WORDS.has(term)) out = null;
-    else out = /\d/.test(term) ? term : stem(term);
-    if (cache.size >= cacheSize) cache.clear();
-    cache.set(raw, out);
-    return out;
+    if ((term.length < 2 && !/\d/.test(term)) || STOP_WORDS.has(term)) return remember(raw, null);
+    return remember(raw, /\d/.test(term) ? term : stem(term));
+  };
+  const joined = (a: string, b: string): string => {
+    const key = `${a} ${b}`;
+    const hit = cache.get(key);
+    if (hit) return hit;
+    const both = fold(a) + fold(b);
+    return remember(key, /\d/.test(both) ? both : stem(both)) as string;
   };
   return {
-    processTerm,
-    terms: (text) => tokenize(text).map(processTerm).filter((t): t is string => t !== null),
+    word,
+    analyze(text) {
+      const terms: string[] = [];
+      for (const clause of text.split(CLAUSE_BREAK)) {
+        let previous: string | undefined;
+        for (const raw of splitWords(clause)) {
+          const term = word(raw);
+          if (term === null) continue;
+          terms.push(term);
+          if (previous !== undefined) terms.push(joined(previous, raw));
+          previous = raw;
+        }
+      }
+      return terms;
+    },
   };
 }

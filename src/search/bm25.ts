@@ -4,7 +4,7 @@
  */
 import MiniSearch from "minisearch";
 import type { ToolRecord } from "../model/tool.js";
-import { createAnalyzer, tokenize } from "./analyze.js";
+import { createAnalyzer, fold, splitWords } from "./analyze.js";
 import { SEARCH_FIELDS, toDocument, type SearchDocument } from "./documents.js";
 import { BM25_PARAMS, FIELD_BOOSTS, QUERY_OPTIONS } from "./tuning.js";
 import type { Ranked, Ranker } from "./types.js";
@@ -19,8 +19,9 @@ export class Bm25Ranker implements Ranker {
     this.index = new MiniSearch<SearchDocument>({
       fields: [...SEARCH_FIELDS],
       storeFields: [],
-      tokenize,
-      processTerm: (term, field) => this.analyzer.processTerm(term, field),
+      // Analysis happens whole in tokenize (it needs neighbouring words); terms arrive final.
+      tokenize: (text) => this.analyzer.analyze(text),
+      processTerm: (term) => term,
       searchOptions: { bm25: BM25_PARAMS },
       autoVacuum: { minDirtCount: 1000, minDirtFactor: 0.2, batchSize: 5000, batchWait: 10 },
     });
@@ -54,7 +55,8 @@ export class Bm25Ranker implements Ranker {
    */
   rankRelaxed(query: string, accept: (id: string) => boolean): Ranked[] {
     const results = this.index.search(query, {
-      processTerm: (term) => term.toLowerCase(),
+      tokenize: splitWords,
+      processTerm: fold,
       prefix: true,
       fuzzy: (term) => (term.length > 3 ? 0.25 : 0),
       combineWith: "OR",

@@ -4,7 +4,7 @@
  * their descriptions stay out: they add noise, not recall.
  */
 import { propertiesOf } from "../model/signature.js";
-import type { ToolRecord } from "../model/tool.js";
+import type { JsonSchema, ToolRecord } from "../model/tool.js";
 
 export const SEARCH_FIELDS = ["name", "namespace", "group", "title", "summary", "description", "tags", "aliases", "params", "paramDocs"] as const;
 
@@ -14,10 +14,7 @@ export type SearchDocument = { id: string } & Record<SearchField, string>;
 
 export function toDocument(record: ToolRecord): SearchDocument {
   const properties = propertiesOf(record.inputSchema);
-  const paramDocs = Object.values(properties)
-    .map((p) => (typeof p.description === "string" ? p.description : ""))
-    .filter(Boolean)
-    .join(" ");
+  const paramDocs = Object.values(properties).map(paramText).filter(Boolean).join(" | ");
   return {
     id: record.id,
     name: record.name,
@@ -31,4 +28,13 @@ export function toDocument(record: ToolRecord): SearchDocument {
     params: Object.keys(properties).join(" "),
     paramDocs,
   };
+}
+
+/** What a parameter says about the tool: its description, and the values it names (enum, default, examples). */
+function paramText(schema: JsonSchema): string {
+  const parts: string[] = [];
+  if (typeof schema.description === "string") parts.push(schema.description);
+  const values = [...(Array.isArray(schema.enum) ? schema.enum : []), schema.default, ...(Array.isArray(schema.examples) ? schema.examples : [])];
+  for (const value of values) if (typeof value === "string" && value.length <= 60) parts.push(value);
+  return parts.join(" | ");
 }
