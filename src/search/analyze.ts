@@ -29,6 +29,19 @@ const STOP_WORDS = new Set(
     .filter(Boolean),
 );
 
+/**
+ * Words that frame a request rather than say what it is for ("could you
+ * provide me with information about…", "I'm looking for…"). Dropped from
+ * queries only: a tool's own text may well be about recommendations.
+ */
+const QUERY_FILLER = new Set(
+  `assist assistance assisting provide providing provided information info details detailed looking interested know tell
+  give recommend recommendations suggest suggestions specific specifically particular currently something anything thing
+  things sure really actually including such comprehensive various relevant related potential certain kindly`
+    .split(/\s+/)
+    .filter(Boolean),
+);
+
 /** Sentence and clause breaks: neighbouring words across one are not paired. */
 const CLAUSE_BREAK = /[.!?;,:](?:\s|$)|[()[\]{}"\n\r\t|]/u;
 
@@ -56,8 +69,10 @@ export function isStopWord(term: string): boolean {
 }
 
 export interface Analyzer {
-  /** A field's text (or a query) to its index terms: word stems, then joined stems of neighbouring words. */
+  /** A field's text to its index terms: word stems, then joined stems of neighbouring words. */
   analyze(text: string): string[];
+  /** A query to its terms: as `analyze`, with request filler dropped too. Joined pairs are also added to `pairs`. */
+  analyzeQuery(text: string, pairs?: Set<string>): string[];
   /** One folded word to its stem, or null for a stop word or a lone letter. */
   word(raw: string): string | null;
 }
@@ -84,21 +99,24 @@ export function createAnalyzer(cacheSize = 100_000): Analyzer {
     const both = fold(a) + fold(b);
     return remember(key, /\d/.test(both) ? both : stem(both)) as string;
   };
-  return {
-    word,
-    analyze(text) {
-      const terms: string[] = [];
-      for (const clause of text.split(CLAUSE_BREAK)) {
-        let previous: string | undefined;
-        for (const raw of splitWords(clause)) {
-          const term = word(raw);
-          if (term === null) continue;
-          terms.push(term);
-          if (previous !== undefined) terms.push(joined(previous, raw));
-          previous = raw;
+  const analyze = (text: string, skip?: Set<string>, pairs?: Set<string>): string[] => {
+    const terms: string[] = [];
+    for (const clause of text.split(CLAUSE_BREAK)) {
+      let previous: string | undefined;
+      for (const raw of splitWords(clause)) {
+        if (skip?.has(fold(raw))) continue;
+        const term = word(raw);
+        if (term === null) continue;
+        terms.push(term);
+        if (previous !== undefined) {
+          const pair = joined(previous, raw);
+          terms.push(pair);
+          pairs?.add(pair);
         }
+        previous = raw;
       }
-      return terms;
-    },
+    }
+    return terms;
   };
+  return { word, analyze: (text) => analyze(text), analyzeQuery: (text, pairs) => analyze(text, QUERY_FILLER, pairs) };
 }

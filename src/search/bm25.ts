@@ -6,7 +6,7 @@ import MiniSearch from "minisearch";
 import type { ToolRecord } from "../model/tool.js";
 import { createAnalyzer, fold, splitWords } from "./analyze.js";
 import { SEARCH_FIELDS, toDocument, type SearchDocument } from "./documents.js";
-import { BM25_PARAMS, FIELD_BOOSTS, QUERY_OPTIONS } from "./tuning.js";
+import { ACTION_VERBS, BM25_PARAMS, COORDINATION, FIELD_BOOSTS, QUERY_OPTIONS, QUERY_REPEAT } from "./tuning.js";
 import type { Ranked, Ranker } from "./types.js";
 
 export class Bm25Ranker implements Ranker {
@@ -40,13 +40,26 @@ export class Bm25Ranker implements Ranker {
   }
 
   rank(query: string, accept: (id: string) => boolean): Ranked[] {
-    const results = this.index.search(query, {
+    const counts = new Map<string, number>();
+    const pairs = new Set<string>();
+    for (const term of this.analyzer.analyzeQuery(query, pairs)) counts.set(term, (counts.get(term) ?? 0) + 1);
+    const weight = (term: string): number =>
+      (1 + QUERY_REPEAT.weight * Math.log(counts.get(term) ?? 1)) * (counts.size > 1 && ACTION_VERBS.stems.has(term) ? ACTION_VERBS.weight : 1);
+    const results = this.index.search([...counts.keys()].join(" "), {
       ...QUERY_OPTIONS,
+      // Each distinct term once (already analyzed); repeats count through boostTerm.
+      tokenize: (text) => (text ? text.split(" ") : []),
+      boostTerm: weight,
       boost: FIELD_BOOSTS,
       bm25: BM25_PARAMS,
       filter: (result) => accept(result.id as string),
     });
-    return results.map((r) => ({ id: r.id as string, score: r.score, terms: r.terms }));
+    const { exponent } = COORDINATION;
+    const ranked = results.map((r) => {
+      const words = r.queryTerms.filter((t) => !pairs.has(t)).length || 1;
+      return { id: r.id as string, score: (r.score / (r.queryTerms.length || 1)) * words ** exponent, terms: r.terms };
+    });
+    return ranked.sort((a, b) => b.score - a.score || (a.id < b.id ? -1 : 1));
   }
 
   /**
