@@ -26,10 +26,10 @@ export function suggestIds(app: Metatools, id: string): string[] {
   }
   if (found.length < SUGGESTIONS) {
     const words = name.replace(/([a-z])([A-Z])/g, "$1 $2").replace(/[_\-.:/]+/g, " ");
-    const accept = namespace ? (candidate: string) => candidate.startsWith(`${namespace}:`) : () => true;
-    let ranked = app.search.bm25.rank(words, accept);
-    if (!ranked.length) ranked = app.search.bm25.rankRelaxed(words, () => true);
-    add(ranked.slice(0, SUGGESTIONS).map((r) => r.id));
+    const options = { namespaces: namespace ? new Set([namespace]) : undefined, top: SUGGESTIONS };
+    let ranked = app.search.bm25.rank(words, options);
+    if (!ranked.total) ranked = app.search.bm25.rankRelaxed(words, { top: SUGGESTIONS });
+    add(ranked.hits.map((r) => r.id));
   }
   return found.slice(0, SUGGESTIONS);
 }

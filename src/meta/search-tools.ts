@@ -95,7 +95,7 @@ function guide(request: SearchRequest, outcome: SearchOutcome, shown: number, ap
   const base = baseArgs(request, app.config.search.defaultLimit);
   const notes: string[] = [];
   if (outcome.modeNote) notes.push(outcome.modeNote + ".");
-  if (outcome.relaxed) notes.push(`No tool matched every word of "${request.query}" exactly; these are prefix and typo-tolerant matches.`);
+  if (outcome.relaxed) notes.push(`No tool matched a word of "${request.query}" exactly (or it has only common words such as "the"); these are prefix and typo-tolerant matches.`);
 
   for (const { namespace, suggestions } of outcome.unknownNamespaces) {
     const known = app.registry.namespaces().slice(0, 8).map((n) => n.namespace);

@@ -1,90 +1,108 @@
 /**
- * The BM25 ranker: a MiniSearch index over summary-level tool documents,
- * updated one namespace at a time as backends come, go and change.
+ * The BM25 ranker: analyzes tools into the inverted index one namespace at
+ * a time, as backends come, go and change, and analyzes queries the same
+ * way. When no query word matches exactly, a relaxed pass expands each word
+ * to the index terms it prefixes or nearly spells.
  */
-import MiniSearch from "minisearch";
 import type { ToolRecord } from "../model/tool.js";
 import { createAnalyzer, fold, splitWords } from "./analyze.js";
-import { SEARCH_FIELDS, toDocument, type SearchDocument } from "./documents.js";
-import { ACTION_VERBS, BM25_PARAMS, COORDINATION, FIELD_BOOSTS, QUERY_OPTIONS, QUERY_REPEAT } from "./tuning.js";
-import type { Ranked, Ranker } from "./types.js";
+import { SEARCH_FIELDS, toDocument } from "./documents.js";
+import { InvertedIndex, type IndexQuery } from "./inverted.js";
+import { editDistance } from "./suggest.js";
+import { ACTION_VERBS, FIELD_BOOSTS, QUERY_REPEAT, RELAXED, SCORE_PARAMS } from "./tuning.js";
+import type { RankOptions, RankResult, Ranker } from "./types.js";
+
+/** Fields whose words are shown back to agents as suggestions ("did you mean…"). */
+const SURFACE_FIELDS = ["name", "title", "summary", "tags", "aliases"] as const;
 
 export class Bm25Ranker implements Ranker {
   readonly mode = "bm25" as const;
-  private readonly index: MiniSearch<SearchDocument>;
-  private readonly idsByNamespace = new Map<string, string[]>();
+  private readonly index = new InvertedIndex();
   private readonly analyzer = createAnalyzer();
-
-  constructor() {
-    this.index = new MiniSearch<SearchDocument>({
-      fields: [...SEARCH_FIELDS],
-      storeFields: [],
-      // Analysis happens whole in tokenize (it needs neighbouring words); terms arrive final.
-      tokenize: (text) => this.analyzer.analyze(text),
-      processTerm: (term) => term,
-      searchOptions: { bm25: BM25_PARAMS },
-      autoVacuum: { minDirtCount: 1000, minDirtFactor: 0.2, batchSize: 5000, batchWait: 10 },
-    });
-  }
+  /** A stem as a person writes it (`repositori` → `repository`), for suggestions. */
+  private readonly surface = new Map<string, string>();
 
   get size(): number {
-    return this.index.documentCount;
+    return this.index.size;
   }
 
   replaceNamespace(namespace: string, records: readonly ToolRecord[]): void {
-    const old = this.idsByNamespace.get(namespace);
-    if (old?.length) this.index.discardAll(old);
-    this.index.addAll(records.map(toDocument));
-    if (records.length) this.idsByNamespace.set(namespace, records.map((r) => r.id));
-    else this.idsByNamespace.delete(namespace);
+    this.index.replace(
+      namespace,
+      records.map((record) => {
+        const doc = toDocument(record);
+        for (const field of SURFACE_FIELDS) this.learnSurface(doc[field]);
+        return { id: record.id, fields: SEARCH_FIELDS.map((f) => ({ terms: this.analyzer.analyze(doc[f]), weight: FIELD_BOOSTS[f] })) };
+      }),
+    );
   }
 
-  rank(query: string, accept: (id: string) => boolean): Ranked[] {
+  rank(query: string, options: RankOptions): RankResult {
     const counts = new Map<string, number>();
     const pairs = new Set<string>();
     for (const term of this.analyzer.analyzeQuery(query, pairs)) counts.set(term, (counts.get(term) ?? 0) + 1);
-    const weight = (term: string): number =>
-      (1 + QUERY_REPEAT.weight * Math.log(counts.get(term) ?? 1)) * (counts.size > 1 && ACTION_VERBS.stems.has(term) ? ACTION_VERBS.weight : 1);
-    const results = this.index.search([...counts.keys()].join(" "), {
-      ...QUERY_OPTIONS,
-      // Each distinct term once (already analyzed); repeats count through boostTerm.
-      tokenize: (text) => (text ? text.split(" ") : []),
-      boostTerm: weight,
-      boost: FIELD_BOOSTS,
-      bm25: BM25_PARAMS,
-      filter: (result) => accept(result.id as string),
-    });
-    const { exponent } = COORDINATION;
-    const ranked = results.map((r) => {
-      const words = r.queryTerms.filter((t) => !pairs.has(t)).length || 1;
-      return { id: r.id as string, score: (r.score / (r.queryTerms.length || 1)) * words ** exponent, terms: r.terms };
-    });
-    return ranked.sort((a, b) => b.score - a.score || (a.id < b.id ? -1 : 1));
+    const terms = new Map<string, number>();
+    for (const [term, n] of counts) {
+      const verb = counts.size > 1 && ACTION_VERBS.stems.has(term) ? ACTION_VERBS.weight : 1;
+      terms.set(term, (1 + QUERY_REPEAT.weight * Math.log(n)) * verb);
+    }
+    const words = new Set([...terms.keys()].filter((t) => !pairs.has(t)));
+    return this.score({ terms, words }, options);
   }
 
   /**
    * The fallback when strict matching finds nothing: raw words (stop words
-   * kept), prefix and typo tolerant, so `a`, `gti` or `repo` still lead somewhere.
+   * kept), each expanded to the index terms it prefixes or nearly spells,
+   * so `a`, `gti` or `repo` still lead somewhere.
    */
-  rankRelaxed(query: string, accept: (id: string) => boolean): Ranked[] {
-    const results = this.index.search(query, {
-      tokenize: splitWords,
-      processTerm: fold,
-      prefix: true,
-      fuzzy: (term) => (term.length > 3 ? 0.25 : 0),
-      combineWith: "OR",
-      boost: FIELD_BOOSTS,
-      bm25: BM25_PARAMS,
-      filter: (result) => accept(result.id as string),
-    });
-    return results.map((r) => ({ id: r.id as string, score: r.score, terms: r.terms }));
+  rankRelaxed(query: string, options: RankOptions): RankResult {
+    const terms = new Map<string, number>();
+    const words = new Set<string>();
+    for (const raw of splitWords(query)) {
+      for (const [term, weight] of this.expand(fold(raw))) {
+        terms.set(term, Math.max(terms.get(term) ?? 0, weight));
+        words.add(term);
+      }
+    }
+    return this.score({ terms, words }, options);
   }
 
-  /** Terms the index knows that are close to `term` (typo-tolerant), for empty-result hints. */
-  nearTerms(term: string, limit = 3): string[] {
-    const results = this.index.search(term, { fuzzy: 0.34, prefix: true, combineWith: "OR", boost: FIELD_BOOSTS });
-    const counts = new Map<string, number>();
-    for (const r of results.slice(0, 50)) for (const t of r.terms) counts.set(t, (counts.get(t) ?? 0) + 1);
-    return [...counts.entries()].sort((a, b) => b[1] - a[1]).slice(0, limit).map(([t]) => t);
+  /** Words in the index close to `word` (typo-tolerant), as people write them, most common first. */
+  nearTerms(word: string, limit = 3): string[] {
+    const stems = [...this.expand(fold(word))].filter(([term]) => this.surface.has(term)).map(([term]) => term);
+    const vocabulary = this.index.vocabulary();
+    stems.sort((a, b) => (vocabulary.get(b) ?? 0) - (vocabulary.get(a) ?? 0));
+    return [...new Set(stems.map((s) => this.surface.get(s)!))].slice(0, limit);
+  }
+
+  private score(query: IndexQuery, options: RankOptions): RankResult {
+    const result = this.index.score(query, SCORE_PARAMS, { segments: options.namespaces, accept: options.accept, top: options.top });
+    return { total: result.total, hits: result.hits, counts: result.counts };
+  }
+
+  /** Index terms for one folded word: itself and its stem, terms it prefixes, and near spellings; each with a weight. */
+  private expand(word: string): Map<string, number> {
+    const out = new Map<string, number>();
+    if (!word) return out;
+    const stem = this.analyzer.word(word);
+    const maxEdits = word.length >= 8 ? 2 : word.length >= 4 ? 1 : 0;
+    const candidates: { term: string; weight: number; df: number }[] = [];
+    for (const [term, df] of this.index.vocabulary()) {
+      if (term === word || term === stem) out.set(term, 1);
+      else if (term.startsWith(word)) candidates.push({ term, weight: RELAXED.prefix, df });
+      else if (maxEdits && Math.abs(term.length - word.length) <= maxEdits && editDistance(term, word, maxEdits) <= maxEdits) {
+        candidates.push({ term, weight: RELAXED.fuzzy, df });
+      }
+    }
+    candidates.sort((a, b) => b.weight - a.weight || b.df - a.df || (a.term < b.term ? -1 : 1));
+    for (const c of candidates.slice(0, RELAXED.maxExpansions)) out.set(c.term, c.weight);
+    return out;
+  }
+
+  private learnSurface(text: string): void {
+    for (const raw of splitWords(text)) {
+      const stem = this.analyzer.word(raw);
+      if (stem !== null && !this.surface.has(stem)) this.surface.set(stem, fold(raw));
+    }
   }
 }

@@ -8,7 +8,7 @@ import type { ToolRecord } from "../model/tool.js";
 import type { ToolRegistry } from "../registry/registry.js";
 import { Bm25Ranker } from "./bm25.js";
 import { nearest } from "./suggest.js";
-import type { Ranked } from "./types.js";
+import type { RankOptions, RankResult, Ranked } from "./types.js";
 
 export interface SearchRequest {
   query: string;
@@ -41,11 +41,15 @@ export interface SearchOutcome {
 
 export class SearchEngine {
   readonly bm25 = new Bm25Ranker();
+  /** Every id, sorted, for browsing with an empty query; rebuilt after a change. */
+  private sortedIds: string[] | undefined;
 
   constructor(private readonly registry: ToolRegistry) {
-    registry.onChange((namespace, records) => this.bm25.replaceNamespace(namespace, records));
-    const namespaces = registry.namespaces().map((n) => n.namespace);
-    for (const namespace of namespaces) this.bm25.replaceNamespace(namespace, registry.namespaceRecords(namespace));
+    registry.onChange((namespace, records) => {
+      this.bm25.replaceNamespace(namespace, records);
+      this.sortedIds = undefined;
+    });
+    for (const { namespace } of registry.namespaces()) this.bm25.replaceNamespace(namespace, registry.namespaceRecords(namespace));
   }
 
   search(request: SearchRequest): SearchOutcome {
@@ -53,63 +57,70 @@ export class SearchEngine {
     const unknownNamespaces = request.namespaces
       .filter((ns) => !known.has(ns))
       .map((namespace) => ({ namespace, suggestions: nearest(namespace, known, 3, 0.3) }));
-    const accept = this.filter(request);
+    const options: RankOptions = {
+      namespaces: request.namespaces.length ? new Set(request.namespaces) : undefined,
+      accept: this.tagFilter(request.tags),
+      top: request.offset + request.limit,
+    };
     const query = request.query.trim();
     let mode: SearchOutcome["mode"] = "bm25";
     let modeNote: string | undefined;
     if (request.mode === "semantic" || request.mode === "hybrid") {
       modeNote = `mode "${request.mode}" needs an embedding index, which is not configured; ranked with bm25`;
     }
-    let ranked: Ranked[];
+    let result: RankResult;
     let relaxed = false;
     if (!query || query === "*") {
       mode = "browse";
-      ranked = this.browse(accept);
+      result = this.browse(options);
     } else {
-      ranked = this.bm25.rank(query, accept);
-      if (!ranked.length) {
-        ranked = this.bm25.rankRelaxed(query, accept);
-        relaxed = ranked.length > 0;
+      result = this.bm25.rank(query, options);
+      if (!result.total) {
+        result = this.bm25.rankRelaxed(query, options);
+        relaxed = result.total > 0;
       }
     }
-    const counts = new Map<string, number>();
-    for (const { id } of ranked) {
-      const ns = id.slice(0, id.indexOf(":"));
-      counts.set(ns, (counts.get(ns) ?? 0) + 1);
-    }
-    const byNamespace = [...counts.entries()]
+    const byNamespace = [...result.counts.entries()]
       .map(([namespace, count]) => ({ namespace, count }))
       .sort((a, b) => b.count - a.count || a.namespace.localeCompare(b.namespace));
     const hits: SearchHit[] = [];
-    for (const r of ranked.slice(request.offset, request.offset + request.limit)) {
+    for (const r of result.hits.slice(request.offset)) {
       const record = this.registry.get(r.id);
       if (record) hits.push({ record, score: r.score });
     }
-    return { mode, modeNote, relaxed, total: ranked.length, hits, byNamespace, unknownNamespaces };
+    return { mode, modeNote, relaxed, total: result.total, hits, byNamespace, unknownNamespaces };
   }
 
-  /** Index terms near a query's words, for hints when nothing matched at all. */
+  /** Index words near a query's words, for hints when nothing matched at all. */
   nearTerms(query: string): string[] {
     const words = query.split(/\s+/).filter((w) => w.length > 2);
     return [...new Set(words.flatMap((w) => this.bm25.nearTerms(w, 2)))].slice(0, 5);
   }
 
-  private filter(request: SearchRequest): (id: string) => boolean {
-    const namespaces = request.namespaces.length ? new Set(request.namespaces) : undefined;
-    const tags = request.tags.map((t) => t.toLowerCase());
-    if (!namespaces && !tags.length) return () => true;
+  private tagFilter(tags: readonly string[]): ((id: string) => boolean) | undefined {
+    if (!tags.length) return undefined;
+    const wanted = tags.map((t) => t.toLowerCase());
     return (id) => {
-      if (namespaces && !namespaces.has(id.slice(0, id.indexOf(":")))) return false;
-      if (!tags.length) return true;
       const record = this.registry.get(id);
       if (!record) return false;
       const have = new Set(record.tags.map((t) => t.toLowerCase()));
-      return tags.every((t) => have.has(t));
+      return wanted.every((t) => have.has(t));
     };
   }
 
-  private browse(accept: (id: string) => boolean): Ranked[] {
-    const ids = [...this.registry.ids()].filter(accept).sort();
-    return ids.map((id) => ({ id, score: 0 }));
+  /** Every tool that passes the filters, by id. */
+  private browse(options: RankOptions): RankResult {
+    this.sortedIds ??= [...this.registry.ids()].sort();
+    const counts = new Map<string, number>();
+    const hits: Ranked[] = [];
+    for (const id of this.sortedIds) {
+      const namespace = id.slice(0, id.indexOf(":"));
+      if (options.namespaces && !options.namespaces.has(namespace)) continue;
+      if (options.accept && !options.accept(id)) continue;
+      counts.set(namespace, (counts.get(namespace) ?? 0) + 1);
+      if (hits.length < options.top) hits.push({ id, score: 0 });
+    }
+    const total = [...counts.values()].reduce((a, b) => a + b, 0);
+    return { total, hits, counts };
   }
 }

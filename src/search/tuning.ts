@@ -4,20 +4,29 @@
  * and a synthetic catalog; see docs/retrieval.md for the measurements and
  * why each value is what it is.
  */
-import type { SearchOptions } from "minisearch";
+import type { ScoreParams } from "./inverted.js";
 import type { SearchField } from "./documents.js";
 
 /**
- * k: term-frequency saturation. b: length normalization. d: the floor each
- * matching term adds (BM25+), so a long description that mentions a query
- * word once still beats one that does not mention it.
+ * k1: term-frequency saturation. Field weights add up into one frequency,
+ * so a word in a tool's name and description already counts several
+ * times over; a high k1 (6, against the textbook 1.2) lets that evidence
+ * register instead of saturating at once. b: length normalization.
+ * delta: the floor each matching term adds (BM25+), so a long
+ * description that mentions a query word once still beats one that does
+ * not. coordination: the score is multiplied by (query words
+ * matched)^this, joined pairs not counted, so a tool that matches more of
+ * a request's words leads without one matched phrase counting three
+ * times. The public sets are flat around these values (docs/retrieval.md).
  */
-export const BM25_PARAMS: Readonly<{ k: number; b: number; d: number }> = { k: 1.2, b: 0.75, d: 0.5 };
+export const SCORE_PARAMS: Readonly<ScoreParams> = { k1: 6, b: 0.75, delta: 0.5, coordination: 0.25 };
 
 /**
- * Per-field boosts. A tool's own name and curated words (title, aliases,
- * tags) say what it is; the description says it at length, with noise;
- * parameter names say what it takes, which is weaker evidence of intent.
+ * Field weights: how much one occurrence of a word in each field counts.
+ * A tool's own name and curated words (title, aliases, tags) say what it
+ * is; the description says it at length, with noise; the summary is
+ * usually the description's first sentence, so it only tops that up;
+ * parameter names say what a tool takes, weaker evidence of intent.
  */
 export const FIELD_BOOSTS: Readonly<Record<SearchField, number>> = {
   name: 3,
@@ -26,7 +35,7 @@ export const FIELD_BOOSTS: Readonly<Record<SearchField, number>> = {
   tags: 1.5,
   group: 1.5,
   namespace: 1,
-  summary: 1.5,
+  summary: 0.5,
   description: 1,
   params: 0.5,
   paramDocs: 0.3,
@@ -46,23 +55,9 @@ export const ACTION_VERBS: { readonly weight: number; readonly stems: ReadonlySe
 /**
  * How much a query word said n times counts: 1 + repeat × ln(n). Long
  * requests repeat their subject, which is worth something, but not n times
- * over (MiniSearch alone would add each repeat in full).
+ * over.
  */
 export const QUERY_REPEAT: { readonly weight: number } = { weight: 0.5 };
 
-/**
- * Coordination: MiniSearch multiplies a hit's BM25 sum by the number of
- * query terms it matched. The ranker replaces that factor with
- * (query words matched)^exponent, joined pairs not counted: a tool that
- * matches more of the request's words leads, without one matched phrase
- * counting three times. 1 would be linear, 0 plain BM25; 0.5 was best on
- * hit@1 and nDCG of both public sets.
- */
-export const COORDINATION: { readonly exponent: number } = { exponent: 0.5 };
-
-/** Strict-pass query options: every analyzed query word may match, none must. */
-export const QUERY_OPTIONS: SearchOptions = {
-  combineWith: "OR",
-  prefix: false,
-  fuzzy: false,
-};
+/** The relaxed pass: weights of terms a query word prefixes or nearly spells, and how many each word may bring in. */
+export const RELAXED: Readonly<{ prefix: number; fuzzy: number; maxExpansions: number }> = { prefix: 0.6, fuzzy: 0.4, maxExpansions: 50 };

@@ -2,12 +2,27 @@
 export interface Ranked {
   id: string;
   score: number;
-  /** Index terms that matched, when the ranker knows them. */
-  terms?: string[];
+}
+
+export interface RankOptions {
+  /** Only tools of these namespaces; undefined: every namespace. */
+  namespaces?: ReadonlySet<string>;
+  /** A further filter on ids (tags, access); false leaves a tool out of hits, total and counts. */
+  accept?: (id: string) => boolean;
+  /** How many of the best hits to return, ranked. */
+  top: number;
+}
+
+export interface RankResult {
+  /** Every match, not only the hits returned: never capped. */
+  total: number;
+  /** The `top` best, best first; ties broken by id so pages are stable. */
+  hits: Ranked[];
+  /** Matches per namespace over the full match set. */
+  counts: Map<string, number>;
 }
 
 export interface Ranker {
   readonly mode: "bm25" | "semantic" | "hybrid";
-  /** Every matching tool that `accept` lets through, best first. `total` is the length: never capped. */
-  rank(query: string, accept: (id: string) => boolean): Ranked[];
+  rank(query: string, options: RankOptions): RankResult;
 }
