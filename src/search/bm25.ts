@@ -90,7 +90,7 @@ export class Bm25Ranker implements Ranker {
     for (const [term, df] of this.index.vocabulary()) {
       if (term === word || term === stem) out.set(term, 1);
       else if (term.startsWith(word)) candidates.push({ term, weight: RELAXED.prefix, df });
-      else if (maxEdits && Math.abs(term.length - word.length) <= maxEdits && editDistance(term, word, maxEdits) <= maxEdits) {
+      else if (maxEdits && Math.abs(term.length - word.length) <= maxEdits && editDistance(term, word, maxEdits + 1) <= maxEdits) {
         candidates.push({ term, weight: RELAXED.fuzzy, df });
       }
     }

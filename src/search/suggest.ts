@@ -42,7 +42,7 @@ function words(text: string): Set<string> {
   );
 }
 
-/** Damerau-Levenshtein (optimal string alignment), stopping early past `cap`. */
+/** Damerau-Levenshtein (optimal string alignment). Stops early once the distance must reach `cap`, and then returns `cap`. */
 export function editDistance(a: string, b: string, cap = Infinity): number {
   if (Math.abs(a.length - b.length) > cap) return cap;
   let prev2: number[] = [];
