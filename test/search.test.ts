@@ -166,6 +166,15 @@ describe("ranker", () => {
     expect(top("get issue")[0]).toBe("github:get_issue");
   });
 
+  it("ranks a deprecated tool below its replacement, even when its name matches better", () => {
+    const files = new Bm25Ranker();
+    files.replaceNamespace("fs", [
+      record("fs", "read_file", "DEPRECATED: use read_text_file. Read a file."),
+      record("fs", "read_text_file", "Read the complete contents of a text file from disk, with optional head and tail line limits."),
+    ]);
+    expect(files.rank("read file", { top: 2 }).hits.map((h) => h.id)).toEqual(["fs:read_text_file", "fs:read_file"]);
+  });
+
   it("falls back to prefix and typo-tolerant matching, and suggests words as people write them", () => {
     expect(ranker.rank("hotle", { top: 3 }).total).toBe(0);
     expect(ranker.rankRelaxed("hotle", { top: 3 }).hits[0]!.id).toBe("travel:find_hotels");

@@ -45,7 +45,7 @@ function describe(error: ErrorObject, args: unknown, schema: JsonSchema | undefi
     case "additionalProperties": {
       const name = String(p.additionalProperty);
       const meant = schema && meantProperty(schemaAt(schema, parts), name, args, parts);
-      const expected = meant ? `no such field; did you mean "${meant}"?` : `no such field (not in the schema; remove it)`;
+      const expected = meant ? `no field of this name; did you mean "${meant}"?` : `no field of this name (not in the schema; remove it)`;
       return { field: join(base, name), expected, got: getAt(args, [...parts, name]) };
     }
     case "type":

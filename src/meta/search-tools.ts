@@ -132,8 +132,10 @@ function guide(request: SearchRequest, outcome: SearchOutcome, shown: number, ap
 
   const calls: { label: string; call: NextCall }[] = [];
   const top = outcome.hits[0]?.record;
-  if (top && !request.tags.length && top.tags.length && outcome.byNamespace.length === 1) {
-    calls.push({ label: `filter by tag "${top.tags[0]}"`, call: { tool: "search_tools", arguments: { ...base, tags: [top.tags[0]] } } });
+  // A tag narrows only if some hits lack it: the top hit's first tag that not every shown hit carries.
+  const tag = top?.tags.find((t) => t !== "deprecated" && outcome.hits.some((h) => !h.record.tags.includes(t)));
+  if (tag && !request.tags.length && outcome.byNamespace.length === 1) {
+    calls.push({ label: `filter by tag "${tag}"`, call: { tool: "search_tools", arguments: { ...base, tags: [tag] } } });
   }
   if (!request.namespaces.length && outcome.byNamespace.length > 1) {
     const namespace = top?.namespace ?? outcome.byNamespace[0]!.namespace;

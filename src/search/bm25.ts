@@ -9,7 +9,7 @@ import { createAnalyzer, fold, splitWords } from "./analyze.js";
 import { SEARCH_FIELDS, toDocument } from "./documents.js";
 import { InvertedIndex, type IndexQuery } from "./inverted.js";
 import { editDistance } from "./suggest.js";
-import { ACTION_VERBS, FIELD_BOOSTS, QUERY_REPEAT, RELAXED, SCORE_PARAMS } from "./tuning.js";
+import { ACTION_VERBS, DEPRECATED_PRIOR, FIELD_BOOSTS, QUERY_REPEAT, RELAXED, SCORE_PARAMS } from "./tuning.js";
 import type { RankOptions, RankResult, Ranker } from "./types.js";
 
 /** Fields whose words are shown back to agents as suggestions ("did you mean…"). */
@@ -32,7 +32,11 @@ export class Bm25Ranker implements Ranker {
       records.map((record) => {
         const doc = toDocument(record);
         for (const field of SURFACE_FIELDS) this.learnSurface(doc[field]);
-        return { id: record.id, fields: SEARCH_FIELDS.map((f) => ({ terms: this.analyzer.analyze(doc[f]), weight: FIELD_BOOSTS[f] })) };
+        return {
+          id: record.id,
+          fields: SEARCH_FIELDS.map((f) => ({ terms: this.analyzer.analyze(doc[f]), weight: FIELD_BOOSTS[f] })),
+          prior: isDeprecated(record) ? DEPRECATED_PRIOR : 1,
+        };
       }),
     );
   }
@@ -105,4 +109,9 @@ export class Bm25Ranker implements Ranker {
       if (stem !== null && !this.surface.has(stem)) this.surface.set(stem, fold(raw));
     }
   }
+}
+
+/** Deprecated tools still answer searches for them, below the tools that replace them. */
+function isDeprecated(record: ToolRecord): boolean {
+  return record.tags.some((t) => t.toLowerCase() === "deprecated") || /\bdeprecated\b/i.test(record.summary) || /^\s*deprecated\b|\bdeprecated:/i.test(record.description);
 }

@@ -16,6 +16,8 @@
 export interface IndexedDoc {
   id: string;
   fields: { terms: readonly string[]; weight: number }[];
+  /** Multiplies the tool's final score; below 1 demotes it (a deprecated tool). Default 1. */
+  prior?: number;
 }
 
 /** Query terms with their weights; `words` are the ones that count toward coordination. */
@@ -64,6 +66,7 @@ interface Postings {
 interface Segment {
   ids: string[];
   lengths: Float32Array;
+  priors: Float32Array;
   totalLength: number;
   postings: Map<string, Postings>;
 }
@@ -131,7 +134,7 @@ export class InvertedIndex {
         const id = segment.ids[d]!;
         if (options.accept && !options.accept(id)) continue;
         matched++;
-        candidates.push({ id, score: scores[d]! * Math.max(words[d]!, 1) ** params.coordination });
+        candidates.push({ id, score: scores[d]! * Math.max(words[d]!, 1) ** params.coordination * segment.priors[d]! });
       }
       if (matched) counts.set(key, matched);
     }
@@ -152,6 +155,7 @@ export class InvertedIndex {
 function buildSegment(docs: readonly IndexedDoc[]): Segment {
   const lists = new Map<string, { docs: number[]; tfs: number[] }>();
   const lengths = new Float32Array(docs.length);
+  const priors = Float32Array.from(docs, (d) => d.prior ?? 1);
   let totalLength = 0;
   docs.forEach((doc, d) => {
     const tf = new Map<string, number>();
@@ -171,7 +175,7 @@ function buildSegment(docs: readonly IndexedDoc[]): Segment {
   });
   const postings = new Map<string, Postings>();
   for (const [term, list] of lists) postings.set(term, { docs: Uint32Array.from(list.docs), tfs: Float32Array.from(list.tfs) });
-  return { ids: docs.map((d) => d.id), lengths, totalLength, postings };
+  return { ids: docs.map((d) => d.id), lengths, priors, totalLength, postings };
 }
 
 const byScore = (a: ScoredHit, b: ScoredHit): number => b.score - a.score || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0);

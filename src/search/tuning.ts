@@ -61,3 +61,11 @@ export const QUERY_REPEAT: { readonly weight: number } = { weight: 0.5 };
 
 /** The relaxed pass: weights of terms a query word prefixes or nearly spells, and how many each word may bring in. */
 export const RELAXED: Readonly<{ prefix: number; fuzzy: number; maxExpansions: number }> = { prefix: 0.6, fuzzy: 0.4, maxExpansions: 50 };
+
+/**
+ * Score multiplier for deprecated tools (tagged so, or saying so in their
+ * summary or description). Their text usually names the replacement and
+ * repeats its words, so a mild demotion leaves them on top; at a quarter
+ * they stay findable but rank below live tools that match comparably.
+ */
+export const DEPRECATED_PRIOR = 0.25;
