@@ -98,7 +98,7 @@ describe("inverted index (properties)", () => {
     fc.assert(
       fc.property(docsArb, queryArb, (docs, terms) => {
         const { index, all } = build(docs);
-        const onlyS2 = index.score(queryOf(terms), SCORE_PARAMS, { top: 100, segments: new Set(["s2"]) });
+        const onlyS2 = index.score(queryOf(terms), SCORE_PARAMS, { top: 100, namespaces: new Set(["s2"]) });
         expect(onlyS2.total).toBe(all.filter((d) => d.segment === "s2" && matches(d, terms)).length);
         expect(onlyS2.hits.every((h) => h.id.startsWith("s2:"))).toBe(true);
         const even = index.score(queryOf(terms), SCORE_PARAMS, { top: 100, accept: (id) => Number(id.split(":t")[1]) % 2 === 0 });

@@ -80,8 +80,7 @@ export class Bm25Ranker implements Ranker {
   }
 
   private score(query: IndexQuery, options: RankOptions): RankResult {
-    const result = this.index.score(query, SCORE_PARAMS, { segments: options.namespaces, accept: options.accept, top: options.top });
-    return { total: result.total, hits: result.hits, counts: result.counts };
+    return this.index.score(query, SCORE_PARAMS, options);
   }
 
   /** Index terms for one folded word: itself and its stem, terms it prefixes, and near spellings; each with a weight. */

@@ -5,12 +5,14 @@
  * counted over whole tools, so a word rare among names but common in
  * descriptions is not mistaken for a rare word.
  *
- * The index is split into segments, one per namespace, replaced whole when
- * a backend's tools change; statistics (document count, average length,
- * document frequencies) are global. Postings live in typed arrays and a
+ * The index is split into segments, one per namespace and keyed by it,
+ * replaced whole when a backend's tools change; statistics (document
+ * count, average length, document frequencies) are global. Postings live in typed arrays and a
  * query accumulates scores in one Float64Array per segment, so ranking
  * 100,000 tools stays in the low milliseconds.
  */
+
+import type { RankOptions, RankResult, Ranked } from "./types.js";
 
 /** One tool to index: its id and its analyzed terms, each field's with that field's weight. */
 export interface IndexedDoc {
@@ -37,26 +39,6 @@ export interface ScoreParams {
   coordination: number;
 }
 
-export interface ScoreOptions {
-  /** Only these segments; undefined: all. */
-  segments?: ReadonlySet<string>;
-  /** Called for each matching id; false leaves it out of hits and counts. */
-  accept?: (id: string) => boolean;
-  /** How many of the best hits to return, ranked. The total and counts cover every match regardless. */
-  top: number;
-}
-
-export interface ScoredHit {
-  id: string;
-  score: number;
-}
-
-export interface ScoreResult {
-  total: number;
-  hits: ScoredHit[];
-  /** Matches per segment, over the full match set. */
-  counts: Map<string, number>;
-}
 
 interface Postings {
   docs: Uint32Array;
@@ -99,9 +81,10 @@ export class InvertedIndex {
     this.account(segment, 1);
   }
 
-  score(query: IndexQuery, params: ScoreParams, options: ScoreOptions): ScoreResult {
+  /** Every tool holding a query term, scored; `counts` are per segment. */
+  score(query: IndexQuery, params: ScoreParams, options: RankOptions): RankResult {
     const counts = new Map<string, number>();
-    const candidates: ScoredHit[] = [];
+    const candidates: Ranked[] = [];
     const avgLength = this.docCount ? this.totalLength / this.docCount : 1;
     const weighted = [...query.terms].flatMap(([term, weight]) => {
       const df = this.df.get(term);
@@ -111,7 +94,7 @@ export class InvertedIndex {
     });
     if (!weighted.length) return { total: 0, hits: [], counts };
     for (const [key, segment] of this.segments) {
-      if (options.segments && !options.segments.has(key)) continue;
+      if (options.namespaces && !options.namespaces.has(key)) continue;
       const n = segment.ids.length;
       const scores = new Float64Array(n);
       const words = new Uint16Array(n);
@@ -178,13 +161,13 @@ function buildSegment(docs: readonly IndexedDoc[]): Segment {
   return { ids: docs.map((d) => d.id), lengths, priors, totalLength, postings };
 }
 
-const byScore = (a: ScoredHit, b: ScoredHit): number => b.score - a.score || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0);
+const byScore = (a: Ranked, b: Ranked): number => b.score - a.score || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0);
 
 /** The `k` best, ranked: a full sort when k is a large share, else a bounded insertion pass. */
-function best(candidates: ScoredHit[], k: number): ScoredHit[] {
+function best(candidates: Ranked[], k: number): Ranked[] {
   if (k <= 0) return [];
   if (k >= candidates.length / 8) return candidates.sort(byScore).slice(0, k);
-  const top: ScoredHit[] = [];
+  const top: Ranked[] = [];
   for (const hit of candidates) {
     if (top.length === k) {
       if (byScore(hit, top[k - 1]!) >= 0) continue;
