@@ -7,11 +7,10 @@
  *
  * The index is split into segments, one per namespace and keyed by it,
  * replaced whole when a backend's tools change; statistics (document
- * count, average length, document frequencies) are global. Postings live in typed arrays and a
- * query accumulates scores in one Float64Array per segment, so ranking
- * 100,000 tools stays in the low milliseconds.
+ * count, average length, document frequencies) are global. Postings live
+ * in typed arrays and a query accumulates scores in one Float64Array per
+ * segment, so ranking 100,000 tools stays in the low milliseconds.
  */
-
 import type { RankOptions, RankResult, Ranked } from "./types.js";
 
 /** One tool to index: its id and its analyzed terms, each field's with that field's weight. */
