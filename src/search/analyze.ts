@@ -64,16 +64,12 @@ export function fold(term: string): string {
   return /[^\p{ASCII}]/u.test(lower) ? lower.normalize("NFKD").replace(/\p{M}+/gu, "") : lower;
 }
 
-export function isStopWord(term: string): boolean {
-  return STOP_WORDS.has(term);
-}
-
 export interface Analyzer {
   /** A field's text to its index terms: word stems, then joined stems of neighbouring words. */
   analyze(text: string): string[];
   /** A query to its terms: as `analyze`, with request filler dropped too. Joined pairs are also added to `pairs`. */
   analyzeQuery(text: string, pairs?: Set<string>): string[];
-  /** One folded word to its stem, or null for a stop word or a lone letter. */
+  /** One raw word (folded here) to its stem, or null for a stop word or a lone letter. */
   word(raw: string): string | null;
 }
 
