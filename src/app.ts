@@ -10,6 +10,9 @@ import type { Backend } from "./backends/types.js";
 import { loadCatalogs } from "./catalog/load.js";
 import { CatalogIndex } from "./catalog/match.js";
 import type { ResolvedConfig } from "./config/resolved.js";
+import { outputsBackend } from "./builtin/read-output.js";
+import { createCodeBackend } from "./codeintel/index.js";
+import { MemoryOutputStore, type OutputStore } from "./disclosure/outputs.js";
 import { Executor } from "./exec/executor.js";
 import { ToolRegistry } from "./registry/registry.js";
 import { SearchEngine } from "./search/engine.js";
@@ -21,7 +24,12 @@ export interface AppOptions {
   extraBackends?: Backend[];
   /** Reconnect delays; tests shorten them. */
   backoffMs?: number[];
+  /** Where oversized outputs are kept; default in memory. */
+  outputs?: OutputStore;
 }
+
+/** Bytes run_tool's reply adds around a built-in tool's body (`{ok, tool_id, duration_ms, structured}`). */
+const ENVELOPE_BYTES = 300;
 
 export interface Metatools {
   config: ResolvedConfig;
@@ -29,6 +37,8 @@ export interface Metatools {
   search: SearchEngine;
   backends: BackendManager;
   executor: Executor;
+  /** Oversized results, kept under handles that `metatools:read_output` reads. */
+  outputs: OutputStore;
   /** Starts every backend; settles when each has connected or failed. Never rejects. */
   start(): Promise<void>;
   close(): Promise<void>;
@@ -42,10 +52,14 @@ export function createMetatools(config: ResolvedConfig, options: AppOptions = {}
   const catalog = new CatalogIndex(loadCatalogs(config.catalogs));
   const registry = new ToolRegistry(catalog, config.access);
   const search = new SearchEngine(registry);
+  const outputs = options.outputs ?? new MemoryOutputStore();
+  const bodyBudget = config.budgets.inlineBytes - ENVELOPE_BYTES;
+  const builtins: Backend[] = [outputsBackend(outputs, bodyBudget)];
+  if (config.code) builtins.unshift(createCodeBackend({ ...config.code, budget: bodyBudget, outputs }));
   const backends = new BackendManager(
     [
       ...config.backends.map((spec) => ({ backend: createBackend(spec), spec })),
-      ...(options.extraBackends ?? []).map((backend) => ({
+      ...[...builtins, ...(options.extraBackends ?? [])].map((backend) => ({
         backend,
         spec: { namespace: backend.namespace, connectTimeoutMs: config.timeouts.connectMs, callTimeoutMs: config.timeouts.callMs },
       })),
@@ -62,6 +76,7 @@ export function createMetatools(config: ResolvedConfig, options: AppOptions = {}
     search,
     backends,
     executor,
+    outputs,
     start: () => backends.start(),
     close: () => backends.close(),
   };

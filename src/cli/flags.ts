@@ -5,6 +5,7 @@ export class UsageError extends Error {}
 
 const COMMON = {
   config: { type: "string" },
+  root: { type: "string" },
   "log-level": { type: "string" },
   json: { type: "boolean" },
 } as const satisfies ParseArgsConfig["options"];

@@ -14,7 +14,7 @@ import { serve } from "./commands/serve.js";
 import { UsageError } from "./flags.js";
 
 const COMMANDS: Record<string, { run: (argv: string[]) => Promise<number>; help: string }> = {
-  serve: { run: serve, help: "serve [--config F]                      MCP server on stdio" },
+  serve: { run: serve, help: "serve [--config F] [--root DIR]         MCP server on stdio" },
   search: { run: search, help: "search QUERY [--limit N] [--namespace NS] [--tags a,b] [--offset N] [--json]" },
   describe: { run: describe, help: "describe ID [--detail summary|schema|full] [--json]" },
   run: { run: run, help: "run ID --args JSON [--timeout MS] [--json]" },
@@ -28,7 +28,7 @@ function usage(): string {
     "",
     ...Object.values(COMMANDS).map((c) => `  metatools ${c.help}`),
     "",
-    "Every command takes --config FILE (default ./metatools.json, or $METATOOLS_CONFIG) and --log-level debug|info|warn|error|silent.",
+    "Every command takes --config FILE (default ./metatools.json, or $METATOOLS_CONFIG), --root DIR (the code tools' project root; default the working directory) and --log-level debug|info|warn|error|silent.",
   ].join("\n");
 }
 

@@ -6,16 +6,22 @@ import { BUILTIN_CATALOG_DIR, createMetatools, type Metatools } from "../app.js"
 import { loadConfig } from "../config/load.js";
 import { createLogger, type LogLevel } from "../util/log.js";
 
-export async function openApp(configPath: string | undefined, level: LogLevel): Promise<Metatools> {
-  const config = loadConfig({ configPath, builtinCatalogDir: BUILTIN_CATALOG_DIR });
+/** The flags every command shares: `--config FILE` and `--root DIR`. */
+export interface AppFlags {
+  config?: string;
+  root?: string;
+}
+
+export async function openApp(flags: AppFlags, level: LogLevel): Promise<Metatools> {
+  const config = loadConfig({ configPath: flags.config, root: flags.root, builtinCatalogDir: BUILTIN_CATALOG_DIR });
   const app = createMetatools(config, { logger: createLogger(level) });
   await app.start();
   return app;
 }
 
 /** Runs `body` with an open app and always closes it, so child servers never outlive the command. */
-export async function withApp<T>(configPath: string | undefined, level: LogLevel, body: (app: Metatools) => Promise<T>): Promise<T> {
-  const app = await openApp(configPath, level);
+export async function withApp<T>(flags: AppFlags, level: LogLevel, body: (app: Metatools) => Promise<T>): Promise<T> {
+  const app = await openApp(flags, level);
   try {
     return await body(app);
   } finally {

@@ -2,13 +2,13 @@
  * Reads, substitutes and validates the config file, and resolves it.
  * Precedence: defaults < file < environment (`METATOOLS_CONFIG`) < CLI flags.
  */
-import { existsSync, readFileSync } from "node:fs";
+import { existsSync, readFileSync, statSync } from "node:fs";
 import { dirname, isAbsolute, resolve } from "node:path";
 import type { z } from "zod";
 import { ConfigError } from "../util/errors.js";
 import { formatPath, substituteEnv } from "./env.js";
-import { DEFAULTS, type BackendSpec, type ResolvedConfig } from "./resolved.js";
-import { configFileSchema, NAMESPACE_PATTERN, serverSchema, type ConfigFile, type ServerConfig } from "./schema.js";
+import { DEFAULTS, type BackendSpec, type CodeConfig, type ResolvedConfig } from "./resolved.js";
+import { configFileSchema, NAMESPACE_PATTERN, serverSchema, type ConfigFile, type MetatoolsSection, type ServerConfig } from "./schema.js";
 
 export interface LoadOptions {
   /** Explicit config path (the `--config` flag); wins over METATOOLS_CONFIG. */
@@ -17,7 +17,12 @@ export interface LoadOptions {
   env?: NodeJS.ProcessEnv;
   /** The catalog shipped with metatools; omitted in tests that want none. */
   builtinCatalogDir?: string;
+  /** The `--root` flag: the code tools' project root, over the config's. */
+  root?: string;
 }
+
+/** Namespaces metatools serves itself; a configured server may not take them. */
+export const RESERVED_NAMESPACES = ["code", "metatools"];
 
 export const DEFAULT_CONFIG_NAME = "metatools.json";
 
@@ -29,7 +34,7 @@ export function loadConfig(options: LoadOptions = {}): ResolvedConfig {
   const file = explicit ? resolve(cwd, explicit) : resolve(cwd, DEFAULT_CONFIG_NAME);
   if (!existsSync(file)) {
     if (explicit) throw new ConfigError(file, "", "file not found (check --config or METATOOLS_CONFIG)");
-    return resolveConfig({}, { baseDir: cwd, builtinCatalogDir: options.builtinCatalogDir });
+    return resolveConfig({}, { baseDir: cwd, cwd, builtinCatalogDir: options.builtinCatalogDir, root: options.root });
   }
   let raw: unknown;
   try {
@@ -37,13 +42,13 @@ export function loadConfig(options: LoadOptions = {}): ResolvedConfig {
   } catch (error) {
     throw new ConfigError(file, "", `not valid JSON: ${error instanceof Error ? error.message : String(error)}`);
   }
-  return parseConfig(raw, { file, env, builtinCatalogDir: options.builtinCatalogDir });
+  return parseConfig(raw, { file, env, builtinCatalogDir: options.builtinCatalogDir, cwd, root: options.root });
 }
 
 /** Validates an already-parsed config object; `file` is used in error messages and to resolve relative paths. */
 export function parseConfig(
   raw: unknown,
-  options: { file: string; env?: NodeJS.ProcessEnv; builtinCatalogDir?: string },
+  options: { file: string; env?: NodeJS.ProcessEnv; builtinCatalogDir?: string; cwd?: string; root?: string },
 ): ResolvedConfig {
   const { file } = options;
   const substituted = substituteEnv(raw, options.env ?? process.env, file);
@@ -68,19 +73,27 @@ export function parseConfig(
     check(schema, server, file, ["mcpServers", name]);
   }
   const parsed = check(configFileSchema, substituted, file, []);
-  return resolveConfig(parsed, { file, baseDir: dirname(file), builtinCatalogDir: options.builtinCatalogDir });
+  return resolveConfig(parsed, { file, baseDir: dirname(file), cwd: options.cwd ?? process.cwd(), builtinCatalogDir: options.builtinCatalogDir, root: options.root });
 }
 
 function resolveConfig(
   parsed: ConfigFile,
-  where: { file?: string; baseDir: string; builtinCatalogDir?: string },
+  where: { file?: string; baseDir: string; cwd: string; builtinCatalogDir?: string; root?: string },
 ): ResolvedConfig {
   const m = parsed.metatools ?? {};
+  const code = resolveCode(m.code, where);
   const connectMs = m.timeouts?.connectMs ?? DEFAULTS.connectMs;
   const callMs = m.timeouts?.callMs ?? DEFAULTS.callMs;
   const backends: BackendSpec[] = [];
   for (const [namespace, server] of Object.entries(parsed.mcpServers ?? {})) {
     if (server.disabled) continue;
+    if (RESERVED_NAMESPACES.includes(namespace) && (namespace !== "code" || code)) {
+      throw new ConfigError(
+        where.file ?? "config",
+        formatPath(["mcpServers", namespace]),
+        `"${namespace}" is a namespace metatools serves itself${namespace === "code" ? " (the built-in code tools; set metatools.code.enabled to false to free it)" : ""}; rename the server`,
+      );
+    }
     backends.push(resolveBackend(namespace, server, where.baseDir, connectMs, callMs));
   }
   const catalogs: string[] = [];
@@ -96,6 +109,26 @@ function resolveConfig(
     access: { allow: m.tools?.allow ?? [], deny: m.tools?.deny ?? [] },
     run: { rejectUnknownArgs: m.run?.rejectUnknownArgs ?? true },
     cacheDefaults: { policy: "auto" },
+    ...(code ? { code } : {}),
+  };
+}
+
+function resolveCode(section: MetatoolsSection["code"], where: { file?: string; baseDir: string; cwd: string; root?: string }): CodeConfig | undefined {
+  if (section?.enabled === false) return undefined;
+  const root = where.root !== undefined ? resolve(where.cwd, where.root) : section?.root !== undefined ? resolve(where.baseDir, section.root) : where.cwd;
+  if (!existsSync(root) || !statSync(root).isDirectory()) {
+    const from = where.root !== undefined ? "--root" : section?.root !== undefined ? "metatools.code.root" : "the working directory";
+    throw new ConfigError(where.file ?? "config", section?.root !== undefined && where.root === undefined ? "metatools.code.root" : "", `${from}: ${root} is not a directory`);
+  }
+  return {
+    root,
+    deny: section?.deny ?? [],
+    limits: {
+      maxFileBytes: section?.maxFileBytes ?? DEFAULTS.codeMaxFileBytes,
+      maxFiles: section?.maxFiles ?? DEFAULTS.codeMaxFiles,
+      maxBytes: DEFAULTS.codeMaxBytes,
+      maxMs: section?.maxMs ?? DEFAULTS.codeMaxMs,
+    },
   };
 }
 

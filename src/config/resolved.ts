@@ -45,7 +45,16 @@ export interface ResolvedConfig {
   catalogs: string[];
   access: { allow: string[]; deny: string[] };
   run: { rejectUnknownArgs: boolean };
+  /** The built-in code-intelligence backend; undefined when disabled. */
+  code?: CodeConfig;
   cacheDefaults: { policy: CachePolicy };
+}
+
+export interface CodeConfig {
+  /** Absolute project root. */
+  root: string;
+  deny: string[];
+  limits: { maxFileBytes: number; maxFiles: number; maxBytes: number; maxMs: number };
 }
 
 export const DEFAULTS = {
@@ -56,4 +65,8 @@ export const DEFAULTS = {
   connectMs: 30_000,
   callMs: 60_000,
   startupGraceMs: 3_000,
+  codeMaxFileBytes: 1 << 20,
+  codeMaxFiles: 50_000,
+  codeMaxBytes: 256 << 20,
+  codeMaxMs: 20_000,
 };

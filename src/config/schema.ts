@@ -84,6 +84,20 @@ export const metatoolsSectionSchema = z
     catalogs: z.array(z.string()).optional().describe("Extra catalog folders or files, after the built-in one."),
     builtinCatalog: z.boolean().optional().describe("Load the catalog shipped with metatools. Default true."),
     tools: accessRules.optional(),
+    code: z
+      .object({
+        enabled: z.boolean().optional().describe("Serve the built-in code-intelligence tools (namespace `code`). Default true."),
+        root: z.string().optional().describe("Project root the code tools work in; relative to the config file's folder. Default: the working directory (`--root` overrides)."),
+        deny: z
+          .array(z.string())
+          .optional()
+          .describe("Extra secret files the code tools refuse to read, in .gitignore syntax (added to .env*, private keys, .git/ and the like)."),
+        maxFileBytes: z.number().int().positive().optional().describe("Files larger than this are summarized, not read whole, parsed or searched. Default 1048576."),
+        maxFiles: z.number().int().positive().optional().describe("Most files one code-tool call visits; the response says when it stopped. Default 50000."),
+        maxMs: z.number().int().positive().optional().describe("Longest one code-tool call spends walking and reading, in ms. Default 20000."),
+      })
+      .strict()
+      .optional(),
     run: z
       .object({
         rejectUnknownArgs: z

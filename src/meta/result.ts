@@ -1,17 +1,20 @@
 /**
  * How a backend's result is shown: text joined, structured content kept,
- * binary content described rather than inlined, and the whole cut to the
- * byte budget with a warning that says exactly what was cut.
+ * binary content described rather than inlined. A result over the byte
+ * budget is stored under an output handle; the reply carries the handle, a
+ * summary and the call that reads it in slices. A built-in tool's expected
+ * failure (`{ok: false, error, hint…}`) is lifted to the top, as run_tool's own.
  */
-import { jsonBytes, truncateBytes } from "../disclosure/budget.js";
+import { jsonBytes } from "../disclosure/budget.js";
 import { formatCall, guidanceFields, hint, warning, type NextCall } from "../disclosure/guidance.js";
+import { spill, type OutputStore } from "../disclosure/outputs.js";
 import type { RunOutcome } from "../exec/executor.js";
 import type { MetaBody } from "./types.js";
 
 type Ok = Extract<RunOutcome, { kind: "ok" }>;
 type Block = Ok["result"]["content"][number];
 
-export function presentResult(outcome: Ok, budget: number): MetaBody {
+export async function presentResult(outcome: Ok, budget: number, outputs: OutputStore): Promise<MetaBody> {
   const { record, result, durationMs } = outcome;
   const texts: string[] = [];
   const others: Record<string, unknown>[] = [];
@@ -20,6 +23,10 @@ export function presentResult(outcome: Ok, budget: number): MetaBody {
     else others.push(describeBlock(block));
   }
   const structured = result.structuredContent;
+  if (result.isError && isRecoverable(structured)) {
+    const { ok: _ok, ...rest } = structured;
+    return { ok: false, tool_id: record.id, ...rest };
+  }
   let text = texts.join("\n");
   if (structured !== undefined && sameJson(text, structured)) text = "";
   const head: MetaBody = result.isError
@@ -34,36 +41,29 @@ export function presentResult(outcome: Ok, budget: number): MetaBody {
   const notes: string[] = [];
   if (outcome.unchecked) notes.push(`The tool's input schema could not be compiled (${outcome.unchecked}), so the arguments went unchecked.`);
   if (others.some((o) => "omitted" in o)) notes.push("Binary content is described, not inlined.");
+  let guided: MetaBody;
   if (result.isError) {
     const next: NextCall = { tool: "describe_tool", arguments: { tool_id: record.id, detail_level: "full" } };
     notes.push(`Check the arguments against the docs: ${formatCall(next)}`);
-    return fit({ ...body, ...guidanceFields(hint(notes.join(" "), next)) }, budget, notes);
-  }
-  return fit({ ...body, ...(notes.length ? guidanceFields(warning(notes.join(" "))) : {}) }, budget, notes);
+    guided = { ...body, ...guidanceFields(hint(notes.join(" "), next)) };
+  } else guided = { ...body, ...(notes.length ? guidanceFields(warning(notes.join(" "))) : {}) };
+  if (jsonBytes(guided) <= budget) return guided;
+  return handOff(head, body, notes, budget, outputs, record.id);
 }
 
-/** Cuts the text, then the structured part, until the body fits; says what was cut and how much. */
-function fit(body: MetaBody, budget: number, notes: string[]): MetaBody {
-  if (jsonBytes(body) <= budget) return body;
-  const total = jsonBytes(body);
-  const cut: MetaBody = { ...body };
-  delete cut.hint;
-  delete cut.warning;
-  delete cut.next;
-  if (cut.structured !== undefined && typeof cut.result === "string") delete cut.structured;
-  else if (cut.structured !== undefined) cut.structured = truncateBytes(JSON.stringify(cut.structured), budget);
-  const text = typeof cut.result === "string" ? cut.result : typeof cut.structured === "string" ? (cut.structured as string) : "";
-  const field = typeof cut.result === "string" ? "result" : "structured";
-  const message = (shown: number) =>
-    `${[...notes, `The result is ${total} bytes, over the ${budget}-byte response budget: "${field}" holds its first ${shown} bytes and the rest was not sent. Ask the tool for less (a narrower range, filter or limit argument) to see the remainder.`].join(" ")}`;
-  let room = budget - jsonBytes({ ...cut, [field]: "", truncated: { shown_bytes: 0, total_bytes: total }, warning: message(0) }) - 64;
-  for (let i = 0; i < 4 && room > 0; i++) {
-    const shown = truncateBytes(text, room);
-    const candidate = { ...cut, [field]: shown, truncated: { shown_bytes: Buffer.byteLength(shown), total_bytes: total }, warning: message(Buffer.byteLength(shown)) };
-    if (jsonBytes(candidate) <= budget) return candidate;
-    room -= jsonBytes(candidate) - budget + 16;
-  }
-  return { ok: body.ok, tool_id: body.tool_id, truncated: { shown_bytes: 0, total_bytes: total }, warning: message(0) };
+/** Stores the whole result under a handle; the reply keeps the head, a summary and the call that reads it. */
+async function handOff(head: MetaBody, body: MetaBody, notes: string[], budget: number, outputs: OutputStore, toolId: string): Promise<MetaBody> {
+  const { result, structured, content } = body as { result?: string; structured?: unknown; content?: unknown[] };
+  const json = result === undefined && content === undefined;
+  const text = json ? JSON.stringify(structured, null, 2) : [result ?? "", ...(content ?? []).map((c) => JSON.stringify(c))].filter(Boolean).join("\n");
+  const stored = await spill(outputs, { kind: json ? "json" : "text", text, source: toolId }, budget);
+  return { ...head, handle: stored.handle, summary: stored.summary, ...guidanceFields(hint([...notes, stored.hint].join(" "), stored.next)) };
+}
+
+function isRecoverable(value: unknown): value is { ok: false; error: { code: string; message: string } } & Record<string, unknown> {
+  if (!value || typeof value !== "object") return false;
+  const v = value as Record<string, unknown>;
+  return v.ok === false && !!v.error && typeof (v.error as Record<string, unknown>).code === "string";
 }
 
 function describeBlock(block: Block): Record<string, unknown> {

@@ -18,7 +18,7 @@ interface RunArgs {
 export const runTool = defineMetaTool<RunArgs>({
   name: "run_tool",
   description:
-    "Run a tool by id with its arguments. Arguments are checked against the tool's schema first; a mistake returns the field, what was expected and a corrected call. Large results are cut to the response budget, never silently.",
+    "Run a tool by id with its arguments. Arguments are checked against the tool's schema first; a mistake returns the field, what was expected and a corrected call. A result too large to send is stored under a handle, with a summary and the call that reads it in slices.",
   inputSchema: {
     type: "object",
     properties: {
@@ -34,15 +34,14 @@ export const runTool = defineMetaTool<RunArgs>({
   async handle(args, { app, budget, signal }) {
     const toolArgs = args.args ?? {};
     const outcome = await app.executor.run({ toolId: args.tool_id, args: toolArgs, timeoutMs: args.timeout_ms, signal });
-    return respond(outcome, args, toolArgs, budget, app);
+    if (outcome.kind === "ok") return presentResult(outcome, budget, app.outputs);
+    return respond(outcome, args, toolArgs, app);
   },
 });
 
-function respond(outcome: RunOutcome, args: RunArgs, toolArgs: Record<string, unknown>, budget: number, app: Parameters<typeof unknownTool>[0]): MetaBody {
+function respond(outcome: Exclude<RunOutcome, { kind: "ok" }>, args: RunArgs, toolArgs: Record<string, unknown>, app: Parameters<typeof unknownTool>[0]): MetaBody {
   const again = (changes: Partial<RunArgs>): NextCall => ({ tool: "run_tool", arguments: { tool_id: args.tool_id, args: toolArgs, ...changes } });
   switch (outcome.kind) {
-    case "ok":
-      return presentResult(outcome, budget);
     case "unknown_tool":
       return unknownTool(app, outcome.id, (id) => ({ tool: "run_tool", arguments: { tool_id: id, args: toolArgs } }));
     case "not_runnable": {

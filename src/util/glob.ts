@@ -19,3 +19,35 @@ export function globMatcher(globs: readonly string[]): (value: string) => boolea
   const patterns = globs.filter(isGlob).map(globToRegExp);
   return (value) => exact.has(value) || patterns.some((re) => re.test(value));
 }
+
+/**
+ * A file-path glob, as in ripgrep's `-g`: `*` and `?` stay inside one path
+ * segment, `**` spans segments, `{a,b}` is either. A glob without a `/`
+ * matches the file name at any depth; one with a `/` matches the whole
+ * "/"-separated path.
+ */
+export function pathGlob(glob: string): (path: string) => boolean {
+  const anchored = glob.includes("/");
+  const body = glob.replace(/^\.\//, "").replace(/^\//, "");
+  let source = "";
+  let braces = 0;
+  for (let i = 0; i < body.length; i++) {
+    const ch = body[i]!;
+    if (ch === "*" && body[i + 1] === "*") {
+      const slash = body[i + 2] === "/";
+      source += slash ? "(?:.*/)?" : ".*";
+      i += slash ? 2 : 1;
+    } else if (ch === "*") source += "[^/]*";
+    else if (ch === "?") source += "[^/]";
+    else if (ch === "{") {
+      braces++;
+      source += "(?:";
+    } else if (ch === "}" && braces > 0) {
+      braces--;
+      source += ")";
+    } else if (ch === "," && braces > 0) source += "|";
+    else source += ch.replace(/[\\^$.+()|[\]{}]/g, "\\$&");
+  }
+  const re = new RegExp(`^${source}$`);
+  return anchored ? (path) => re.test(path) : (path) => re.test(path.slice(path.lastIndexOf("/") + 1));
+}

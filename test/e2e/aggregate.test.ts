@@ -44,8 +44,10 @@ describe("three tools over many backends", () => {
   it("connects every backend", () => {
     const states = session.app.backends.states();
     expect(states.map((s) => [s.namespace, s.status]).sort()).toEqual([
+      ["code", "ready"],
       ["everything", "ready"],
       ["fs", "ready"],
+      ["metatools", "ready"],
       ["weather", "ready"],
     ]);
   });

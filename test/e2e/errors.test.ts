@@ -99,13 +99,36 @@ describe("a backend that cannot start", () => {
 });
 
 describe("large results", () => {
-  it("never exceed the budget and say what was cut", async () => {
+  it("become a handle with a summary and a next call that reads them in slices", async () => {
     const { text } = await session.raw("run_tool", { tool_id: "weather:big_report", args: { lines: 2000 } });
     expect(Buffer.byteLength(text)).toBeLessThanOrEqual(10_000);
     const body = JSON.parse(text);
-    expect(body.truncated.total_bytes).toBeGreaterThan(100_000);
-    expect(body.truncated.shown_bytes).toBeGreaterThan(5_000);
-    expect(body.result.startsWith("line 1:")).toBe(true);
-    expect(body.warning).toContain(String(body.truncated.total_bytes));
+    expect(body.ok).toBe(true);
+    expect(body.handle).toMatch(/^@out_/);
+    expect(body.summary.lines).toBe(2000);
+    expect(body.summary.head.startsWith("line 1:")).toBe(true);
+    expect(Buffer.byteLength(JSON.stringify(body.summary))).toBeLessThanOrEqual(2000);
+
+    // The reply's own next call, executed literally, returns the first slice.
+    const first = await session.call(body.next.tool, body.next.arguments);
+    expect(first.ok).toBe(true);
+    expect(first.structured.content.startsWith("line 1:")).toBe(true);
+    const end = first.structured.end_line;
+    expect(end).toBeGreaterThan(10);
+    // …and its own next continues exactly after it.
+    const second = await session.call(first.structured.next.tool, first.structured.next.arguments);
+    expect(second.structured.start_line).toBe(end + 1);
+    expect(second.structured.content.startsWith(`line ${end + 1}:`)).toBe(true);
+
+    const grep = await session.call("run_tool", { tool_id: "metatools:read_output", args: { handle: body.handle, grep: "^line 1999:" } });
+    expect(grep.structured).toMatchObject({ total: 1, matches: [expect.stringMatching(/^1999: line 1999:/)] });
+  });
+
+  it("an unknown handle gets guidance, not a fault", async () => {
+    const { text, isError } = await session.raw("run_tool", { tool_id: "metatools:read_output", args: { handle: "@out_doesnotexist00" } });
+    expect(isError).toBe(false);
+    const body = JSON.parse(text);
+    expect(body).toMatchObject({ ok: false, error: { code: "unknown_handle" } });
+    expect(body.hint).toMatch(/again/);
   });
 });

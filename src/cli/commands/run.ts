@@ -18,7 +18,7 @@ export async function run(argv: string[]): Promise<number> {
   const args: Record<string, unknown> = { tool_id: positionals[0], args: toolArgs };
   const timeout = intFlag(values.timeout, "timeout", 1);
   if (timeout !== undefined) args.timeout_ms = timeout;
-  return withApp(values.config, logLevel(values["log-level"], "warn"), async (app) => {
+  return withApp(values, logLevel(values["log-level"], "warn"), async (app) => {
     const body = await createMetaDispatcher(app)("run_tool", args);
     return printBody("run_tool", body, values.json ?? false);
   });

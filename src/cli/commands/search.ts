@@ -20,7 +20,7 @@ export async function search(argv: string[]): Promise<number> {
   if (values.namespace?.length) args.namespace = values.namespace.length === 1 ? values.namespace[0] : values.namespace;
   if (values.tags) args.tags = values.tags.split(",").map((t) => t.trim());
   if (values.mode) args.mode = values.mode;
-  return withApp(values.config, logLevel(values["log-level"], "warn"), async (app) => {
+  return withApp(values, logLevel(values["log-level"], "warn"), async (app) => {
     const body = await createMetaDispatcher(app)("search_tools", args);
     return printBody("search_tools", body, values.json ?? false);
   });

@@ -8,8 +8,9 @@ export async function serve(argv: string[]): Promise<number> {
   const { values, positionals } = parseFlags(argv, {});
   if (positionals.length) throw new UsageError(`serve takes no positional arguments, got "${positionals.join(" ")}"`);
   const logger = createLogger(logLevel(values["log-level"], "info"));
-  const config = loadConfig({ configPath: values.config, builtinCatalogDir: BUILTIN_CATALOG_DIR });
+  const config = loadConfig({ configPath: values.config, root: values.root, builtinCatalogDir: BUILTIN_CATALOG_DIR });
   logger.info(config.file ? `config ${config.file}: ${config.backends.length} backends` : "no config file: no backends configured");
+  if (config.code) logger.info(`code tools over ${config.code.root}`);
   const app = createMetatools(config, { logger });
   const { closed } = await serveStdio(app, logger);
   await closed;

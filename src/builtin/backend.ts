@@ -1,0 +1,94 @@
+/**
+ * Built-in backends: tools that run inside metatools (code intelligence,
+ * output handles) behind the same `Backend` interface as upstream servers, so
+ * search, describe, validation and run treat them alike.
+ *
+ * A built-in tool is a small module of data (`defineTool`). Its handler gets
+ * arguments already validated by the executor and returns a JSON body; a
+ * body with `ok: false` is an expected failure (`{ok, error: {code, message},
+ * hint|warning, next?}`), reported as an MCP tool error so run_tool can lift
+ * its guidance. Thrown errors are faults.
+ */
+import type { JsonSchema, ToolAnnotations, UpstreamTool } from "../model/tool.js";
+import { BackendError } from "../backends/errors.js";
+import type { Backend, BackendInfo, CallOptions, ToolCallResult } from "../backends/types.js";
+
+export type Body = Record<string, unknown>;
+
+export interface ToolContext {
+  signal: AbortSignal;
+}
+
+export interface BuiltinTool<A = Record<string, unknown>> {
+  name: string;
+  title: string;
+  /** What search indexes and describe_tool shows; catalog docs add notes and examples. */
+  description: string;
+  inputSchema: JsonSchema & { type: "object" };
+  annotations: ToolAnnotations;
+  handle(args: A, context: ToolContext): Promise<Body | string>;
+}
+
+/** Declares a built-in tool with its argument type, erased for the backend's list. */
+export function defineTool<A>(tool: BuiltinTool<A>): BuiltinTool {
+  return tool as unknown as BuiltinTool;
+}
+
+export class BuiltinBackend implements Backend {
+  readonly kind = "builtin";
+  readonly runnable = true;
+  private readonly byName: Map<string, BuiltinTool>;
+
+  constructor(
+    readonly namespace: string,
+    private readonly serverInfo: BackendInfo,
+    tools: readonly BuiltinTool[],
+    private readonly onClose: () => Promise<void> = async () => {},
+  ) {
+    this.byName = new Map(tools.map((t) => [t.name, t]));
+  }
+
+  async connect(): Promise<void> {}
+
+  info(): BackendInfo {
+    return this.serverInfo;
+  }
+
+  onEvent(): void {}
+
+  async listTools(): Promise<UpstreamTool[]> {
+    return [...this.byName.values()].map((t) => ({
+      name: t.name,
+      title: t.title,
+      description: t.description,
+      inputSchema: t.inputSchema,
+      annotations: { title: t.title, ...t.annotations },
+    }));
+  }
+
+  async callTool(name: string, args: Record<string, unknown>, options: CallOptions): Promise<ToolCallResult> {
+    const tool = this.byName.get(name);
+    if (!tool) throw new BackendError("upstream_error", `${this.namespace} has no tool "${name}"`);
+    const controller = new AbortController();
+    const timer = setTimeout(() => controller.abort(new BackendError("timeout", `${this.namespace}:${name} gave no answer within ${options.timeoutMs} ms`)), options.timeoutMs);
+    const onAbort = () => controller.abort(new BackendError("cancelled", `${this.namespace}:${name} was cancelled`));
+    options.signal?.addEventListener("abort", onAbort, { once: true });
+    try {
+      const body = await tool.handle(args, { signal: controller.signal });
+      if (typeof body === "string") return { content: [{ type: "text", text: body }] };
+      return { content: [{ type: "text", text: JSON.stringify(body) }], structuredContent: body, ...(body.ok === false ? { isError: true } : {}) };
+    } catch (error) {
+      if (controller.signal.aborted && controller.signal.reason instanceof BackendError) throw controller.signal.reason;
+      if (error instanceof BackendError) throw error;
+      // A bug in a built-in tool is that call's failure, never the server's.
+      throw new BackendError("tool_failed", `${this.namespace}:${name} failed: ${error instanceof Error ? error.message : String(error)}`);
+    } finally {
+      clearTimeout(timer);
+      options.signal?.removeEventListener("abort", onAbort);
+    }
+  }
+
+  close(): Promise<void> {
+    return this.onClose();
+  }
+}

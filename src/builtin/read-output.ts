@@ -1,0 +1,119 @@
+/**
+ * `metatools:read_output`: reads a slice of a stored output handle by line
+ * range, JSON path or grep. Every reply fits the budget itself (a slice too
+ * long is shortened and says where to continue), so reading a handle never
+ * creates another one.
+ */
+import { jsonBytes } from "../disclosure/budget.js";
+import { formatCall, guidanceFields, hint, recoverable, type NextCall } from "../disclosure/guidance.js";
+import { HANDLE_PATTERN, linesThatFit, READ_OUTPUT_ID, type OutputStore } from "../disclosure/outputs.js";
+import { evaluateJsonPath } from "../util/json-path.js";
+import { BuiltinBackend, defineTool, type Body } from "./backend.js";
+
+interface ReadArgs {
+  handle: string;
+  start_line?: number;
+  end_line?: number;
+  json_path?: string;
+  grep?: string;
+}
+
+const GREP_CAP = 200;
+
+export function outputsBackend(store: OutputStore, budget: number): BuiltinBackend {
+  return new BuiltinBackend("metatools", { name: "metatools-outputs" }, [readOutputTool(store, budget)]);
+}
+
+function readOutputTool(store: OutputStore, budget: number) {
+  const call = (args: Record<string, unknown>): NextCall => ({ tool: "run_tool", arguments: { tool_id: READ_OUTPUT_ID, args } });
+  return defineTool<ReadArgs>({
+    name: "read_output",
+    title: "Read a stored output",
+    description:
+      "Read part of a large result that was stored under a handle (@out_…) instead of being sent whole: a line range, a JSON path ($.items[0:10]) or the lines matching a regex.",
+    inputSchema: {
+      type: "object",
+      properties: {
+        handle: { type: "string", pattern: HANDLE_PATTERN.source, description: 'The handle from the earlier reply, e.g. "@out_3kq9ZJ0aLx2mQ1vT".' },
+        start_line: { type: "integer", minimum: 1, description: "First line to read (default 1)." },
+        end_line: { type: "integer", minimum: 1, description: "Last line to read, inclusive (default: as many as fit)." },
+        json_path: { type: "string", description: 'For JSON outputs: the part to return, e.g. "$.items[0]" or "$.items[0:10].name".' },
+        grep: { type: "string", description: "Regular expression: return the matching lines with their numbers." },
+      },
+      required: ["handle"],
+      additionalProperties: false,
+    },
+    annotations: { readOnlyHint: true, idempotentHint: true, openWorldHint: false },
+
+    async handle(args): Promise<Body> {
+      const output = await store.get(args.handle);
+      if (!output) {
+        return recoverable(
+          "unknown_handle",
+          `No stored output ${args.handle}: handles expire (30 minutes by default) and live only in the server that made them.`,
+          hint("Run the call that produced it again; its reply carries a fresh handle."),
+        );
+      }
+      const room = budget - 400;
+      if (args.json_path !== undefined) {
+        let root: unknown;
+        try {
+          root = JSON.parse(output.text);
+        } catch {
+          const next = call({ handle: args.handle, grep: args.json_path.replace(/^\$\.?/, "") || "." });
+          return recoverable("not_json", `${args.handle} holds text, not JSON.`, hint(`Use a line range or grep instead: ${formatCall(next)}`, next));
+        }
+        const found = evaluateJsonPath(root, args.json_path);
+        if (!found.ok) {
+          const key = found.available?.[0];
+          const next = key && !key.startsWith("[") ? call({ handle: args.handle, json_path: `${found.at}.${key}` }) : undefined;
+          return recoverable("json_path_miss", `${args.json_path}: ${found.error} at ${found.at}.${found.available ? ` Available there: ${found.available.join(", ")}.` : ""}`, next && hint(`For example: ${formatCall(next)}`, next));
+        }
+        const body = { handle: args.handle, json_path: args.json_path, value: found.value };
+        if (jsonBytes(body) <= room) return body;
+        const size = jsonBytes(found.value);
+        const slice = Array.isArray(found.value) ? `${args.json_path}[0:10]` : undefined;
+        const next = slice ? call({ handle: args.handle, json_path: slice }) : undefined;
+        return {
+          handle: args.handle,
+          json_path: args.json_path,
+          value_bytes: size,
+          ...guidanceFields(hint(`The value is ${size} bytes, over the budget. ${next ? `Take part of it: ${formatCall(next)}` : "Use a deeper json_path, or read it by line range."}`, next)),
+        };
+      }
+      const lines = output.text.split("\n");
+      if (args.grep !== undefined) return grepLines(args, lines, room, call);
+      const start = Math.min(args.start_line ?? 1, lines.length);
+      const wanted = Math.min(args.end_line ?? lines.length, lines.length);
+      const end = Math.max(start, Math.min(wanted, linesThatFit(lines, start, room - 200)));
+      const body: Body = { handle: args.handle, start_line: start, end_line: end, total_lines: lines.length, content: lines.slice(start - 1, end).join("\n") };
+      if (end >= lines.length) return body;
+      const next = call({ handle: args.handle, start_line: end + 1, end_line: Math.min(lines.length, end + (end - start + 1)) });
+      const why = end < wanted ? `Lines ${start}-${end} fit the budget` : `Read lines ${start}-${end}`;
+      return { ...body, ...guidanceFields(hint(`${why}; ${lines.length - end} lines remain. Continue: ${formatCall(next)}`, next)) };
+    },
+  });
+}
+
+function grepLines(args: ReadArgs, lines: string[], room: number, call: (a: Record<string, unknown>) => NextCall): Body {
+  let regex: RegExp;
+  try {
+    regex = new RegExp(args.grep!, /[A-Z]/.test(args.grep!) ? "" : "i");
+  } catch (error) {
+    const next = call({ handle: args.handle, grep: args.grep!.replace(/[.*+?^${}()|[\]\\]/g, "\\$&") });
+    return recoverable("invalid_regex", `"${args.grep}" is not a valid regular expression: ${(error as Error).message}`, hint(`Search for it literally: ${formatCall(next)}`, next));
+  }
+  const all = lines.flatMap((line, i) => (regex.test(line) ? [`${i + 1}: ${line.length > 300 ? `${line.slice(0, 300)}… [${line.length} chars]` : line}`] : []));
+  const shown: string[] = [];
+  let used = 0;
+  for (const line of all.slice(0, GREP_CAP)) {
+    if (used + jsonBytes(line) > room - 300) break;
+    shown.push(line);
+    used += jsonBytes(line) + 1;
+  }
+  const body: Body = { handle: args.handle, grep: args.grep, total: all.length, matches: shown };
+  if (shown.length === all.length) return body;
+  const lastLine = Number(shown.at(-1)?.split(":")[0] ?? 0);
+  const next = call({ handle: args.handle, start_line: lastLine + 1 });
+  return { ...body, ...guidanceFields(hint(`Showing ${shown.length} of ${all.length} matching lines. Use a narrower regex, or read on from line ${lastLine + 1}: ${formatCall(next)}`, next)) };
+}

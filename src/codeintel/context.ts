@@ -1,0 +1,77 @@
+/**
+ * What every `code:` tool shares: the workspace, the parser, the byte budget
+ * its body must fit, and the helpers that turn a refused path into guidance
+ * with a ready call.
+ */
+import type { Body } from "../builtin/backend.js";
+import { formatCall, hint, recoverable, warning, type NextCall } from "../disclosure/guidance.js";
+import type { CodeParser } from "./parser.js";
+import { isRefusal, type Refusal, type Target, type Workspace } from "./workspace.js";
+
+export interface CodeContext {
+  ws: Workspace;
+  parser: CodeParser;
+  /** The namespace the tools are served under (`code`), for the calls hints suggest. */
+  namespace: string;
+  /** The largest body a tool may return, in bytes (the inline budget less run_tool's envelope). */
+  budget: number;
+}
+
+/** A run_tool call of one of the code tools, for `next` and hints. */
+export function codeCall(context: CodeContext, tool: string, args: Record<string, unknown>): NextCall {
+  return { tool: "run_tool", arguments: { tool_id: `${context.namespace}:${tool}`, args: dropUndefined(args) } };
+}
+
+/**
+ * Resolves a path argument; a refusal becomes a recoverable body whose
+ * guidance retries the same call with the closest existing path, or lists
+ * the project when there is none.
+ */
+export async function target(
+  context: CodeContext,
+  tool: string,
+  args: Record<string, unknown>,
+  path: string | undefined,
+  expect?: "file" | "dir",
+): Promise<Target | Body> {
+  const resolved = await context.ws.resolve(path, expect);
+  if (!isRefusal(resolved)) return resolved;
+  return refusalBody(context, tool, args, resolved);
+}
+
+export function isTarget(value: Target | Body): value is Target {
+  return typeof value.abs === "string" && typeof value.rel === "string";
+}
+
+function refusalBody(context: CodeContext, tool: string, args: Record<string, unknown>, refusal: Refusal): Body {
+  const tree = codeCall(context, "tree", {});
+  const best = refusal.suggestions?.[0];
+  if (refusal.code === "path_not_found" && best !== undefined) {
+    const next = codeCall(context, tool, { ...args, path: best });
+    const others = refusal.suggestions!.slice(1).map((s) => `"${s}"`);
+    return recoverable(refusal.code, refusal.message, hint(`Did you mean "${best}"${others.length ? ` (or ${others.join(", ")})` : ""}? ${formatCall(next)}`, next));
+  }
+  if (refusal.code === "not_a_file") {
+    const next = codeCall(context, "tree", { path: args.path });
+    return recoverable(refusal.code, refusal.message, hint(`List it instead: ${formatCall(next)}`, next));
+  }
+  if (refusal.code === "secret_path") {
+    return recoverable(refusal.code, refusal.message, warning(`Do not try to read secrets another way. To see what else is there: ${formatCall(tree)}`, tree));
+  }
+  return recoverable(refusal.code, refusal.message, hint(`See the project's files: ${formatCall(tree)}`, tree));
+}
+
+export function dropUndefined(args: Record<string, unknown>): Record<string, unknown> {
+  return Object.fromEntries(Object.entries(args).filter(([, v]) => v !== undefined));
+}
+
+/** Common input properties of the paged code tools, documented once. */
+export const PAGE_PROPERTIES = {
+  detail_level: {
+    type: "string",
+    enum: ["exploring", "full"],
+    description: 'exploring (default): compact, capped. full: complete detail, paged by offset/limit (default 50) with next_offset.',
+  },
+  offset: { type: "integer", minimum: 0, description: "Skip this many results, to page (default 0)." },
+  limit: { type: "integer", minimum: 1, maximum: 500, description: "Results per page (default: the exploring cap, or 50 in full mode)." },
+} as const;

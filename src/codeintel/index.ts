@@ -1,0 +1,45 @@
+/**
+ * The built-in code-intelligence backend (namespace `code`): tree, symbols,
+ * references, grep and read_file over one project root. It is what makes a
+ * fresh `metatools serve` useful with no config at all.
+ */
+import { BuiltinBackend } from "../builtin/backend.js";
+import type { OutputStore } from "../disclosure/outputs.js";
+import type { CodeContext } from "./context.js";
+import { CodeParser } from "./parser.js";
+import { grepTool } from "./tools/grep.js";
+import { readFileTool } from "./tools/read-file.js";
+import { referencesTool } from "./tools/references.js";
+import { symbolsTool } from "./tools/symbols.js";
+import { treeTool } from "./tools/tree.js";
+import { Workspace, type WorkspaceLimits } from "./workspace.js";
+
+export const CODE_NAMESPACE = "code";
+/** The MCP-style server name the built-in catalog file matches on. */
+export const CODE_SERVER_NAME = "metatools-code";
+
+export interface CodeBackendOptions {
+  root: string;
+  limits: WorkspaceLimits;
+  /** Extra secret patterns (.gitignore syntax) beside the defaults. */
+  deny: readonly string[];
+  /** The largest body a tool returns, in bytes. */
+  budget: number;
+  outputs: OutputStore;
+}
+
+export function createCodeBackend(options: CodeBackendOptions): BuiltinBackend {
+  const context: CodeContext = {
+    ws: new Workspace(options.root, options.limits, options.deny),
+    parser: new CodeParser(),
+    namespace: CODE_NAMESPACE,
+    budget: options.budget,
+  };
+  return new BuiltinBackend(CODE_NAMESPACE, { name: CODE_SERVER_NAME }, [
+    treeTool(context),
+    symbolsTool(context),
+    referencesTool(context),
+    grepTool(context),
+    readFileTool(context, options.outputs),
+  ]);
+}

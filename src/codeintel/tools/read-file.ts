@@ -1,0 +1,128 @@
+import { createReadStream } from "node:fs";
+import { createInterface } from "node:readline";
+import { defineTool, type Body } from "../../builtin/backend.js";
+import { jsonBytes } from "../../disclosure/budget.js";
+import { formatCall, guidanceFields, hint, recoverable } from "../../disclosure/guidance.js";
+import { spill, type OutputStore } from "../../disclosure/outputs.js";
+import { evaluateJsonPath } from "../../util/json-path.js";
+import { codeCall, isTarget, target, type CodeContext } from "../context.js";
+import { readText } from "../scan.js";
+import type { Target } from "../workspace.js";
+
+interface ReadArgs {
+  path: string;
+  start_line?: number;
+  end_line?: number;
+  json_path?: string;
+}
+
+const HEAD_LINES = 20;
+
+export function readFileTool(context: CodeContext, outputs: OutputStore) {
+  return defineTool<ReadArgs>({
+    name: "read_file",
+    title: "Read a file",
+    description:
+      "Read a text file of the project, whole or a line range (start_line/end_line, 1-based, inclusive), or one part of a JSON file by json_path. A read too big to send comes back as a handle with a summary and the call that reads it in slices.",
+    inputSchema: {
+      type: "object",
+      properties: {
+        path: { type: "string", minLength: 1, description: 'File path relative to the project root, e.g. "src/app.ts".' },
+        start_line: { type: "integer", minimum: 1, description: "First line to read (default 1)." },
+        end_line: { type: "integer", minimum: 1, description: "Last line to read, inclusive (default: the last line)." },
+        json_path: { type: "string", description: 'For .json files: the part to return, e.g. "$.scripts" or "$.dependencies". Replaces the line range.' },
+      },
+      required: ["path"],
+      additionalProperties: false,
+    },
+    annotations: { readOnlyHint: true, idempotentHint: true, openWorldHint: false },
+
+    async handle(args): Promise<Body> {
+      const file = await target(context, "read_file", args as unknown as Record<string, unknown>, args.path, "file");
+      if (!isTarget(file)) return file;
+      if (args.start_line && args.end_line && args.end_line < args.start_line) {
+        const next = codeCall(context, "read_file", { ...args, end_line: args.start_line });
+        return recoverable("invalid_range", `end_line ${args.end_line} is before start_line ${args.start_line}.`, hint(`For example: ${formatCall(next)}`, next));
+      }
+      if (file.size > context.ws.limits.maxFileBytes) return largeFile(context, file, args);
+      const text = await readText(file.abs, file.size);
+      if (text === undefined) return recoverable("binary_file", `${file.rel} is a binary file (${file.size} bytes); read_file returns text only.`);
+      if (args.json_path !== undefined) return jsonPart(context, outputs, file, text, args.json_path);
+      const lines = text.split(/\r?\n/);
+      if (lines.at(-1) === "") lines.pop();
+      const start = args.start_line ?? 1;
+      if (start > lines.length && lines.length > 0) {
+        const next = codeCall(context, "read_file", { path: file.rel, start_line: Math.max(1, lines.length - 49), end_line: lines.length });
+        return recoverable("invalid_range", `${file.rel} has ${lines.length} lines; start_line ${start} is past the end.`, hint(`Read its end: ${formatCall(next)}`, next));
+      }
+      const end = Math.min(args.end_line ?? lines.length, lines.length);
+      const content = lines.slice(start - 1, end).join("\n");
+      const body = { path: file.rel, start_line: start, end_line: end, total_lines: lines.length, content };
+      if (jsonBytes(body) <= context.budget) return body;
+      const stored = await spill(outputs, { kind: "text", text: content, source: `code:read_file ${file.rel}` }, context.budget);
+      return {
+        path: file.rel,
+        start_line: start,
+        end_line: end,
+        total_lines: lines.length,
+        handle: stored.handle,
+        summary: stored.summary,
+        hint: `Lines ${start}-${end} are too many to send (${jsonBytes(content)} bytes); they are stored as ${stored.handle}, where line 1 is line ${start} of the file. ${stored.hint}`,
+        next: stored.next,
+      };
+    },
+  });
+}
+
+/** A file over the size cap is not read whole: its size, line count and head, and the call for a range. */
+async function largeFile(context: CodeContext, file: Target, args: ReadArgs): Promise<Body> {
+  const wanted = args.start_line !== undefined || args.end_line !== undefined;
+  const start = args.start_line ?? 1;
+  const end = args.end_line ?? (wanted ? start + 199 : HEAD_LINES);
+  const picked: string[] = [];
+  let total = 0;
+  const reader = createInterface({ input: createReadStream(file.abs, { encoding: "utf8" }), crlfDelay: Infinity });
+  for await (const line of reader) {
+    total++;
+    if (total >= start && total <= end) picked.push(line.length > 2000 ? `${line.slice(0, 2000)}… [line is ${line.length} chars]` : line);
+  }
+  const next = codeCall(context, "read_file", { path: file.rel, start_line: wanted ? end + 1 : 1, end_line: wanted ? end + 200 : 200 });
+  const body = (shown: string[]): Body => ({
+    path: file.rel,
+    bytes: file.size,
+    total_lines: total,
+    start_line: start,
+    end_line: start + shown.length - 1,
+    content: shown.join("\n"),
+    ...guidanceFields(
+      hint(
+        `${file.rel} is ${file.size} bytes, over the ${context.ws.limits.maxFileBytes >> 10} KiB cap for whole reads, so ${wanted ? "only the range was read" : `only its first ${HEAD_LINES} lines are shown`}. Read by range: ${formatCall(next)}, or search it with code:grep.`,
+        next,
+      ),
+    ),
+  });
+  let shown = picked;
+  while (shown.length > 1 && jsonBytes(body(shown)) > context.budget) shown = shown.slice(0, Math.floor(shown.length / 2));
+  return body(shown);
+}
+
+async function jsonPart(context: CodeContext, outputs: OutputStore, file: Target, text: string, path: string): Promise<Body> {
+  let root: unknown;
+  try {
+    root = JSON.parse(text);
+  } catch (error) {
+    const next = codeCall(context, "read_file", { path: file.rel, start_line: 1, end_line: 100 });
+    return recoverable("not_json", `${file.rel} is not valid JSON (${(error as Error).message}), so json_path cannot apply.`, hint(`Read it as text: ${formatCall(next)}`, next));
+  }
+  const found = evaluateJsonPath(root, path);
+  if (!found.ok) {
+    const key = found.available?.find((k) => !k.startsWith("["));
+    const next = key ? codeCall(context, "read_file", { path: file.rel, json_path: `${found.at}${/^[A-Za-z_$][\w$]*$/.test(key) ? `.${key}` : `[${JSON.stringify(key)}]`}` }) : undefined;
+    const message = `${path}: ${found.error} at ${found.at}.${found.available ? ` Available there: ${found.available.join(", ")}.` : ""}`;
+    return recoverable("json_path_miss", message, next && hint(`For example: ${formatCall(next)}`, next));
+  }
+  const body = { path: file.rel, json_path: path, value: found.value };
+  if (jsonBytes(body) <= context.budget) return body;
+  const stored = await spill(outputs, { kind: "json", text: JSON.stringify(found.value, null, 2), source: `code:read_file ${file.rel} ${path}` }, context.budget);
+  return { path: file.rel, json_path: path, handle: stored.handle, summary: stored.summary, hint: stored.hint, next: stored.next };
+}

@@ -1,0 +1,65 @@
+import { defineTool, type Body } from "../../builtin/backend.js";
+import { OutputGuard, type PageInput } from "../../disclosure/guard.js";
+import { dropUndefined, isTarget, PAGE_PROPERTIES, target, type CodeContext } from "../context.js";
+import { LANGUAGE_NAMES, languageFor, SYMBOL_KINDS, type SymbolKind } from "../languages.js";
+import { collectMatching, findByNamePath, outlineOf, type Located } from "../outline.js";
+import { describeSkips, scan } from "../scan.js";
+import { overview } from "./symbols-overview.js";
+import { presentMatches } from "./symbols-matches.js";
+
+export interface SymbolsArgs extends PageInput {
+  path?: string;
+  pattern?: string;
+  name_path?: string;
+  kind?: SymbolKind;
+  include_body?: boolean;
+  glob?: string;
+}
+
+export function symbolsTool(context: CodeContext) {
+  return defineTool<SymbolsArgs>({
+    name: "symbols",
+    title: "Code symbols",
+    description: `Find where functions, classes and methods are defined (tree-sitter; ${LANGUAGE_NAMES}). No pattern: outline of a file or directory. pattern: definitions whose name contains it, anywhere. name_path ("Class/method"): that exact symbol; include_body for its source.`,
+    inputSchema: {
+      type: "object",
+      properties: {
+        pattern: { type: "string", description: 'Substring of the symbol name, case-insensitive, e.g. "parse" (use "Class/meth" to match on the name path). Empty string matches every symbol.' },
+        name_path: { type: "string", description: 'Exact symbol path, e.g. "Executor/run" or "loadConfig"; kind is ignored. Use with include_body.' },
+        path: { type: "string", description: 'File or directory to look in, relative to the project root (default: the root). Example: "src/app.ts".' },
+        kind: { type: "string", enum: [...SYMBOL_KINDS], description: 'Only symbols of this kind ("function" also matches methods); parents of other kinds are still searched.' },
+        include_body: { type: "boolean", description: "Include source bodies (first 5 results only); switches to detail_level full." },
+        glob: { type: "string", description: 'Only files matching this glob, e.g. "*.py".' },
+        ...PAGE_PROPERTIES,
+      },
+      additionalProperties: false,
+    },
+    annotations: { readOnlyHint: true, idempotentHint: true, openWorldHint: false },
+
+    async handle(args, { signal }): Promise<Body> {
+      const start = await target(context, "symbols", args as Record<string, unknown>, args.path);
+      if (!isTarget(start)) return start;
+      const guard = OutputGuard.fromInput({ ...args, detail_level: args.include_body ? "full" : args.detail_level });
+      const base = dropUndefined({ ...args, offset: undefined }) as Body;
+      if (args.name_path === undefined && args.pattern === undefined && args.kind === undefined) {
+        return overview(context, { args, base, start, guard, signal });
+      }
+      const exact = args.name_path !== undefined;
+      const needle = (exact ? args.name_path!.split("/").pop()! : (args.pattern ?? "").split("/").pop()!).toLowerCase();
+      const { results, report } = await scan(context.ws, {
+        start,
+        glob: args.glob,
+        signal,
+        accept: (entry) => languageFor(entry.rel) !== undefined,
+        each: async (info, read) => {
+          const outline = await outlineOf(context.parser, info, read, needle || undefined);
+          if (!outline?.length) return undefined;
+          const found = exact ? findByNamePath(outline, args.name_path!) : collectMatching(outline, args.pattern ?? "", args.kind);
+          return found.map((symbol): Located => ({ file: info.entry.rel, abs: info.entry.abs, symbol }));
+        },
+      });
+      const matches = results.flat();
+      return presentMatches(context, { args, base, start, guard, matches, note: describeSkips(report, context.ws.limits.maxFileBytes) });
+    },
+  });
+}

@@ -1,0 +1,143 @@
+/**
+ * The project root the `code:` tools work in, and the rules that keep them
+ * inside it: every path is resolved against the root and confined to it
+ * after symlinks are resolved, and secret files (`.env*`, private keys,
+ * `.git/` internals, plus a configurable deny-list) are refused.
+ */
+import { realpathSync } from "node:fs";
+import { lstat, readdir, realpath } from "node:fs/promises";
+import { basename, dirname, isAbsolute, join, relative, resolve, sep } from "node:path";
+import ignore, { type Ignore } from "ignore";
+import { nearest } from "../search/suggest.js";
+
+/**
+ * Secret files, in .gitignore syntax. Public keys and `.env` templates stay
+ * readable: they hold no secrets and projects document themselves with them.
+ */
+export const DEFAULT_SECRET_PATTERNS = [
+  ".env",
+  ".env.*",
+  "!.env.example",
+  "!.env.sample",
+  "!.env.template",
+  "!.env.dist",
+  "*.pem",
+  "*.key",
+  "*.p12",
+  "*.pfx",
+  "*.jks",
+  "*.keystore",
+  "id_rsa*",
+  "id_dsa*",
+  "id_ecdsa*",
+  "id_ed25519*",
+  "!*.pub",
+  ".netrc",
+  ".pgpass",
+  ".git/",
+  ".ssh/",
+  ".aws/",
+  ".gnupg/",
+];
+
+export interface WorkspaceLimits {
+  /** Files larger than this are listed but not read whole, parsed or searched. */
+  maxFileBytes: number;
+  /** Most files one call visits. */
+  maxFiles: number;
+  /** Most bytes one call reads. */
+  maxBytes: number;
+  /** Longest time one call spends walking and reading. */
+  maxMs: number;
+}
+
+export const DEFAULT_LIMITS: WorkspaceLimits = { maxFileBytes: 1 << 20, maxFiles: 50_000, maxBytes: 256 << 20, maxMs: 20_000 };
+
+/** A path the agent gave, resolved inside the root. `rel` is "" for the root, "/"-separated otherwise. */
+export interface Target {
+  abs: string;
+  rel: string;
+  kind: "file" | "dir";
+  size: number;
+  mtimeMs: number;
+}
+
+export type Refusal = { code: "outside_root" | "secret_path" | "path_not_found" | "not_a_file" | "not_a_dir"; message: string; suggestions?: string[] };
+
+export class Workspace {
+  readonly root: string;
+  private readonly secrets: Ignore;
+
+  constructor(
+    root: string,
+    readonly limits: WorkspaceLimits = DEFAULT_LIMITS,
+    deny: readonly string[] = [],
+  ) {
+    this.root = realpathSync(root);
+    this.secrets = ignore().add([...DEFAULT_SECRET_PATTERNS, ...deny]);
+  }
+
+  /** The root-relative, "/"-separated form of an absolute path inside the root. */
+  relative(abs: string): string {
+    const rel = relative(this.root, abs);
+    return sep === "/" ? rel : rel.split(sep).join("/");
+  }
+
+  /** True when the path (root-relative) is a secret; directories need a trailing "/". */
+  isSecret(rel: string): boolean {
+    return rel !== "" && this.secrets.ignores(rel);
+  }
+
+  /** Resolves a path the agent gave (relative to the root, or absolute inside it). */
+  async resolve(input: string | undefined, expect?: "file" | "dir"): Promise<Target | Refusal> {
+    const given = (input ?? "").trim() || ".";
+    const lexical = isAbsolute(given) ? resolve(given) : resolve(this.root, given);
+    if (!inside(this.root, lexical)) {
+      return { code: "outside_root", message: `${given} is outside the project root; paths are relative to the root (${basename(this.root)}/), e.g. "src".` };
+    }
+    let real: string;
+    try {
+      real = await realpath(lexical);
+    } catch {
+      return { code: "path_not_found", message: `${given} does not exist in the project.`, suggestions: await this.suggest(lexical) };
+    }
+    if (!inside(this.root, real)) {
+      return { code: "outside_root", message: `${given} is a symlink that leads outside the project root; it is not followed.` };
+    }
+    const stats = await lstat(real);
+    const kind = stats.isDirectory() ? "dir" : "file";
+    const rel = this.relative(real);
+    if (this.isSecret(kind === "dir" && rel ? `${rel}/` : rel) || this.isSecret(this.relative(lexical))) {
+      return { code: "secret_path", message: `${given} may hold secrets (credentials, keys, .env or .git internals), so the code tools do not read it.` };
+    }
+    if (expect && kind !== expect) {
+      return { code: expect === "file" ? "not_a_file" : "not_a_dir", message: `${given} is a ${kind === "dir" ? "directory" : "file"}, not a ${expect === "file" ? "file" : "directory"}.` };
+    }
+    return { abs: real, rel, kind, size: stats.size, mtimeMs: stats.mtimeMs };
+  }
+
+  /** Entries of the nearest existing ancestor whose names resemble the missing part. */
+  private async suggest(lexical: string): Promise<string[]> {
+    let missing = lexical;
+    let parent = dirname(lexical);
+    while (inside(this.root, parent)) {
+      try {
+        const names = (await readdir(parent)).filter((n) => !this.isSecret(this.relative(join(parent, n))));
+        return nearest(basename(missing), names, 3, 0.3).map((n) => this.relative(join(parent, n)));
+      } catch {
+        missing = parent;
+        parent = dirname(parent);
+      }
+    }
+    return [];
+  }
+}
+
+export function isRefusal(value: Target | Refusal): value is Refusal {
+  return "code" in value;
+}
+
+function inside(root: string, abs: string): boolean {
+  const rel = relative(root, abs);
+  return rel === "" || (rel !== ".." && !rel.startsWith(`..${sep}`) && !isAbsolute(rel));
+}
