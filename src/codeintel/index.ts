@@ -28,18 +28,29 @@ export interface CodeBackendOptions {
   outputs: OutputStore;
 }
 
-export function createCodeBackend(options: CodeBackendOptions): BuiltinBackend {
+export class CodeBackend extends BuiltinBackend {
+  constructor(private readonly context: CodeContext, outputs: OutputStore) {
+    super(CODE_NAMESPACE, { name: CODE_SERVER_NAME }, [
+      treeTool(context),
+      symbolsTool(context),
+      referencesTool(context),
+      grepTool(context),
+      readFileTool(context, outputs),
+    ]);
+  }
+
+  /** Outline cache hits and misses since start. */
+  parserStats(): { hits: number; misses: number } {
+    return { ...this.context.parser.stats };
+  }
+}
+
+export function createCodeBackend(options: CodeBackendOptions): CodeBackend {
   const context: CodeContext = {
     ws: new Workspace(options.root, options.limits, options.deny),
     parser: new CodeParser(),
     namespace: CODE_NAMESPACE,
     budget: options.budget,
   };
-  return new BuiltinBackend(CODE_NAMESPACE, { name: CODE_SERVER_NAME }, [
-    treeTool(context),
-    symbolsTool(context),
-    referencesTool(context),
-    grepTool(context),
-    readFileTool(context, options.outputs),
-  ]);
+  return new CodeBackend(context, options.outputs);
 }
