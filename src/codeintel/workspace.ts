@@ -51,8 +51,6 @@ export interface WorkspaceLimits {
   maxMs: number;
 }
 
-export const DEFAULT_LIMITS: WorkspaceLimits = { maxFileBytes: 1 << 20, maxFiles: 50_000, maxBytes: 256 << 20, maxMs: 20_000 };
-
 /** A path the agent gave, resolved inside the root. `rel` is "" for the root, "/"-separated otherwise. */
 export interface Target {
   abs: string;
@@ -70,7 +68,7 @@ export class Workspace {
 
   constructor(
     root: string,
-    readonly limits: WorkspaceLimits = DEFAULT_LIMITS,
+    readonly limits: WorkspaceLimits,
     deny: readonly string[] = [],
   ) {
     this.root = realpathSync(root);

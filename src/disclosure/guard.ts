@@ -125,7 +125,12 @@ export function distribution(keys: Iterable<string>, cap = DISTRIBUTION_CAP): Di
   const counts = new Map<string, number>();
   for (const key of keys) counts.set(key, (counts.get(key) ?? 0) + 1);
   const sorted = [...counts].sort((a, b) => b[1] - a[1] || (a[0] < b[0] ? -1 : 1)).map(([key, count]) => ({ key, count }));
-  return { entries: sorted.slice(0, cap), omitted: Math.max(0, sorted.length - cap) };
+  return capDistribution(sorted, cap);
+}
+
+/** The first `cap` entries of an already-sorted distribution, and how many were left out. */
+export function capDistribution<T>(entries: readonly T[], cap = DISTRIBUTION_CAP): { entries: T[]; omitted: number } {
+  return { entries: entries.slice(0, cap), omitted: Math.max(0, entries.length - cap) };
 }
 
 export function byFileFields(d: Distribution): Pick<Overflow, "by_file" | "by_file_overflow"> {

@@ -3,6 +3,7 @@
  * namespace distribution of the full match set, and concrete next calls.
  */
 import { fitItems } from "../disclosure/budget.js";
+import { capDistribution } from "../disclosure/guard.js";
 import { formatCall, hint, warning, guidanceFields, type Guidance, type NextCall } from "../disclosure/guidance.js";
 import { callSignature } from "../model/signature.js";
 import type { SearchHit, SearchOutcome, SearchRequest } from "../search/engine.js";
@@ -17,8 +18,6 @@ interface SearchArgs {
   tags?: string[];
   mode?: SearchRequest["mode"];
 }
-
-const BY_NAMESPACE_CAP = 15;
 
 export const searchTools = defineMetaTool<SearchArgs>({
   name: "search_tools",
@@ -63,15 +62,15 @@ function present(request: SearchRequest, outcome: SearchOutcome, hits: readonly 
   const shown = hits.length;
   const end = request.offset + shown;
   const more = outcome.total > end;
-  const byNamespace = outcome.byNamespace.slice(0, BY_NAMESPACE_CAP);
+  const byNamespace = capDistribution(outcome.byNamespace);
   return {
     total: outcome.total,
     shown,
     offset: request.offset,
     ...(more ? { next_offset: end } : {}),
     mode: outcome.mode,
-    by_namespace: byNamespace,
-    ...(outcome.byNamespace.length > BY_NAMESPACE_CAP ? { by_namespace_overflow: outcome.byNamespace.length - BY_NAMESPACE_CAP } : {}),
+    by_namespace: byNamespace.entries,
+    ...(byNamespace.omitted ? { by_namespace_overflow: byNamespace.omitted } : {}),
     hits: hits.map(formatHit),
     ...extra,
     ...guidanceFields(guide(request, outcome, shown, app)),

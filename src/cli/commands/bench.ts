@@ -1,6 +1,7 @@
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { codeBench, type CodeBenchRow } from "../../bench/code.js";
 import { coldStart, searchLatency, type LatencyResult } from "../../bench/measure.js";
 import { parseFlags, UsageError } from "../flags.js";
 
@@ -8,12 +9,22 @@ import { parseFlags, UsageError } from "../flags.js";
 const TARGETS = { p50At10k: 2, p50At100k: 20, coldStartMs: 1500, rssMb: 300 };
 
 export async function bench(argv: string[]): Promise<number> {
-  const { values } = parseFlags(argv, { sizes: { type: "string" }, runs: { type: "string" } });
+  const { values } = parseFlags(argv, { sizes: { type: "string" }, runs: { type: "string" }, "code-files": { type: "string" }, suite: { type: "string" } });
+  const suite = values.suite ?? "all";
+  if (!["all", "search", "code"].includes(suite)) throw new UsageError(`--suite takes all, search or code, got "${suite}"`);
+  const codeFiles = Number(values["code-files"] ?? 5000);
+  if (!Number.isInteger(codeFiles) || codeFiles < 1) throw new UsageError(`--code-files takes a whole number, e.g. 5000`);
   const sizes = (values.sizes ?? "1000,10000,100000").split(",").map(Number);
   if (sizes.some((n) => !Number.isInteger(n) || n < 1)) throw new UsageError(`--sizes takes whole numbers, e.g. 1000,10000`);
   const runs = Number(values.runs ?? 3);
   const dir = mkdtempSync(join(tmpdir(), "metatools-bench-"));
   try {
+    let code: CodeBenchRow[] = [];
+    if (suite !== "search") {
+      process.stderr.write(`bench: code tools over ${codeFiles} generated files…\n`);
+      code = await codeBench(join(dir, "tree"), codeFiles);
+      if (suite === "code") return printCode(code, values.json ?? false);
+    }
     const latency: LatencyResult[] = [];
     for (const size of sizes) {
       process.stderr.write(`bench: search latency at ${size} tools…\n`);
@@ -24,7 +35,7 @@ export async function bench(argv: string[]): Promise<number> {
     for (let i = 0; i < runs; i++) cold.push(await coldStart(10_000, dir));
     cold.sort((a, b) => a.startToFirstSearchMs - b.startToFirstSearchMs);
     const median = cold[Math.floor(cold.length / 2)]!;
-    const report = { search: latency, coldStart: { tools: 10_000, runs, medianMs: median.startToFirstSearchMs, rssMb: median.rssMb } };
+    const report = { search: latency, coldStart: { tools: 10_000, runs, medianMs: median.startToFirstSearchMs, rssMb: median.rssMb }, code };
     if (values.json) {
       process.stdout.write(`${JSON.stringify(report, null, 2)}\n`);
       return 0;
@@ -44,8 +55,22 @@ export async function bench(argv: string[]): Promise<number> {
       lines.push(`${name.padEnd(38)}${value.toFixed(2).padStart(10)}${(target ? `≤${target}` : "").padStart(10)}${ratio.padStart(8)}${target ? (value <= target ? "  ok" : "  OVER") : ""}`);
     }
     process.stdout.write(`${lines.join("\n")}\n(ratio = measured / target; ≤ 1.00 meets the target)\n`);
+    if (code.length) printCode(code, false);
     return 0;
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
+}
+
+function printCode(rows: CodeBenchRow[], json: boolean): number {
+  if (json) {
+    process.stdout.write(`${JSON.stringify({ code: rows }, null, 2)}\n`);
+    return 0;
+  }
+  const lines = [`\n${"code tool call".padEnd(34)}${"files".padStart(7)}${"matches".padStart(9)}${"cold ms".padStart(10)}${"warm ms".padStart(10)}${"warm/cold".padStart(11)}`];
+  for (const r of rows) {
+    lines.push(`${r.call.padEnd(34)}${String(r.files).padStart(7)}${String(r.total).padStart(9)}${r.coldMs.toFixed(1).padStart(10)}${r.warmMs.toFixed(1).padStart(10)}${(r.warmMs / r.coldMs).toFixed(2).padStart(11)}`);
+  }
+  process.stdout.write(`${lines.join("\n")}\n(cold = first call in a fresh process: every file read and parsed; warm = median of 3 repeats, outlines cached)\n`);
+  return 0;
 }

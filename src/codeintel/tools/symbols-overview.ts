@@ -103,6 +103,6 @@ function describe(symbol: CodeSymbol, focused: boolean): Body {
     line: symbol.startLine,
     ...(focused ? { end_line: symbol.endLine } : {}),
     ...(members.length ? { members: shown.map(compact) } : {}),
-    ...(shown.length < members.length ? { more_members: `${members.length - shown.length} more: add detail_level "full", or name_path "${symbol.namePath}"` } : {}),
+    ...(shown.length < members.length ? { more_members: `${members.length - shown.length} more: add detail_level "full", or search pattern "${symbol.namePath}/"` } : {}),
   };
 }
