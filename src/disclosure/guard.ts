@@ -89,8 +89,11 @@ export class OutputGuard {
     cap: number;
     budget: number;
     render: (shown: readonly T[]) => Record<string, unknown>;
-    /** Narrowings other than paging, most useful first (filters, then scopes). */
-    narrowings: (shown: number) => Narrowing[];
+    /**
+     * Narrowings other than paging, most useful first (filters, then scopes).
+     * Called once, and only on overflow, with `by_file` over the full set when `fileOf` is given.
+     */
+    narrowings: (byFile: Distribution | undefined) => Narrowing[];
     /** The call for the page after `shown` items from `offset`. */
     pageCall: (nextOffset: number, pageSize: number) => NextCall;
     /** Where each item lives, for `by_file`; omit for single-file results. */
@@ -100,12 +103,18 @@ export class OutputGuard {
     const total = items.length;
     const size = this.pageSize(cap);
     const page = this.page(items, cap);
-    const byFile = request.fileOf ? distribution(items.map(request.fileOf)) : undefined;
+    // Both depend on the full set only: computed once, not per budget-fitting attempt, and only on overflow.
+    let byFile: Distribution | undefined;
+    let narrowings: Narrowing[] | undefined;
     const build = (shown: readonly T[]): Record<string, unknown> => {
       const body = render(shown);
       const end = this.offset + shown.length;
       if (end >= total) return { ...body, total };
-      const calls = [...request.narrowings(shown.length), { label: "next page", call: request.pageCall(end, size) }];
+      if (!narrowings) {
+        byFile = request.fileOf ? distribution(items.map(request.fileOf)) : undefined;
+        narrowings = request.narrowings(byFile);
+      }
+      const calls = [...narrowings, { label: "next page", call: request.pageCall(end, size) }];
       const overflow: Overflow = {
         shown: shown.length,
         total,

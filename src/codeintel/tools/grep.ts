@@ -1,6 +1,6 @@
 import { defineTool, type Body } from "../../builtin/backend.js";
 import { formatCall, hint, recoverable } from "../../disclosure/guidance.js";
-import { distribution, OutputGuard, type Narrowing, type PageInput } from "../../disclosure/guard.js";
+import { distribution, OutputGuard, type Distribution, type Narrowing, type PageInput } from "../../disclosure/guard.js";
 import { codeCall, dropUndefined, isTarget, PAGE_PROPERTIES, target, type CodeContext } from "../context.js";
 import { describeSkips, scan } from "../scan.js";
 import { clipLine, groupLines, type LineHit } from "./lines.js";
@@ -76,7 +76,7 @@ export function grepTool(context: CodeContext) {
           ...(hits.length === 0 ? { hint: `No line matches /${args.pattern}/${caseSensitive ? "" : "i"} in ${report.files} files.` } : {}),
           ...(note ? { note } : {}),
         }),
-        narrowings: () => narrowings(context, base, hits, start.kind === "file"),
+        narrowings: (files) => narrowings(context, base, files),
         pageCall: (offset) => codeCall(context, "grep", { ...base, offset }),
         fileOf: start.kind === "dir" ? (hit) => hit.file : undefined,
       });
@@ -104,10 +104,9 @@ function range(from: number, to: number): number[] {
 }
 
 /** Filter to the commonest file type, then scope to the file with most matches, then page. */
-function narrowings(context: CodeContext, base: Body, hits: LineHit[], singleFile: boolean): Narrowing[] {
+function narrowings(context: CodeContext, base: Body, files: Distribution | undefined): Narrowing[] {
   const out: Narrowing[] = [];
-  if (singleFile) return out;
-  const files = distribution(hits.map((h) => h.file));
+  if (!files) return out;
   const exts = distribution(files.entries.map((f) => f.key.slice(f.key.lastIndexOf("/") + 1)).filter((n) => n.includes(".")).map((n) => n.slice(n.lastIndexOf("."))));
   if (!base.glob && exts.entries.length > 1) {
     const ext = exts.entries[0]!.key;

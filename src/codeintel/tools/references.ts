@@ -1,7 +1,7 @@
 import type { TreeCursor } from "web-tree-sitter";
 import { defineTool, type Body } from "../../builtin/backend.js";
 import { formatCall, hint, recoverable } from "../../disclosure/guidance.js";
-import { distribution, OutputGuard, type Narrowing, type PageInput } from "../../disclosure/guard.js";
+import { OutputGuard, type Distribution, type Narrowing, type PageInput } from "../../disclosure/guard.js";
 import { codeCall, dropUndefined, isTarget, PAGE_PROPERTIES, target, type CodeContext } from "../context.js";
 import { languageFor, type LanguageSpec } from "../languages.js";
 import { describeSkips, scan } from "../scan.js";
@@ -82,7 +82,7 @@ export function referencesTool(context: CodeContext) {
         cap: CAP,
         budget: context.budget,
         render: (shown) => ({ references: groupLines(shown), ...(note ? { note } : {}) }),
-        narrowings: () => narrowings(context, base, hits),
+        narrowings: (files) => narrowings(context, base, hits, files),
         pageCall: (offset) => codeCall(context, "references", { ...base, offset }),
         fileOf: start.kind === "dir" ? (hit) => hit.file : undefined,
       });
@@ -125,11 +125,10 @@ function isDefinition(cursor: TreeCursor, spec: LanguageSpec): boolean {
   return !!parent && spec.defs[parent.type] !== undefined;
 }
 
-function narrowings(context: CodeContext, base: Body, hits: LineHit[]): Narrowing[] {
-  const files = distribution(hits.map((h) => h.file));
+function narrowings(context: CodeContext, base: Body, hits: LineHit[], files: Distribution | undefined): Narrowing[] {
   const defs = hits.filter((h) => h.text.startsWith("[def]"));
   const out: Narrowing[] = [];
   if (defs.length && defs.length < hits.length) out.push({ label: `see the definition in ${defs[0]!.file}`, call: codeCall(context, "symbols", { name_path: String(base.symbol), path: defs[0]!.file, include_body: true }) });
-  if (files.entries.length > 1) out.push({ label: `scope to ${files.entries[0]!.key} (${files.entries[0]!.count} references)`, call: codeCall(context, "references", { ...base, path: files.entries[0]!.key, glob: undefined }) });
+  if (files && files.entries.length > 1) out.push({ label: `scope to ${files.entries[0]!.key} (${files.entries[0]!.count} references)`, call: codeCall(context, "references", { ...base, path: files.entries[0]!.key, glob: undefined }) });
   return out;
 }

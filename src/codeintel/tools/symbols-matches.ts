@@ -46,15 +46,14 @@ export async function presentMatches(context: CodeContext, request: MatchRequest
       })),
       ...(note || bodyNote ? { note: [note, bodyNote].filter(Boolean).join(" ") } : {}),
     }),
-    narrowings: () => {
+    narrowings: (files) => {
       const out: Narrowing[] = [];
       const kinds = distribution(matches.map((m) => m.symbol.kind));
       if (!exact && !args.kind && kinds.entries.length > 1) {
         const kind = kinds.entries.find((k) => k.key !== "variable" && k.key !== "property")?.key ?? kinds.entries[0]!.key;
         out.push({ label: `filter by kind "${kind}"`, call: codeCall(context, "symbols", { ...base, kind }) });
       }
-      const files = distribution(matches.map((m) => m.file));
-      if (files.entries.length > 1) {
+      if (files && files.entries.length > 1) {
         const top = files.entries[0]!;
         out.push({ label: `scope to ${top.key} (${top.count} matches)`, call: codeCall(context, "symbols", { ...base, path: top.key, glob: undefined }) });
       }
