@@ -7,7 +7,8 @@
 import { jsonBytes } from "../disclosure/budget.js";
 import { formatCall, guidanceFields, hint, recoverable, type NextCall } from "../disclosure/guidance.js";
 import { HANDLE_PATTERN, linesThatFit, READ_OUTPUT_ID, type OutputStore } from "../disclosure/outputs.js";
-import { evaluateJsonPath } from "../util/json-path.js";
+import { escapeRegExp } from "../util/glob.js";
+import { describeMiss, evaluateJsonPath, suggestAfterMiss } from "../util/json-path.js";
 import { BuiltinBackend, defineTool, type Body } from "./backend.js";
 
 interface ReadArgs {
@@ -65,9 +66,9 @@ function readOutputTool(store: OutputStore, budget: number) {
         }
         const found = evaluateJsonPath(root, args.json_path);
         if (!found.ok) {
-          const key = found.available?.[0];
-          const next = key && !key.startsWith("[") ? call({ handle: args.handle, json_path: `${found.at}.${key}` }) : undefined;
-          return recoverable("json_path_miss", `${args.json_path}: ${found.error} at ${found.at}.${found.available ? ` Available there: ${found.available.join(", ")}.` : ""}`, next && hint(`For example: ${formatCall(next)}`, next));
+          const suggested = suggestAfterMiss(found);
+          const next = suggested ? call({ handle: args.handle, json_path: suggested }) : undefined;
+          return recoverable("json_path_miss", describeMiss(args.json_path, found), next && hint(`For example: ${formatCall(next)}`, next));
         }
         const body = { handle: args.handle, json_path: args.json_path, value: found.value };
         if (jsonBytes(body) <= room) return body;
@@ -100,7 +101,7 @@ function grepLines(args: ReadArgs, lines: string[], room: number, call: (a: Reco
   try {
     regex = new RegExp(args.grep!, /[A-Z]/.test(args.grep!) ? "" : "i");
   } catch (error) {
-    const next = call({ handle: args.handle, grep: args.grep!.replace(/[.*+?^${}()|[\]\\]/g, "\\$&") });
+    const next = call({ handle: args.handle, grep: escapeRegExp(args.grep!) });
     return recoverable("invalid_regex", `"${args.grep}" is not a valid regular expression: ${(error as Error).message}`, hint(`Search for it literally: ${formatCall(next)}`, next));
   }
   const all = lines.flatMap((line, i) => (regex.test(line) ? [`${i + 1}: ${line.length > 300 ? `${line.slice(0, 300)}… [${line.length} chars]` : line}`] : []));

@@ -7,6 +7,7 @@
  */
 import { randomBytes } from "node:crypto";
 import { jsonBytes, truncateBytes } from "./budget.js";
+import { childPath } from "../util/json-path.js";
 import { formatCall, type NextCall } from "./guidance.js";
 
 export interface StoredOutput {
@@ -139,7 +140,7 @@ function examplePath(text: string): string {
     if (Array.isArray(value)) return "$[0:10]";
     if (value && typeof value === "object") {
       const [key, inner] = Object.entries(value).sort((a, b) => jsonBytes(b[1]) - jsonBytes(a[1]))[0] ?? [];
-      if (key !== undefined) return Array.isArray(inner) ? `$.${key}[0:10]` : `$.${key}`;
+      if (key !== undefined) return Array.isArray(inner) ? `${childPath("$", key)}[0:10]` : childPath("$", key);
     }
   } catch {
     // fall through

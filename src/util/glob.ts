@@ -4,7 +4,7 @@ export function globToRegExp(glob: string): RegExp {
   for (const ch of glob) {
     if (ch === "*") source += ".*";
     else if (ch === "?") source += ".";
-    else source += ch.replace(/[\\^$.+()|[\]{}]/g, "\\$&");
+    else source += escapeRegExp(ch);
   }
   return new RegExp(`^${source}$`);
 }
@@ -46,8 +46,13 @@ export function pathGlob(glob: string): (path: string) => boolean {
       braces--;
       source += ")";
     } else if (ch === "," && braces > 0) source += "|";
-    else source += ch.replace(/[\\^$.+()|[\]{}]/g, "\\$&");
+    else source += escapeRegExp(ch);
   }
   const re = new RegExp(`^${source}$`);
   return anchored ? (path) => re.test(path) : (path) => re.test(path.slice(path.lastIndexOf("/") + 1));
+}
+
+/** `text` as a regular expression that matches it literally. */
+export function escapeRegExp(text: string): string {
+  return text.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
 }

@@ -7,7 +7,24 @@
 
 type Step = { key: string } | { index: number } | { all: true } | { from?: number; to?: number };
 
-export type JsonPathResult = { ok: true; value: unknown } | { ok: false; error: string; at: string; available?: string[] };
+export type JsonPathMiss = { ok: false; error: string; at: string; available?: string[] };
+export type JsonPathResult = { ok: true; value: unknown } | JsonPathMiss;
+
+/** `path` extended by one object key: `.key`, or `["key"]` when it is not an identifier. */
+export function childPath(path: string, key: string): string {
+  return /^[A-Za-z_$][\w$]*$/.test(key) ? `${path}.${key}` : `${path}[${JSON.stringify(key)}]`;
+}
+
+/** A miss in words: where evaluation stopped and what exists there. */
+export function describeMiss(path: string, miss: JsonPathMiss): string {
+  return `${path}: ${miss.error} at ${miss.at}.${miss.available ? ` Available there: ${miss.available.join(", ")}.` : ""}`;
+}
+
+/** A path that does exist, one key below where the miss stopped; undefined when there is no object key there. */
+export function suggestAfterMiss(miss: JsonPathMiss): string | undefined {
+  const key = miss.available?.find((k) => !k.startsWith("["));
+  return key === undefined ? undefined : childPath(miss.at, key);
+}
 
 export function parseJsonPath(path: string): Step[] | string {
   const steps: Step[] = [];
@@ -61,7 +78,7 @@ export function evaluateJsonPath(root: unknown, path: string): JsonPathResult {
       else if (!many) return { ok: false, error: "not an array", at, available: keysOf(value) };
     }
     if (!("key" in step) && !("index" in step)) many = true;
-    at += "key" in step ? (/^[A-Za-z_$][\w$]*$/.test(step.key) ? `.${step.key}` : `[${JSON.stringify(step.key)}]`) : "index" in step ? `[${step.index}]` : "all" in step ? "[*]" : `[${step.from ?? ""}:${step.to ?? ""}]`;
+    at = "key" in step ? childPath(at, step.key) : at + ("index" in step ? `[${step.index}]` : "all" in step ? "[*]" : `[${step.from ?? ""}:${step.to ?? ""}]`);
     current = next;
   }
   return { ok: true, value: many ? current : current[0] };

@@ -1,6 +1,7 @@
 import { defineTool, type Body } from "../../builtin/backend.js";
 import { formatCall, hint, recoverable } from "../../disclosure/guidance.js";
 import { distribution, OutputGuard, type Distribution, type Narrowing, type PageInput } from "../../disclosure/guard.js";
+import { escapeRegExp } from "../../util/glob.js";
 import { codeCall, dropUndefined, isTarget, PAGE_PROPERTIES, target, type CodeContext } from "../context.js";
 import { describeSkips, scan } from "../scan.js";
 import { clipLine, groupLines, type LineHit } from "./lines.js";
@@ -43,7 +44,7 @@ export function grepTool(context: CodeContext) {
       try {
         regex = new RegExp(args.pattern, caseSensitive ? "m" : "im");
       } catch (error) {
-        const literal = args.pattern.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
+        const literal = escapeRegExp(args.pattern);
         const next = codeCall(context, "grep", { ...base, pattern: literal });
         return recoverable(
           "invalid_regex",

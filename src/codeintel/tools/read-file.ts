@@ -4,7 +4,7 @@ import { defineTool, type Body } from "../../builtin/backend.js";
 import { jsonBytes } from "../../disclosure/budget.js";
 import { formatCall, guidanceFields, hint, recoverable } from "../../disclosure/guidance.js";
 import { spill, type OutputStore } from "../../disclosure/outputs.js";
-import { evaluateJsonPath } from "../../util/json-path.js";
+import { describeMiss, evaluateJsonPath, suggestAfterMiss } from "../../util/json-path.js";
 import { codeCall, isTarget, target, type CodeContext } from "../context.js";
 import { readText } from "../scan.js";
 import type { Target } from "../workspace.js";
@@ -116,10 +116,9 @@ async function jsonPart(context: CodeContext, outputs: OutputStore, file: Target
   }
   const found = evaluateJsonPath(root, path);
   if (!found.ok) {
-    const key = found.available?.find((k) => !k.startsWith("["));
-    const next = key ? codeCall(context, "read_file", { path: file.rel, json_path: `${found.at}${/^[A-Za-z_$][\w$]*$/.test(key) ? `.${key}` : `[${JSON.stringify(key)}]`}` }) : undefined;
-    const message = `${path}: ${found.error} at ${found.at}.${found.available ? ` Available there: ${found.available.join(", ")}.` : ""}`;
-    return recoverable("json_path_miss", message, next && hint(`For example: ${formatCall(next)}`, next));
+    const suggested = suggestAfterMiss(found);
+    const next = suggested ? codeCall(context, "read_file", { path: file.rel, json_path: suggested }) : undefined;
+    return recoverable("json_path_miss", describeMiss(path, found), next && hint(`For example: ${formatCall(next)}`, next));
   }
   const body = { path: file.rel, json_path: path, value: found.value };
   if (jsonBytes(body) <= context.budget) return body;

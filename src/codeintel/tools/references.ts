@@ -2,6 +2,7 @@ import type { TreeCursor } from "web-tree-sitter";
 import { defineTool, type Body } from "../../builtin/backend.js";
 import { formatCall, hint, recoverable } from "../../disclosure/guidance.js";
 import { OutputGuard, type Distribution, type Narrowing, type PageInput } from "../../disclosure/guard.js";
+import { escapeRegExp } from "../../util/glob.js";
 import { codeCall, dropUndefined, isTarget, PAGE_PROPERTIES, target, type CodeContext } from "../context.js";
 import { languageFor, type LanguageSpec } from "../languages.js";
 import { describeSkips, scan } from "../scan.js";
@@ -45,7 +46,7 @@ export function referencesTool(context: CodeContext) {
       const start = await target(context, "references", base, args.path);
       if (!isTarget(start)) return start;
       let textOnly = 0;
-      const word = new RegExp(`(?<![\\p{L}\\p{N}_$])${args.symbol.replace(/\$/g, "\\$")}(?![\\p{L}\\p{N}_$])`, "u");
+      const word = new RegExp(`(?<![\\p{L}\\p{N}_$])${escapeRegExp(args.symbol)}(?![\\p{L}\\p{N}_$])`, "u");
       const { results, report } = await scan(context.ws, {
         start,
         glob: args.glob,
@@ -74,7 +75,7 @@ export function referencesTool(context: CodeContext) {
       if (textOnly) notes.push(`${textOnly} files in languages without a parser mention "${args.symbol}"; code:grep finds those.`);
       const note = notes.filter(Boolean).join(" ");
       if (!hits.length) {
-        const next = codeCall(context, "grep", dropUndefined({ pattern: `\\b${args.symbol.replace(/\$/g, "\\$")}\\b`, path: args.path, glob: args.glob }));
+        const next = codeCall(context, "grep", dropUndefined({ pattern: `\\b${escapeRegExp(args.symbol)}\\b`, path: args.path, glob: args.glob }));
         return { references: [], total: 0, ...(note ? { note } : {}), hint: `No identifier "${args.symbol}" in code outside strings and comments. Search all text: ${formatCall(next)}`, next };
       }
       return guard.respond({
