@@ -47,8 +47,8 @@ export interface LanguageSpec {
   extensions: string[];
   /** Node type → the kind of symbol it defines. */
   defs: Record<string, SymbolKind>;
-  /** Overrides the default (`name` field, kind from `defs`); undefined skips the node. */
-  define?: (node: Node, kind: SymbolKind) => Definition | undefined;
+  /** The name (and final kind) of a node listed in `defs`; undefined skips the node. */
+  define: (node: Node, kind: SymbolKind) => Definition | undefined;
 }
 
 const functionValues = new Set(["arrow_function", "function_expression", "function", "generator_function"]);

@@ -7,7 +7,7 @@
 import { createRequire } from "node:module";
 import { dirname, join } from "node:path";
 import { Language, Parser, type Tree, type TreeCursor } from "web-tree-sitter";
-import { CALLABLE_KINDS, CONTAINER_KINDS, DATA_KINDS, type Definition, type LanguageSpec, type SymbolKind } from "./languages.js";
+import { CALLABLE_KINDS, CONTAINER_KINDS, DATA_KINDS, type LanguageSpec, type SymbolKind } from "./languages.js";
 
 export interface CodeSymbol {
   name: string;
@@ -107,7 +107,7 @@ function visit(cursor: TreeCursor, spec: LanguageSpec, parent: CodeSymbol | unde
     const declared = cursor.nodeIsNamed ? spec.defs[type] : undefined;
     if (declared && !(DATA_KINDS.has(declared) && parent && CALLABLE_KINDS.has(parent.kind))) {
       const node = cursor.currentNode;
-      const def = spec.define ? spec.define(node, declared) : nameField(node, declared);
+      const def = spec.define(node, declared);
       if (def) {
         const kind = def.kind === "function" && parent && CONTAINER_KINDS.has(parent.kind) ? "method" : def.kind;
         const prefix = def.owner ?? parent?.namePath;
@@ -127,9 +127,4 @@ function visit(cursor: TreeCursor, spec: LanguageSpec, parent: CodeSymbol | unde
       cursor.gotoParent();
     }
   } while (cursor.gotoNextSibling());
-}
-
-function nameField(node: { childForFieldName(name: string): { text: string } | null }, kind: SymbolKind): Definition | undefined {
-  const name = node.childForFieldName("name")?.text;
-  return name ? { name, kind } : undefined;
 }

@@ -118,7 +118,7 @@ function resolveCode(section: MetatoolsSection["code"], where: { file?: string; 
   const root = where.root !== undefined ? resolve(where.cwd, where.root) : section?.root !== undefined ? resolve(where.baseDir, section.root) : where.cwd;
   if (!existsSync(root) || !statSync(root).isDirectory()) {
     const from = where.root !== undefined ? "--root" : section?.root !== undefined ? "metatools.code.root" : "the working directory";
-    throw new ConfigError(where.file ?? "config", section?.root !== undefined && where.root === undefined ? "metatools.code.root" : "", `${from}: ${root} is not a directory`);
+    throw new ConfigError(where.file ?? "config", from === "metatools.code.root" ? from : "", `${from}: ${root} is not a directory`);
   }
   return {
     root,

@@ -82,10 +82,11 @@ const HEAD_BYTES = 1200;
 export async function spill(store: OutputStore, output: StoredOutput, budget: number): Promise<{ handle: string; summary: Record<string, unknown>; next: NextCall; hint: string }> {
   const handle = await store.put(output);
   const lines = output.text.split("\n");
-  const summary = summarize(output, lines);
+  const value = output.kind === "json" ? parseJson(output.text) : NOT_JSON;
+  const summary = summarize(output.text, value, lines);
   const end = linesThatFit(lines, 1, Math.floor(budget * 0.75));
   const next: NextCall = { tool: "run_tool", arguments: { tool_id: READ_OUTPUT_ID, args: { handle, start_line: 1, end_line: end } } };
-  const ways = output.kind === "json" ? `a JSON path (args.json_path, e.g. "${examplePath(output.text)}"), ` : "";
+  const ways = output.kind === "json" ? `a JSON path (args.json_path, e.g. "${examplePath(value)}"), ` : "";
   const hint = `The full output (${summary.bytes} bytes, ${lines.length} lines) is stored as ${handle}. Read it in slices by line range, ${ways}or grep (args.grep): ${formatCall(next)}`;
   return { handle, summary, next, hint };
 }
@@ -98,17 +99,24 @@ export function linesThatFit(lines: readonly string[], start: number, bytes: num
   return Math.max(start, end);
 }
 
-function summarize(output: StoredOutput, lines: string[]): Record<string, unknown> {
-  const bytes = Buffer.byteLength(output.text, "utf8");
-  if (output.kind === "json") {
-    try {
-      const shape = describeShape(JSON.parse(output.text), 0);
-      const summary = { kind: "json", bytes, lines: lines.length, shape };
-      if (jsonBytes(summary) <= SUMMARY_BYTES) return summary;
-      return { kind: "json", bytes, lines: lines.length, shape: truncateBytes(JSON.stringify(shape), SUMMARY_BYTES - 200) };
-    } catch {
-      // Not JSON after all: summarize as text.
-    }
+/** Stands for "not JSON" (a text output, or JSON text that does not parse), so each output is parsed once. */
+const NOT_JSON = Symbol("not JSON");
+
+function parseJson(text: string): unknown {
+  try {
+    return JSON.parse(text);
+  } catch {
+    return NOT_JSON;
+  }
+}
+
+function summarize(text: string, value: unknown, lines: string[]): Record<string, unknown> {
+  const bytes = Buffer.byteLength(text, "utf8");
+  if (value !== NOT_JSON) {
+    const shape = describeShape(value, 0);
+    const summary = { kind: "json", bytes, lines: lines.length, shape };
+    if (jsonBytes(summary) <= SUMMARY_BYTES) return summary;
+    return { kind: "json", bytes, lines: lines.length, shape: truncateBytes(JSON.stringify(shape), SUMMARY_BYTES - 200) };
   }
   let head = "";
   for (const line of lines) {
@@ -134,16 +142,11 @@ function describeShape(value: unknown, depth: number): unknown {
   return value;
 }
 
-function examplePath(text: string): string {
-  try {
-    const value: unknown = JSON.parse(text);
-    if (Array.isArray(value)) return "$[0:10]";
-    if (value && typeof value === "object") {
-      const [key, inner] = Object.entries(value).sort((a, b) => jsonBytes(b[1]) - jsonBytes(a[1]))[0] ?? [];
-      if (key !== undefined) return Array.isArray(inner) ? `${childPath("$", key)}[0:10]` : childPath("$", key);
-    }
-  } catch {
-    // fall through
+function examplePath(value: unknown): string {
+  if (Array.isArray(value)) return "$[0:10]";
+  if (value && typeof value === "object") {
+    const [key, inner] = Object.entries(value).sort((a, b) => jsonBytes(b[1]) - jsonBytes(a[1]))[0] ?? [];
+    if (key !== undefined) return Array.isArray(inner) ? `${childPath("$", key)}[0:10]` : childPath("$", key);
   }
   return "$";
 }

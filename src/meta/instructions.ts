@@ -2,6 +2,9 @@ import type { Metatools } from "../app.js";
 
 const MAX_NAMESPACES = 30;
 
+const CODE_LOOP =
+  "Code (project at the working root): code:tree for layout, code:symbols for definitions (outline; pattern + kind; name_path + include_body), code:references for uses, code:grep for text, code:read_file for lines or a json_path. Each caps its output; its overflow gives by_file and ready calls: filter, then scope, then page.";
+
 /** Server instructions: the explore → identify → focus loop, and what is connected now. */
 export function instructions(app: Metatools): string {
   const namespaces = app.registry.namespaces();
@@ -14,16 +17,10 @@ export function instructions(app: Metatools): string {
     "2. Identify: describe_tool({tool_id}) gives the input schema; detail_level \"full\" adds notes and examples. Simple tools can be called straight from the signature.",
     "3. Focus: run_tool({tool_id, args}) checks args against the schema first and says how to fix them.",
     "Responses stay compact; when there is more, `hint`/`warning` and `next` give the exact call that gets it. A `must_follow` must be obeyed.",
+    ...(namespaces.some((n) => n.namespace === "code") ? [CODE_LOOP] : []),
     "A result too large to send comes back as a handle (@out_…) with a summary; its `next` reads a slice through metatools:read_output (line range, json_path or grep).",
     `Namespaces (tools): ${listed.join(", ") || "none yet"}.`,
   ];
-  if (namespaces.some((n) => n.namespace === "code")) {
-    lines.splice(
-      5,
-      0,
-      "Code (project at the working root): code:tree for layout, code:symbols for definitions (outline; pattern + kind; name_path + include_body), code:references for uses, code:grep for text, code:read_file for lines or a json_path. Each caps its output; its overflow gives by_file and ready calls: filter, then scope, then page.",
-    );
-  }
   if (pending.length) lines.push(`Not ready yet: ${pending.map((s) => `${s.namespace} (${s.status})`).join(", ")}.`);
   return lines.join("\n");
 }
