@@ -1,7 +1,8 @@
 /**
  * Composes metatools from a resolved config: backends feed the registry, the
- * registry feeds the search index, and the executor dispatches calls. No
- * work happens until `start()`; `close()` stops every backend.
+ * registry feeds the search index, and the executor dispatches calls through
+ * the result cache; oversized results go to the output store. No work
+ * happens until `start()`; `close()` stops every backend and store.
  */
 import { fileURLToPath } from "node:url";
 import { createBackend } from "./backends/factory.js";
@@ -12,8 +13,12 @@ import { CatalogIndex } from "./catalog/match.js";
 import type { ResolvedConfig } from "./config/resolved.js";
 import { outputsBackend } from "./builtin/read-output.js";
 import { createCodeBackend } from "./codeintel/index.js";
-import { MemoryOutputStore, type OutputStore } from "./disclosure/outputs.js";
+import { KeyValueOutputStore, type OutputStore } from "./disclosure/outputs.js";
+import { ResultCache } from "./exec/cache.js";
 import { Executor } from "./exec/executor.js";
+import { Telemetry } from "./observe/telemetry.js";
+import type { KeyValue } from "./store/kv.js";
+import { openStore } from "./store/open.js";
 import { ToolRegistry } from "./registry/registry.js";
 import { SearchEngine } from "./search/engine.js";
 import { silentLogger, type Logger } from "./util/log.js";
@@ -24,8 +29,8 @@ export interface AppOptions {
   extraBackends?: Backend[];
   /** Reconnect delays; tests shorten them. */
   backoffMs?: number[];
-  /** Where oversized outputs are kept; default in memory. */
-  outputs?: OutputStore;
+  /** Spans and metrics; default the global OpenTelemetry providers (no-ops unless an SDK is registered). */
+  telemetry?: Telemetry;
 }
 
 /** Bytes run_tool's reply adds around a built-in tool's body (`{ok, tool_id, duration_ms, structured}`). */
@@ -39,6 +44,8 @@ export interface Metatools {
   executor: Executor;
   /** Oversized results, kept under handles that `metatools:read_output` reads. */
   outputs: OutputStore;
+  cache: ResultCache;
+  telemetry: Telemetry;
   /** Starts every backend; settles when each has connected or failed. Never rejects. */
   start(): Promise<void>;
   close(): Promise<void>;
@@ -52,7 +59,11 @@ export function createMetatools(config: ResolvedConfig, options: AppOptions = {}
   const catalog = new CatalogIndex(loadCatalogs(config.catalogs));
   const registry = new ToolRegistry(catalog, config.access);
   const search = new SearchEngine(registry);
-  const outputs = options.outputs ?? new MemoryOutputStore();
+  const store = (kind: string): KeyValue =>
+    openStore({ url: config.store.url, namespace: `${config.store.prefix}:${kind}`, memoryMaxBytes: config.store.memoryMaxBytes });
+  const stores = { cache: store("cache"), outputs: store("out") };
+  const outputs = new KeyValueOutputStore(stores.outputs, config.outputs);
+  const cache = new ResultCache(stores.cache, config.cache, logger);
   const bodyBudget = config.budgets.inlineBytes - ENVELOPE_BYTES;
   const builtins: Backend[] = [outputsBackend(outputs, bodyBudget)];
   if (config.code) builtins.unshift(createCodeBackend({ ...config.code, budget: bodyBudget, outputs }));
@@ -69,7 +80,11 @@ export function createMetatools(config: ResolvedConfig, options: AppOptions = {}
   backends.onTools((namespace, tools, info) => {
     registry.setNamespace(namespace, tools, info?.name, backends.state(namespace)?.runnable ?? true);
   });
-  const executor = new Executor(registry, backends, { defaultTimeoutMs: config.timeouts.callMs, rejectUnknownArgs: config.run.rejectUnknownArgs });
+  const executor = new Executor(registry, backends, cache, {
+    defaultTimeoutMs: config.timeouts.callMs,
+    rejectUnknownArgs: config.run.rejectUnknownArgs,
+    outputValidation: config.run.outputValidation,
+  });
   return {
     config,
     registry,
@@ -77,7 +92,23 @@ export function createMetatools(config: ResolvedConfig, options: AppOptions = {}
     backends,
     executor,
     outputs,
-    start: () => backends.start(),
-    close: () => backends.close(),
+    cache,
+    telemetry: options.telemetry ?? new Telemetry(),
+    start: () => Promise.all([backends.start(), checkStore(stores.cache, logger)]).then(() => undefined),
+    close: async () => {
+      await backends.close();
+      await Promise.all([stores.cache.close(), stores.outputs.close()]);
+    },
   };
+}
+
+/** A shared store that cannot be reached is logged at start; metatools still serves, calling backends uncached. */
+async function checkStore(store: KeyValue, logger: Logger): Promise<void> {
+  if (store.kind === "memory") return;
+  try {
+    await store.get("ping");
+    logger.info(`store: ${store.where}`);
+  } catch (error) {
+    logger.error(`${error instanceof Error ? error.message : String(error)}; results are not cached and large outputs cannot be kept until it is reachable`);
+  }
 }

@@ -84,6 +84,7 @@ export class McpBackend implements Backend {
         signal: options.signal,
         timeout: options.timeoutMs,
         resetTimeoutOnProgress: true,
+        ...(options.onProgress ? { onprogress: ({ progress, total, message }) => options.onProgress!({ progress, total, message }) } : {}),
       });
     } catch (error) {
       if (error instanceof McpError && error.code === ErrorCode.RequestTimeout) {

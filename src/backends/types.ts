@@ -14,10 +14,19 @@ export interface BackendInfo {
   version?: string;
 }
 
+/** One MCP progress notification, as the backend sent it. */
+export interface ProgressUpdate {
+  progress: number;
+  total?: number;
+  message?: string;
+}
+
 export interface CallOptions {
   /** Aborting it cancels the upstream request (MCP `notifications/cancelled`). */
   signal?: AbortSignal;
   timeoutMs: number;
+  /** Set when the caller wants progress: the backend is asked for it, and each notification is passed on. */
+  onProgress?: (update: ProgressUpdate) => void;
 }
 
 export type BackendEvent =

@@ -6,7 +6,8 @@
  */
 import { jsonBytes } from "../disclosure/budget.js";
 import { formatCall, guidanceFields, hint, recoverable, type NextCall } from "../disclosure/guidance.js";
-import { HANDLE_PATTERN, linesThatFit, READ_OUTPUT_ID, type OutputStore } from "../disclosure/outputs.js";
+import { HANDLE_PATTERN, linesThatFit, READ_OUTPUT_ID, type OutputStore, type StoredOutput } from "../disclosure/outputs.js";
+import { StoreError } from "../store/kv.js";
 import { escapeRegExp } from "../util/glob.js";
 import { describeMiss, evaluateJsonPath, suggestAfterMiss } from "../util/json-path.js";
 import { BuiltinBackend, defineTool, type Body } from "./backend.js";
@@ -47,12 +48,19 @@ function readOutputTool(store: OutputStore, budget: number) {
     annotations: { readOnlyHint: true, idempotentHint: true, openWorldHint: false },
 
     async handle(args): Promise<Body> {
-      const output = await store.get(args.handle);
+      let output: StoredOutput | undefined;
+      try {
+        output = await store.get(args.handle);
+      } catch (error) {
+        if (!(error instanceof StoreError)) throw error;
+        const next = call(args as unknown as Record<string, unknown>);
+        return recoverable("store_unavailable", `Could not read ${args.handle}: ${error.message}.`, hint(`The store may be back shortly; retry: ${formatCall(next)}`, next));
+      }
       if (!output) {
         return recoverable(
           "unknown_handle",
-          `No stored output ${args.handle}: handles expire (30 minutes by default) and live only in the server that made them.`,
-          hint("Run the call that produced it again; its reply carries a fresh handle."),
+          `No stored output ${args.handle}: it expired (handles live ${Math.round(store.ttlMs / 60_000)} minutes) or was made by a server that does not share this one's store.`,
+          hint("Run the call that produced it again (the same run_tool call); its reply carries a fresh handle."),
         );
       }
       const room = budget - 400;

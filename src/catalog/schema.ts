@@ -37,8 +37,11 @@ export const catalogEntrySchema = z
     destructive: z.boolean().optional().describe("Overrides the backend's destructiveHint."),
     cache: z
       .object({
-        policy: z.enum(["auto", "always", "never"]).describe("auto: cache when the tool is read-only or idempotent."),
-        ttl_ms: z.number().int().positive().optional(),
+        policy: z
+          .enum(["auto", "always", "never"])
+          .optional()
+          .describe("auto (default): cache when the tool is read-only or idempotent and not destructive; always; never. A destructive tool is never cached."),
+        ttl_ms: z.number().int().positive().optional().describe("How long its results are served from cache, over metatools.cache.ttlMs."),
       })
       .strict()
       .optional(),

@@ -107,10 +107,27 @@ function resolveConfig(
     timeouts: { connectMs, callMs, startupGraceMs: m.timeouts?.startupGraceMs ?? DEFAULTS.startupGraceMs },
     catalogs,
     access: { allow: m.tools?.allow ?? [], deny: m.tools?.deny ?? [] },
-    run: { rejectUnknownArgs: m.run?.rejectUnknownArgs ?? true },
-    cacheDefaults: { policy: "auto" },
+    run: { rejectUnknownArgs: m.run?.rejectUnknownArgs ?? true, outputValidation: m.run?.outputValidation ?? "warn" },
+    store: {
+      url: resolveStoreUrl(m.store?.url ?? DEFAULTS.storeUrl, where.baseDir),
+      prefix: m.store?.prefix ?? DEFAULTS.storePrefix,
+      memoryMaxBytes: m.store?.memoryMaxBytes ?? DEFAULTS.memoryMaxBytes,
+    },
+    cache: {
+      enabled: m.cache?.enabled ?? true,
+      ttlMs: m.cache?.ttlMs ?? DEFAULTS.cacheTtlMs,
+      maxEntryBytes: m.cache?.maxEntryBytes ?? DEFAULTS.cacheMaxEntryBytes,
+    },
+    outputs: { ttlMs: m.outputs?.ttlMs ?? DEFAULTS.outputsTtlMs, maxBytes: m.outputs?.maxBytes ?? DEFAULTS.outputsMaxBytes },
     ...(code ? { code } : {}),
   };
+}
+
+/** A SQLite path is relative to the config file's folder, like every other path in it. */
+function resolveStoreUrl(url: string, baseDir: string): string {
+  if (!url.startsWith("sqlite://")) return url;
+  const path = url.slice("sqlite://".length);
+  return `sqlite://${isAbsolute(path) ? path : resolve(baseDir, path)}`;
 }
 
 function resolveCode(section: MetatoolsSection["code"], where: { file?: string; baseDir: string; cwd: string; root?: string }): CodeConfig | undefined {

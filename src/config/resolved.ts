@@ -2,8 +2,6 @@
  * The resolved configuration: every default applied, every path absolute.
  * Everything past the config loader trusts this shape.
  */
-import type { CachePolicy } from "../model/tool.js";
-
 export type SearchMode = "auto" | "bm25" | "semantic" | "hybrid";
 
 interface BackendCommon {
@@ -44,10 +42,27 @@ export interface ResolvedConfig {
   /** Catalog folders or files, in load order (later entries override earlier). */
   catalogs: string[];
   access: { allow: string[]; deny: string[] };
-  run: { rejectUnknownArgs: boolean };
+  run: { rejectUnknownArgs: boolean; outputValidation: OutputValidation };
+  store: StoreConfig;
+  cache: CacheConfig;
+  outputs: { ttlMs: number; maxBytes: number };
   /** The built-in code-intelligence backend; undefined when disabled. */
   code?: CodeConfig;
-  cacheDefaults: { policy: CachePolicy };
+}
+
+export type OutputValidation = "warn" | "strict" | "off";
+
+export interface StoreConfig {
+  /** `memory`, `redis://…`, `rediss://…`, or `sqlite://` and an absolute path. */
+  url: string;
+  prefix: string;
+  memoryMaxBytes: number;
+}
+
+export interface CacheConfig {
+  enabled: boolean;
+  ttlMs: number;
+  maxEntryBytes: number;
 }
 
 export interface CodeConfig {
@@ -69,4 +84,11 @@ export const DEFAULTS = {
   codeMaxFiles: 50_000,
   codeMaxBytes: 256 << 20,
   codeMaxMs: 20_000,
+  storeUrl: "memory",
+  storePrefix: "metatools",
+  memoryMaxBytes: 64 << 20,
+  cacheTtlMs: 5 * 60_000,
+  cacheMaxEntryBytes: 1 << 20,
+  outputsTtlMs: 30 * 60_000,
+  outputsMaxBytes: 16 << 20,
 };

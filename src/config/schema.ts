@@ -98,8 +98,41 @@ export const metatoolsSectionSchema = z
       })
       .strict()
       .optional(),
+    store: z
+      .object({
+        url: z
+          .string()
+          .regex(/^(memory(:.*)?|rediss?:\/\/.+|sqlite:\/\/.+)$/, "use memory, redis://host:port, rediss://host:port or sqlite://path/to/file.db")
+          .optional()
+          .describe(
+            "Where cached results and output handles live: `memory` (default, this process only), `redis://host:port` (shared by every replica pointing at it), or `sqlite://file.db` (needs the @keyv/sqlite package; relative to the config file's folder).",
+          ),
+        prefix: z.string().min(1).optional().describe("Key prefix, so several deployments can share one Redis. Default `metatools`."),
+        memoryMaxBytes: z.number().int().positive().optional().describe("Bound of the memory store, each for cache and outputs; least recently used first out. Default 67108864."),
+      })
+      .strict()
+      .optional(),
+    cache: z
+      .object({
+        enabled: z.boolean().optional().describe("Cache results of read-only or idempotent tools. Default true."),
+        ttlMs: z.number().int().positive().optional().describe("How long a cached result is served, unless the tool's catalog entry sets `cache.ttl_ms`. Default 300000."),
+        maxEntryBytes: z.number().int().positive().optional().describe("Results larger than this are not cached. Default 1048576."),
+      })
+      .strict()
+      .optional(),
+    outputs: z
+      .object({
+        ttlMs: z.number().int().positive().optional().describe("How long an output handle (@out_…) can be read. Default 1800000."),
+        maxBytes: z.number().int().positive().optional().describe("Largest output kept under a handle; a longer one keeps its first lines and says so. Default 16777216."),
+      })
+      .strict()
+      .optional(),
     run: z
       .object({
+        outputValidation: z
+          .enum(["warn", "strict", "off"])
+          .optional()
+          .describe("Check structuredContent against the tool's outputSchema: warn (default) adds a warning, strict turns a mismatch into an error, off skips it."),
         rejectUnknownArgs: z
           .boolean()
           .optional()

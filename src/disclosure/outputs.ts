@@ -1,14 +1,15 @@
 /**
  * Output handles: a result too big to send inline is kept server-side under
  * an opaque handle (`@out_…`), and the agent gets a compact summary plus the
- * exact call that reads a slice of it (`metatools:read_output`). The store is
- * an interface so a shared store (Redis, for replicas) can replace the
- * in-memory one without touching the tools.
+ * exact call that reads a slice of it (`metatools:read_output`). Outputs
+ * live in the key-value store (memory, Redis or SQLite), so replicas that
+ * share a Redis share handles.
  */
 import { randomBytes } from "node:crypto";
 import { jsonBytes, truncateBytes } from "./budget.js";
 import { childPath } from "../util/json-path.js";
 import { formatCall, type NextCall } from "./guidance.js";
+import type { KeyValue } from "../store/kv.js";
 
 export interface StoredOutput {
   kind: "text" | "json";
@@ -19,75 +20,84 @@ export interface StoredOutput {
 }
 
 export interface OutputStore {
+  /** Stores an output and returns its new handle. Rejects with a StoreError when the store cannot take it. */
   put(output: StoredOutput): Promise<string>;
+  /** The output, or undefined once it expired (or never existed). */
   get(handle: string): Promise<StoredOutput | undefined>;
+  /** How long a handle lives, for messages. */
+  readonly ttlMs: number;
+  /** Largest output kept. */
+  readonly maxBytes: number;
 }
 
 export const HANDLE_PATTERN = /^@out_[A-Za-z0-9_-]{8,64}$/;
 export const READ_OUTPUT_ID = "metatools:read_output";
 
-export interface MemoryStoreOptions {
-  /** Default 30 minutes. */
+export interface OutputStoreOptions {
+  /** How long a handle lives. Default 30 minutes. */
   ttlMs?: number;
-  /** Total bytes kept; the least recently used outputs go first. Default 64 MiB. */
+  /** Largest output kept; `spill` keeps the first lines of a longer one and says so. Default 16 MiB. */
   maxBytes?: number;
 }
 
-/** The default store: in this process, bounded by bytes (LRU) and by age. */
-export class MemoryOutputStore implements OutputStore {
-  private readonly entries = new Map<string, { output: StoredOutput; bytes: number; expires: number }>();
-  private bytes = 0;
+/**
+ * Outputs kept in the shared key-value store, so a handle made by one
+ * replica reads the same through any other that shares the store.
+ */
+export class KeyValueOutputStore implements OutputStore {
   readonly ttlMs: number;
-  private readonly maxBytes: number;
+  readonly maxBytes: number;
 
-  constructor(options: MemoryStoreOptions = {}) {
+  constructor(
+    private readonly store: KeyValue,
+    options: OutputStoreOptions = {},
+  ) {
     this.ttlMs = options.ttlMs ?? 30 * 60_000;
-    this.maxBytes = options.maxBytes ?? 64 << 20;
+    this.maxBytes = options.maxBytes ?? 16 << 20;
   }
 
   async put(output: StoredOutput): Promise<string> {
     const handle = `@out_${randomBytes(12).toString("base64url")}`;
-    const bytes = Buffer.byteLength(output.text, "utf8");
-    this.entries.set(handle, { output, bytes, expires: Date.now() + this.ttlMs });
-    this.bytes += bytes;
-    for (const [key, entry] of this.entries) {
-      if (this.bytes <= this.maxBytes || key === handle) break;
-      this.entries.delete(key);
-      this.bytes -= entry.bytes;
-    }
+    await this.store.set(handle, output, this.ttlMs);
     return handle;
   }
 
-  async get(handle: string): Promise<StoredOutput | undefined> {
-    const entry = this.entries.get(handle);
-    if (!entry) return undefined;
-    this.entries.delete(handle);
-    if (entry.expires < Date.now()) {
-      this.bytes -= entry.bytes;
-      return undefined;
-    }
-    this.entries.set(handle, entry);
-    return entry.output;
+  get(handle: string): Promise<StoredOutput | undefined> {
+    return this.store.get<StoredOutput>(handle);
   }
 }
 
 const SUMMARY_BYTES = 2000;
 const HEAD_BYTES = 1200;
+/** A JSON text with a line longer than this is stored pretty-printed, so line ranges can read it. */
+const LONG_LINE = 1000;
 
 /**
  * Stores an oversized output and returns the response fields that replace
  * it: `handle`, a structure-aware `summary` (≤ 2 KB), and `next`, a call that
- * reads the first slice that fits `budget`.
+ * reads the first slice that fits `budget`. Text that parses as JSON is
+ * treated as JSON (summary by shape, reads by JSON path). An output over the
+ * store's size bound keeps its first lines, and the hint says how much was dropped.
  */
 export async function spill(store: OutputStore, output: StoredOutput, budget: number): Promise<{ handle: string; summary: Record<string, unknown>; next: NextCall; hint: string }> {
-  const handle = await store.put(output);
-  const lines = output.text.split("\n");
-  const value = output.kind === "json" ? parseJson(output.text) : NOT_JSON;
-  const summary = summarize(output.text, value, lines);
+  let value = output.kind === "json" || /^\s*[[{]/.test(output.text) ? parseJson(output.text) : NOT_JSON;
+  let text = output.text;
+  if (value !== NOT_JSON && text.split("\n", 200).some((line) => line.length > LONG_LINE)) text = JSON.stringify(value, null, 2);
+  let lines = text.split("\n");
+  const summary = summarize(text, value, lines);
+  let dropped = "";
+  if (Buffer.byteLength(text, "utf8") > store.maxBytes) {
+    const keep = linesThatFit(lines, 1, store.maxBytes);
+    dropped = ` Only lines 1-${keep} of ${lines.length} are kept (the store holds at most ${store.maxBytes} bytes per output); narrow the original call for the rest.`;
+    lines = lines.slice(0, keep);
+    text = lines.join("\n");
+    value = NOT_JSON;
+  }
+  const handle = await store.put({ kind: value === NOT_JSON ? "text" : "json", text, source: output.source });
   const end = linesThatFit(lines, 1, Math.floor(budget * 0.75));
   const next: NextCall = { tool: "run_tool", arguments: { tool_id: READ_OUTPUT_ID, args: { handle, start_line: 1, end_line: end } } };
-  const ways = output.kind === "json" ? `a JSON path (args.json_path, e.g. "${examplePath(value)}"), ` : "";
-  const hint = `The full output (${summary.bytes} bytes, ${lines.length} lines) is stored as ${handle}. Read it in slices by line range, ${ways}or grep (args.grep): ${formatCall(next)}`;
+  const ways = value !== NOT_JSON ? `a JSON path (args.json_path, e.g. "${examplePath(value)}"), ` : "";
+  const hint = `The full output (${summary.bytes} bytes, ${summary.lines} lines) is stored as ${handle} for ${Math.round(store.ttlMs / 60_000)} minutes.${dropped} Read it in slices by line range, ${ways}or grep (args.grep): ${formatCall(next)}`;
   return { handle, summary, next, hint };
 }
 

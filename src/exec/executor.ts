@@ -1,19 +1,38 @@
 /**
  * run_tool's domain side: resolve the id, validate the arguments against
- * the tool's input schema before any backend sees them, dispatch with a
- * timeout and cancellation. Each outcome is a tagged value; the meta-tool
- * turns it into a response.
+ * the tool's input schema before any backend sees them, answer from the
+ * cache when the tool allows it, dispatch with a timeout, cancellation and
+ * progress, and check the output against the tool's output schema. Each
+ * outcome is a tagged value; the meta-tool turns it into a response.
  */
 import type { BackendManager, BackendState } from "../backends/manager.js";
 import { BackendError } from "../backends/errors.js";
-import type { ToolCallResult } from "../backends/types.js";
+import type { ProgressUpdate, ToolCallResult } from "../backends/types.js";
+import type { OutputValidation } from "../config/resolved.js";
 import type { ToolRecord } from "../model/tool.js";
 import type { ToolRegistry } from "../registry/registry.js";
+import { ResultCache, type CacheMode, type CacheStatus } from "./cache.js";
 import { correctArgs, explainErrors, type FieldProblem } from "./explain.js";
+import { OutputChecker } from "./output-check.js";
 import { SchemaValidator } from "./validator.js";
 
+export interface RunOk {
+  kind: "ok";
+  record: ToolRecord;
+  result: ToolCallResult;
+  durationMs: number;
+  cache: CacheStatus;
+  /** On a cache hit: how old the result is. */
+  cacheAgeMs?: number;
+  /** Why the input schema could not be used, when it could not. */
+  unchecked?: string;
+  /** Where structuredContent departs from the output schema (warning mode). */
+  outputProblems?: FieldProblem[];
+}
+
 export type RunOutcome =
-  | { kind: "ok"; record: ToolRecord; result: ToolCallResult; durationMs: number; unchecked?: string }
+  | RunOk
+  | { kind: "invalid_output"; record: ToolRecord; problems: FieldProblem[]; durationMs: number }
   | { kind: "unknown_tool"; id: string }
   | { kind: "not_runnable"; record: ToolRecord }
   | { kind: "invalid_args"; record: ToolRecord; problems: FieldProblem[]; corrected: Record<string, unknown> }
@@ -25,6 +44,10 @@ export interface RunRequest {
   args: Record<string, unknown>;
   timeoutMs?: number;
   signal?: AbortSignal;
+  /** Default `use`: serve from cache when allowed. `refresh` calls and re-caches; `bypass` neither reads nor writes. */
+  cache?: CacheMode;
+  /** Receives the backend's progress notifications for this call. */
+  onProgress?: (update: ProgressUpdate) => void;
 }
 
 export interface ExecutorOptions {
@@ -32,17 +55,21 @@ export interface ExecutorOptions {
   defaultTimeoutMs: number;
   /** Refuse arguments a tool's schema does not declare, unless the schema allows extras. */
   rejectUnknownArgs: boolean;
+  outputValidation: OutputValidation;
 }
 
 export class Executor {
   private readonly validator: SchemaValidator;
+  private readonly outputs: OutputChecker;
 
   constructor(
     private readonly registry: ToolRegistry,
     private readonly backends: BackendManager,
+    private readonly cache: ResultCache,
     private readonly options: ExecutorOptions,
   ) {
     this.validator = new SchemaValidator({ closeTopLevel: options.rejectUnknownArgs });
+    this.outputs = new OutputChecker(options.outputValidation);
   }
 
   async run(request: RunRequest): Promise<RunOutcome> {
@@ -58,20 +85,57 @@ export class Executor {
         corrected: this.repair(record, request.args, check.errors),
       };
     }
+    const unchecked = check.ok === "unchecked" ? check.reason : undefined;
+    const policy = this.cache.policy(record);
+    const mode = request.cache ?? "use";
+    if (!policy.cacheable || mode === "bypass") {
+      const outcome = await this.dispatch(record, request, policy.cacheable ? "bypass" : "off", unchecked);
+      await this.retireIfWrite(outcome);
+      return outcome;
+    }
+    const started = performance.now();
+    const lookup = await this.cache.lookup(record, request.args, mode === "use");
+    if (lookup.hit) {
+      const { result, ageMs } = lookup.hit;
+      return this.finish({ kind: "ok", record, result, durationMs: Math.round(performance.now() - started), cache: "hit", cacheAgeMs: ageMs, unchecked });
+    }
+    const outcome = await this.dispatch(record, request, mode === "use" ? "miss" : "refresh", unchecked);
+    // An idempotent tool that writes retires what was cached before it, and its own result then belongs to the new generation.
+    const gen = await this.retireIfWrite(outcome);
+    if (outcome.kind === "ok") await this.cache.save({ ...lookup, gen: gen ?? lookup.gen }, outcome.result, policy.ttlMs);
+    return outcome;
+  }
+
+  /** A successful call to a tool that may write retires its namespace's cached results; returns the new generation. */
+  private async retireIfWrite(outcome: RunOutcome): Promise<string | undefined> {
+    if (outcome.kind !== "ok" || outcome.result.isError || outcome.cache === "hit" || outcome.record.annotations.readOnlyHint === true) return undefined;
+    return this.cache.invalidate(outcome.record.namespace);
+  }
+
+  /** Calls the backend with a timeout, cancellation and progress. */
+  private async dispatch(record: ToolRecord, request: RunRequest, cache: CacheStatus, unchecked: string | undefined): Promise<RunOutcome> {
     const backend = this.backends.backend(record.namespace);
     const state = this.backends.state(record.namespace);
     if (!backend || state?.status !== "ready") return { kind: "backend_unavailable", record, state };
     const timeoutMs = request.timeoutMs ?? this.backends.callTimeoutMs(record.namespace) ?? this.options.defaultTimeoutMs;
     const started = performance.now();
+    let result: ToolCallResult;
     try {
-      const result = await backend.callTool(record.name, request.args, { timeoutMs, signal: request.signal });
-      const durationMs = Math.round(performance.now() - started);
-      return { kind: "ok", record, result, durationMs, unchecked: check.ok === "unchecked" ? check.reason : undefined };
+      result = await backend.callTool(record.name, request.args, { timeoutMs, signal: request.signal, onProgress: request.onProgress });
     } catch (error) {
       const durationMs = Math.round(performance.now() - started);
       if (error instanceof BackendError) return { kind: "call_failed", record, code: error.code, message: error.message, durationMs };
       throw error;
     }
+    return this.finish({ kind: "ok", record, result, durationMs: Math.round(performance.now() - started), cache, unchecked });
+  }
+
+  /** Checks the output against the tool's output schema: a warning on the result, or in strict mode an error instead of it. */
+  private finish(outcome: RunOk): RunOutcome {
+    const problems = this.outputs.check(outcome.record, outcome.result);
+    if (!problems.length) return outcome;
+    if (this.outputs.mode === "strict") return { kind: "invalid_output", record: outcome.record, problems, durationMs: outcome.durationMs };
+    return { ...outcome, outputProblems: problems };
   }
 
   /** Repairs until the example validates, a few rounds at most (a fix can reveal a nested error). */

@@ -1,43 +1,71 @@
 /**
  * The three meta-tools, adapted to the MCP plumbing: arguments are validated
- * at this edge, and every response is held to the byte budget here as a last
- * line of defence behind each tool's own fitting.
+ * at this edge, every call is a span with metrics, and every response is held
+ * to the byte budget here as a last line of defence behind each tool's own fitting.
  */
 import type { Metatools } from "../app.js";
 import { jsonBytes } from "../disclosure/budget.js";
 import { formatCall, hint, recoverable, type NextCall } from "../disclosure/guidance.js";
 import { correctArgs, explainErrors } from "../exec/explain.js";
 import { SchemaValidator } from "../exec/validator.js";
-import type { ServedTool } from "../server/mcp.js";
+import { ATTR, type Operation } from "../observe/telemetry.js";
+import { splitToolId } from "../model/tool.js";
+import type { CallExtra, ServedTool } from "../server/mcp.js";
 import { describeTool } from "./describe-tool.js";
 import { runTool } from "./run-tool.js";
 import { searchTools } from "./search-tools.js";
-import type { MetaBody, MetaTool } from "./types.js";
+import type { MetaBody, MetaContext, MetaTool } from "./types.js";
 
 export const META_TOOLS: readonly MetaTool[] = [searchTools, describeTool, runTool];
 
-/** Calls a meta-tool by name with raw arguments: validation, dispatch, budget. Used by the server and the CLI. */
+const OPERATIONS: Record<MetaTool["name"], Operation> = { search_tools: "search", describe_tool: "describe", run_tool: "run" };
+
+/** The span for one call: `metatools.search`, `metatools.describe`, or `tool.exec <id>` with the tool's id and namespace. */
+function spanOf(name: MetaTool["name"], args: Record<string, unknown>): { name: string; attributes: Record<string, string> } {
+  if (name !== "run_tool") return { name: `metatools.${OPERATIONS[name]}`, attributes: {} };
+  const id = typeof args.tool_id === "string" ? args.tool_id : "?";
+  const namespace = splitToolId(id)?.namespace ?? "?";
+  return { name: `tool.exec ${id}`, attributes: { [ATTR.toolId]: id, [ATTR.namespace]: namespace, [ATTR.genAiTool]: id } };
+}
+
+/** Calls a meta-tool by name with raw arguments: validation, dispatch, telemetry, budget. Used by the server and the CLI. */
 export function createMetaDispatcher(app: Metatools) {
-  const validator = new SchemaValidator();
   const byName = new Map(META_TOOLS.map((t) => [t.name, t]));
-  const budget = app.config.budgets.inlineBytes;
-  return async (name: string, args: Record<string, unknown>, signal?: AbortSignal): Promise<MetaBody> => {
+  return async (name: string, args: Record<string, unknown>, extra: Partial<CallExtra> = {}): Promise<MetaBody> => {
     const tool = byName.get(name as MetaTool["name"]);
     if (!tool) throw new Error(`unknown meta-tool "${name}"`);
-    const check = validator.validate(tool.inputSchema, args);
-    if (check.ok === false) {
-      const problems = explainErrors(check.errors, args, tool.inputSchema);
-      const next: NextCall = { tool: tool.name, arguments: correctArgs(tool.inputSchema, args, check.errors) };
-      return recoverable(
-        "invalid_args",
-        `Arguments for ${tool.name} do not match its schema: ${problems.map((p) => `${p.field}: expected ${p.expected}`).join("; ")}.`,
-        hint(`Corrected call: ${formatCall(next)}`, next),
-        { problems },
-      );
-    }
-    const body = await tool.handle(args, { app, budget, signal });
-    return enforceBudget(body, budget, tool.name);
+    const span = spanOf(tool.name, args);
+    return app.telemetry.measure(OPERATIONS[tool.name], span.name, span.attributes, async (notes) => {
+      const body = await dispatch(app, tool, args, { signal: extra.signal, onProgress: extra.onProgress, span: notes });
+      notes.set({ [ATTR.outcome]: outcomeOf(body), [ATTR.bytes]: jsonBytes(body), [ATTR.handle]: typeof body.handle === "string" });
+      return body;
+    });
   };
+}
+
+const validator = new SchemaValidator();
+
+async function dispatch(app: Metatools, tool: MetaTool, args: Record<string, unknown>, context: Omit<MetaContext, "app" | "budget">): Promise<MetaBody> {
+  const budget = app.config.budgets.inlineBytes;
+  const check = validator.validate(tool.inputSchema, args);
+  if (check.ok === false) {
+    const problems = explainErrors(check.errors, args, tool.inputSchema);
+    const next: NextCall = { tool: tool.name, arguments: correctArgs(tool.inputSchema, args, check.errors) };
+    return recoverable(
+      "invalid_args",
+      `Arguments for ${tool.name} do not match its schema: ${problems.map((p) => `${p.field}: expected ${p.expected}`).join("; ")}.`,
+      hint(`Corrected call: ${formatCall(next)}`, next),
+      { problems },
+    );
+  }
+  const body = await tool.handle(args, { app, budget, ...context });
+  return enforceBudget(body, budget, tool.name);
+}
+
+function outcomeOf(body: MetaBody): string {
+  if (body.ok !== false) return "ok";
+  const code = (body.error as { code?: unknown } | undefined)?.code;
+  return typeof code === "string" ? code : "error";
 }
 
 export function servedTools(app: Metatools): ServedTool[] {
@@ -48,7 +76,7 @@ export function servedTools(app: Metatools): ServedTool[] {
     inputSchema: tool.inputSchema,
     annotations: tool.annotations,
     async call(args, extra) {
-      const body = await dispatch(tool.name, args, extra.signal);
+      const body = await dispatch(tool.name, args, extra);
       return { content: [{ type: "text" as const, text: JSON.stringify(body) }] };
     },
   }));

@@ -6,7 +6,8 @@
  * failure (`{ok: false, error, hint…}`) is lifted to the top, as run_tool's own.
  */
 import { jsonBytes } from "../disclosure/budget.js";
-import { formatCall, guidanceFields, hint, warning, type NextCall } from "../disclosure/guidance.js";
+import { formatCall, guidanceFields, hint, recoverable, warning, type NextCall } from "../disclosure/guidance.js";
+import { StoreError } from "../store/kv.js";
 import { spill, type OutputStore } from "../disclosure/outputs.js";
 import type { RunOutcome } from "../exec/executor.js";
 import type { MetaBody } from "./types.js";
@@ -29,9 +30,10 @@ export async function presentResult(outcome: Ok, budget: number, outputs: Output
   }
   let text = texts.join("\n");
   if (structured !== undefined && sameJson(text, structured)) text = "";
+  const cached = outcome.cache === "hit" ? { cache: "hit", cache_age_s: Math.round((outcome.cacheAgeMs ?? 0) / 1000) } : {};
   const head: MetaBody = result.isError
     ? { ok: false, error: { code: "tool_error", message: "The tool reported an error (below)." }, tool_id: record.id, duration_ms: durationMs }
-    : { ok: true, tool_id: record.id, duration_ms: durationMs };
+    : { ok: true, tool_id: record.id, duration_ms: durationMs, ...cached };
   const body: MetaBody = {
     ...head,
     ...(text ? { result: text } : {}),
@@ -41,6 +43,10 @@ export async function presentResult(outcome: Ok, budget: number, outputs: Output
   const notes: string[] = [];
   if (outcome.unchecked) notes.push(`The tool's input schema could not be compiled (${outcome.unchecked}), so the arguments went unchecked.`);
   if (others.some((o) => "omitted" in o)) notes.push("Binary content is described, not inlined.");
+  if (outcome.outputProblems?.length) {
+    const fields = outcome.outputProblems.map((p) => `${p.field}: expected ${p.expected}`).join("; ");
+    notes.push(`The structured content does not match the tool's output schema (${fields}); fields may be missing or of another type than describe_tool shows.`);
+  }
   let guided: MetaBody;
   if (result.isError) {
     const next: NextCall = { tool: "describe_tool", arguments: { tool_id: record.id, detail_level: "full" } };
@@ -56,7 +62,18 @@ async function handOff(head: MetaBody, body: MetaBody, notes: string[], budget: 
   const { result, structured, content } = body as { result?: string; structured?: unknown; content?: unknown[] };
   const json = result === undefined && content === undefined;
   const text = json ? JSON.stringify(structured, null, 2) : [result ?? "", ...(content ?? []).map((c) => JSON.stringify(c))].filter(Boolean).join("\n");
-  const stored = await spill(outputs, { kind: json ? "json" : "text", text, source: toolId }, budget);
+  let stored: Awaited<ReturnType<typeof spill>>;
+  try {
+    stored = await spill(outputs, { kind: json ? "json" : "text", text, source: toolId }, budget);
+  } catch (error) {
+    if (!(error instanceof StoreError)) throw error;
+    const bytes = Buffer.byteLength(text, "utf8");
+    return {
+      ...head,
+      ...recoverable("store_unavailable", `The result (${bytes} bytes) is over the ${budget}-byte budget and could not be stored under a handle: ${error.message}.`),
+      ...guidanceFields(warning([...notes, "Ask for less (a narrower call), or retry once the store is back."].join(" "))),
+    };
+  }
   return { ...head, handle: stored.handle, summary: stored.summary, ...guidanceFields(hint([...notes, stored.hint].join(" "), stored.next)) };
 }
 

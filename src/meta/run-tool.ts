@@ -4,7 +4,9 @@
  * come back as `ok: false` with guidance; only real faults are `isError`.
  */
 import { formatCall, hint, recoverable, warning, type NextCall } from "../disclosure/guidance.js";
+import type { CacheMode } from "../exec/cache.js";
 import type { RunOutcome } from "../exec/executor.js";
+import { ATTR } from "../observe/telemetry.js";
 import { unknownTool } from "./lookup.js";
 import { presentResult } from "./result.js";
 import { defineMetaTool, type MetaBody } from "./types.js";
@@ -12,18 +14,24 @@ import { defineMetaTool, type MetaBody } from "./types.js";
 interface RunArgs {
   tool_id: string;
   args?: Record<string, unknown>;
+  cache?: CacheMode;
   timeout_ms?: number;
 }
 
 export const runTool = defineMetaTool<RunArgs>({
   name: "run_tool",
   description:
-    "Run a tool by id with its arguments. Arguments are checked against the tool's schema first; a mistake returns the field, what was expected and a corrected call. A result too large to send is stored under a handle, with a summary and the call that reads it in slices.",
+    "Run a tool by id with its arguments, checked against its schema first (a mistake returns a corrected call). Read-only tools' results are cached (cache: refresh to re-run). A result too large to send is stored under a handle, with a summary and the call that reads it.",
   inputSchema: {
     type: "object",
     properties: {
       tool_id: { type: "string", description: 'The tool to run, "namespace:tool", as search_tools returned it.' },
       args: { type: "object", description: "The tool's arguments, as its input schema (describe_tool) says. Default {}.", additionalProperties: true },
+      cache: {
+        type: "string",
+        enum: ["use", "refresh", "bypass"],
+        description: "use (default): answer from cache when the tool is read-only and the result is fresh; refresh: run it and re-cache; bypass: run it, cache nothing.",
+      },
       timeout_ms: { type: "integer", minimum: 1, maximum: 3_600_000, description: "Give up after this long (default from config, 60000)." },
     },
     required: ["tool_id"],
@@ -31,10 +39,13 @@ export const runTool = defineMetaTool<RunArgs>({
   },
   annotations: { title: "Run tool", readOnlyHint: false, destructiveHint: true, openWorldHint: true },
 
-  async handle(args, { app, budget, signal }) {
+  async handle(args, { app, budget, signal, onProgress, span }) {
     const toolArgs = args.args ?? {};
-    const outcome = await app.executor.run({ toolId: args.tool_id, args: toolArgs, timeoutMs: args.timeout_ms, signal });
-    if (outcome.kind === "ok") return presentResult(outcome, budget, app.outputs);
+    const outcome = await app.executor.run({ toolId: args.tool_id, args: toolArgs, timeoutMs: args.timeout_ms, signal, cache: args.cache, onProgress });
+    if (outcome.kind === "ok") {
+      span?.set({ [ATTR.cache]: outcome.cache });
+      return presentResult(outcome, budget, app.outputs);
+    }
     return respond(outcome, args, toolArgs, app);
   },
 });
@@ -68,6 +79,17 @@ function respond(outcome: Exclude<RunOutcome, { kind: "ok" }>, args: RunArgs, to
         state?.status === "connecting" || state?.status === "reconnecting"
           ? hint(`It is ${state.status}; retry in a few seconds: ${formatCall(next)}`, next)
           : warning(`Its tools cannot run until the backend is fixed (check the command or URL in the config) and metatools restarted.`),
+      );
+    }
+    case "invalid_output": {
+      const fields = outcome.problems.map((p) => `${p.field}: expected ${p.expected}`);
+      return recoverable(
+        "invalid_output",
+        `${outcome.record.id} returned structured content that does not match its output schema, so the result was withheld (strict output validation): ${fields.join("; ")}.`,
+        warning(
+          `The backend may not be the version its schema describes. If it ran a side effect, that happened. To receive such results with a warning instead, set metatools.run.outputValidation to "warn".`,
+        ),
+        { problems: outcome.problems },
       );
     }
     case "call_failed": {

@@ -3,6 +3,8 @@
  * an input schema and a handler over the app. `src/meta/index.ts` lists them.
  */
 import type { Metatools } from "../app.js";
+import type { ProgressUpdate } from "../backends/types.js";
+import type { SpanNotes } from "../observe/telemetry.js";
 import type { JsonSchema } from "../model/tool.js";
 
 export interface MetaContext {
@@ -10,6 +12,10 @@ export interface MetaContext {
   /** The largest response, in bytes, sent inline. */
   budget: number;
   signal?: AbortSignal;
+  /** Set when the client asked for progress. */
+  onProgress?: (update: ProgressUpdate) => void;
+  /** The call's span: handlers add what only they know (cache status, hits). */
+  span?: SpanNotes;
 }
 
 /** A JSON response body. Expected failures are bodies too (`ok: false`); faults are thrown. */

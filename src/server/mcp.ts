@@ -23,7 +23,14 @@ export interface ServedTool {
    * Handles one call. Expected failures are returned as content; a throw is
    * a fault and becomes `isError: true` with the message as text.
    */
-  call(args: Record<string, unknown>, extra: { signal: AbortSignal }): Promise<CallToolResult>;
+  call(args: Record<string, unknown>, extra: CallExtra): Promise<CallToolResult>;
+}
+
+export interface CallExtra {
+  /** Aborted when the client cancels the request (or the session ends). */
+  signal: AbortSignal;
+  /** Present when the client asked for progress (`_meta.progressToken`): sends it a progress notification. */
+  onProgress?: (update: { progress: number; total?: number; message?: string }) => void;
 }
 
 export interface ServerDefinition {
@@ -52,7 +59,13 @@ export function createMcpServer(definition: ServerDefinition): Server {
       throw new McpError(ErrorCode.InvalidParams, `unknown tool "${request.params.name}"; this server has ${[...byName.keys()].join(", ")}`);
     }
     try {
-      return await tool.call(request.params.arguments ?? {}, { signal: extra.signal });
+      const token = request.params._meta?.progressToken;
+      const onProgress =
+        token === undefined
+          ? undefined
+          : (update: { progress: number; total?: number; message?: string }) =>
+              void extra.sendNotification({ method: "notifications/progress", params: { progressToken: token, ...update } }).catch(() => {});
+      return await tool.call(request.params.arguments ?? {}, { signal: extra.signal, onProgress });
     } catch (error) {
       definition.onFault?.(tool.name, error);
       const message = error instanceof Error ? error.message : String(error);

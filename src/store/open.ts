@@ -1,0 +1,96 @@
+/**
+ * Opens a store from a URL: `memory` (default; bounded LRU in this
+ * process), `redis://` / `rediss://` (shared by every replica that points
+ * at it), or `sqlite://path` (one machine, survives restarts). Adapters are
+ * imported on first use, so the memory store costs no Redis client.
+ */
+import Keyv from "keyv";
+import { KeyvStore, StoreError, type KeyValue, type StoreKind } from "./kv.js";
+import { LruMap } from "./lru.js";
+
+export interface StoreOptions {
+  /** `memory`, `redis://…`, `rediss://…` or `sqlite://…` (an absolute path after the scheme). */
+  url: string;
+  /** Key prefix, so several deployments can share one Redis: `<prefix>:<key>`. */
+  namespace: string;
+  /** Bound of the memory store. */
+  memoryMaxBytes: number;
+  /** Longest a remote store operation may take before it counts as failed. Default 2000 ms. */
+  opTimeoutMs?: number;
+}
+
+export function storeKind(url: string): StoreKind | undefined {
+  if (url === "memory" || url.startsWith("memory:")) return "memory";
+  if (/^rediss?:\/\//.test(url)) return "redis";
+  if (url.startsWith("sqlite://")) return "sqlite";
+  return undefined;
+}
+
+/** The URL with any password replaced, for logs and messages. */
+export function maskUrl(url: string): string {
+  return url.replace(/^(\w+:\/\/[^:/@]*:)[^@]*@/, "$1***@");
+}
+
+export function openStore(options: StoreOptions): KeyValue {
+  const kind = storeKind(options.url);
+  const where = maskUrl(options.url);
+  if (!kind) throw new StoreError(where, "unsupported URL; use memory, redis://host:port, rediss://… or sqlite:///path/to/file.db");
+  const timeout = options.opTimeoutMs ?? 2000;
+  if (kind === "memory") {
+    return new KeyvStore(kind, where, new Keyv({ store: new LruMap(options.memoryMaxBytes), namespace: options.namespace, throwOnErrors: true }), timeout);
+  }
+  return new LazyStore(kind, where, async () => new KeyvStore(kind, where, await adapterKeyv(kind, options), timeout));
+}
+
+async function adapterKeyv(kind: "redis" | "sqlite", options: StoreOptions): Promise<Keyv> {
+  if (kind === "redis") {
+    const { default: KeyvRedis } = await import("@keyv/redis");
+    const adapter = new KeyvRedis(options.url, { throwOnConnectError: true, throwOnErrors: true, connectionTimeout: options.opTimeoutMs ?? 2000 });
+    return new Keyv({ store: adapter, namespace: options.namespace, throwOnErrors: true, useKeyPrefix: false });
+  }
+  let KeyvSqlite: typeof import("@keyv/sqlite").default;
+  try {
+    ({ default: KeyvSqlite } = await import("@keyv/sqlite"));
+  } catch (error) {
+    throw new StoreError(maskUrl(options.url), "the SQLite store needs the @keyv/sqlite package, which is not installed: run `npm install @keyv/sqlite`", { cause: error });
+  }
+  const adapter = new KeyvSqlite({ uri: options.url, busyTimeout: 5000 });
+  return new Keyv({ store: adapter, namespace: options.namespace, throwOnErrors: true });
+}
+
+/** Resolves its store on first use; a failure to open is reported by every call, not at construction. */
+class LazyStore implements KeyValue {
+  private inner: Promise<KeyValue> | undefined;
+
+  constructor(
+    readonly kind: StoreKind,
+    readonly where: string,
+    private readonly open: () => Promise<KeyValue>,
+  ) {}
+
+  async get<T>(key: string): Promise<T | undefined> {
+    return (await this.store()).get<T>(key);
+  }
+
+  async set(key: string, value: unknown, ttlMs: number): Promise<void> {
+    return (await this.store()).set(key, value, ttlMs);
+  }
+
+  async delete(key: string): Promise<void> {
+    return (await this.store()).delete(key);
+  }
+
+  async close(): Promise<void> {
+    const inner = this.inner;
+    this.inner = undefined;
+    await inner?.then((s) => s.close()).catch(() => {});
+  }
+
+  private store(): Promise<KeyValue> {
+    this.inner ??= this.open().catch((error) => {
+      this.inner = undefined;
+      throw error instanceof StoreError ? error : new StoreError(this.where, String(error), { cause: error });
+    });
+    return this.inner;
+  }
+}
