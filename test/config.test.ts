@@ -28,6 +28,9 @@ describe("config errors name the file and the field", () => {
     [{ metatools: { budgets: { inlineBytes: 10 } } }, "metatools.budgets.inlineBytes", />=2000/],
     [{ metatools: { search: { mode: "magic" } } }, "metatools.search.mode", /auto/],
     [{ mcpServers: [] }, "mcpServers", /expected record/],
+    [{ metatools: { store: { url: "postgres://db" } } }, "metatools.store.url", /redis:\/\/host:port/],
+    [{ metatools: { run: { outputValidation: "loud" } } }, "metatools.run.outputValidation", /warn/],
+    [{ metatools: { cache: { ttl: 5 } } }, "metatools.cache", /unknown field\(s\) "ttl"/],
     [{ mcpServers: { gh: { command: "x", env: { T: "${MISSING_TOKEN}" } } } }, "mcpServers.gh.env.T", /MISSING_TOKEN is not set/],
   ])("%j → %s", (raw, field, detail) => {
     const error = errorOf(raw);
@@ -64,6 +67,16 @@ describe("config resolution", () => {
     expect(config.backends[3]).toMatchObject({ toolsFile: "/etc/project/tools.jsonl" });
     expect(config.budgets.inlineBytes).toBe(10_000);
     expect(config.search).toMatchObject({ defaultLimit: 5, maxLimit: 50, mode: "auto" });
+    expect(config.store).toEqual({ url: "memory", prefix: "metatools", memoryMaxBytes: 64 << 20 });
+    expect(config.cache).toEqual({ enabled: true, ttlMs: 300_000, maxEntryBytes: 1 << 20 });
+    expect(config.outputs).toEqual({ ttlMs: 1_800_000, maxBytes: 16 << 20 });
+    expect(config.run.outputValidation).toBe("warn");
+  });
+
+  it("resolves a SQLite store path against the config file's folder, and keeps a Redis URL as written", () => {
+    expect(parseConfig({ metatools: { store: { url: "sqlite://state/cache.db" } } }, { file: FILE }).store.url).toBe("sqlite:///etc/project/state/cache.db");
+    expect(parseConfig({ metatools: { store: { url: "sqlite:///var/cache.db" } } }, { file: FILE }).store.url).toBe("sqlite:///var/cache.db");
+    expect(parseConfig({ metatools: { store: { url: "redis://:pw@10.0.0.5:6379/2" } } }, { file: FILE }).store.url).toBe("redis://:pw@10.0.0.5:6379/2");
   });
 
   it("uses the default for ${VAR:-default} when the variable is unset", () => {

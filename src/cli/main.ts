@@ -4,6 +4,7 @@
  * only routes and turns errors into exit codes (2: usage or config, 1: the
  * operation failed, 0: done).
  */
+import { startTelemetrySdk } from "../observe/sdk.js";
 import { ConfigError, MetatoolsError } from "../util/errors.js";
 import { bench } from "./commands/bench.js";
 import { describe } from "./commands/describe.js";
@@ -48,6 +49,10 @@ async function main(argv: string[]): Promise<number> {
     process.stderr.write(`metatools: unknown command "${name}"\n\n${usage()}\n`);
     return 2;
   }
+  const telemetry = await startTelemetrySdk().catch((error: unknown) => {
+    process.stderr.write(`metatools: OpenTelemetry export not started: ${error instanceof Error ? error.message : String(error)}\n`);
+    return undefined;
+  });
   try {
     return await command.run(rest);
   } catch (error) {
@@ -64,6 +69,8 @@ async function main(argv: string[]): Promise<number> {
       return 1;
     }
     throw error;
+  } finally {
+    await telemetry?.shutdown();
   }
 }
 

@@ -123,10 +123,12 @@ function parseJson(text: string): unknown {
 function summarize(text: string, value: unknown, lines: string[]): Record<string, unknown> {
   const bytes = Buffer.byteLength(text, "utf8");
   if (value !== NOT_JSON) {
-    const shape = describeShape(value, 0);
-    const summary = { kind: "json", bytes, lines: lines.length, shape };
-    if (jsonBytes(summary) <= SUMMARY_BYTES) return summary;
-    return { kind: "json", bytes, lines: lines.length, shape: truncateBytes(JSON.stringify(shape), SUMMARY_BYTES - 200) };
+    // As deep as fits: keys, array lengths and the first item's own shape, shallower for wide documents.
+    for (const depth of [4, 3, 2, 1]) {
+      const summary = { kind: "json", bytes, lines: lines.length, shape: describeShape(value, 0, depth) };
+      if (jsonBytes(summary) <= SUMMARY_BYTES) return summary;
+    }
+    return { kind: "json", bytes, lines: lines.length, shape: truncateBytes(JSON.stringify(describeShape(value, 0, 1)), SUMMARY_BYTES - 200) };
   }
   let head = "";
   for (const line of lines) {
@@ -137,15 +139,16 @@ function summarize(text: string, value: unknown, lines: string[]): Record<string
   return { kind: "text", bytes, lines: lines.length, head: head.trimEnd() };
 }
 
-/** Keys, array lengths and the first items, a few levels deep. */
-function describeShape(value: unknown, depth: number): unknown {
+/** Keys, array lengths and the first items, down to `maxDepth` levels. */
+function describeShape(value: unknown, depth: number, maxDepth: number): unknown {
   if (Array.isArray(value)) {
-    return depth >= 2 ? `array(${value.length})` : { array: value.length, ...(value.length ? { first: describeShape(value[0], depth + 1) } : {}) };
+    if (depth >= maxDepth) return `array(${value.length})`;
+    return { array: value.length, ...(value.length ? { first: describeShape(value[0], depth + 1, maxDepth) } : {}) };
   }
   if (value && typeof value === "object") {
     const keys = Object.keys(value);
-    if (depth >= 2) return `object(${keys.length} keys)`;
-    const shown = keys.slice(0, 15).map((k) => [k, describeShape((value as Record<string, unknown>)[k], depth + 1)]);
+    if (depth >= maxDepth) return `object(${keys.length} keys)`;
+    const shown = keys.slice(0, 15).map((k) => [k, describeShape((value as Record<string, unknown>)[k], depth + 1, maxDepth)]);
     return { ...Object.fromEntries(shown), ...(keys.length > 15 ? { "…": `${keys.length - 15} more keys` } : {}) };
   }
   if (typeof value === "string") return value.length > 60 ? `${value.slice(0, 60)}… (${value.length} chars)` : value;

@@ -11,7 +11,7 @@ import type { ProgressUpdate, ToolCallResult } from "../backends/types.js";
 import type { OutputValidation } from "../config/resolved.js";
 import type { ToolRecord } from "../model/tool.js";
 import type { ToolRegistry } from "../registry/registry.js";
-import { ResultCache, type CacheMode, type CacheStatus } from "./cache.js";
+import type { CacheMode, CacheStatus, ResultCache } from "./cache.js";
 import { correctArgs, explainErrors, type FieldProblem } from "./explain.js";
 import { OutputChecker } from "./output-check.js";
 import { SchemaValidator } from "./validator.js";

@@ -22,7 +22,10 @@ const OPERATIONS: Record<MetaTool["name"], Operation> = { search_tools: "search"
 
 /** The span for one call: `metatools.search`, `metatools.describe`, or `tool.exec <id>` with the tool's id and namespace. */
 function spanOf(name: MetaTool["name"], args: Record<string, unknown>): { name: string; attributes: Record<string, string> } {
-  if (name !== "run_tool") return { name: `metatools.${OPERATIONS[name]}`, attributes: {} };
+  if (name !== "run_tool") {
+    const described: Record<string, string> = name === "describe_tool" && typeof args.tool_id === "string" ? { [ATTR.toolId]: args.tool_id } : {};
+    return { name: `metatools.${OPERATIONS[name]}`, attributes: described };
+  }
   const id = typeof args.tool_id === "string" ? args.tool_id : "?";
   const namespace = splitToolId(id)?.namespace ?? "?";
   return { name: `tool.exec ${id}`, attributes: { [ATTR.toolId]: id, [ATTR.namespace]: namespace, [ATTR.genAiTool]: id } };

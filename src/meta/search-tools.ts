@@ -2,6 +2,7 @@
  * search_tools: ranked one-line summaries with call signatures, the
  * namespace distribution of the full match set, and concrete next calls.
  */
+import { ATTR } from "../observe/telemetry.js";
 import { fitItems } from "../disclosure/budget.js";
 import { capDistribution } from "../disclosure/guard.js";
 import { formatCall, hint, warning, guidanceFields, type Guidance, type NextCall } from "../disclosure/guidance.js";
@@ -41,7 +42,7 @@ export const searchTools = defineMetaTool<SearchArgs>({
   },
   annotations: { title: "Search tools", readOnlyHint: true, openWorldHint: false },
 
-  async handle(args, { app, budget }) {
+  async handle(args, { app, budget, span }) {
     const request: SearchRequest = {
       query: args.query,
       limit: Math.min(args.limit ?? app.config.search.defaultLimit, app.config.search.maxLimit),
@@ -51,6 +52,7 @@ export const searchTools = defineMetaTool<SearchArgs>({
       mode: args.mode ?? app.config.search.mode,
     };
     const outcome = app.search.search(request);
+    span?.set({ [ATTR.hits]: outcome.total, [ATTR.mode]: outcome.mode });
     const unavailable = unavailableBackends(app);
     const extra: MetaBody = unavailable.length ? { unavailable } : {};
     const { value } = fitItems(outcome.hits, budget, (hits) => present(request, outcome, hits, extra, app));

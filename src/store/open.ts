@@ -48,13 +48,10 @@ async function adapterKeyv(kind: "redis" | "sqlite", options: StoreOptions): Pro
     const adapter = new KeyvRedis(options.url, { throwOnConnectError: true, throwOnErrors: true, connectionTimeout: options.opTimeoutMs ?? 2000 });
     return new Keyv({ store: adapter, namespace: options.namespace, throwOnErrors: true, useKeyPrefix: false });
   }
-  let KeyvSqlite: typeof import("@keyv/sqlite").default;
-  try {
-    ({ default: KeyvSqlite } = await import("@keyv/sqlite"));
-  } catch (error) {
+  const sqlite = await import("@keyv/sqlite").catch((error: unknown) => {
     throw new StoreError(maskUrl(options.url), "the SQLite store needs the @keyv/sqlite package, which is not installed: run `npm install @keyv/sqlite`", { cause: error });
-  }
-  const adapter = new KeyvSqlite({ uri: options.url, busyTimeout: 5000 });
+  });
+  const adapter = new sqlite.default({ uri: options.url, busyTimeout: 5000 });
   return new Keyv({ store: adapter, namespace: options.namespace, throwOnErrors: true });
 }
 

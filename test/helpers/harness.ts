@@ -2,16 +2,18 @@
  * Test harness: the real app behind the real MCP server, reached by a real
  * MCP client over an in-memory transport pair.
  */
-import { mkdtempSync, writeFileSync } from "node:fs";
+import { existsSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { fileURLToPath } from "node:url";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { InMemoryTransport } from "@modelcontextprotocol/sdk/inMemory.js";
 import { BUILTIN_CATALOG_DIR, createMetatools, type Metatools } from "../../src/app.js";
 import { syntheticTools, toJsonl } from "../../src/bench/synthetic.js";
 import { parseConfig } from "../../src/config/load.js";
 import type { ConfigFile } from "../../src/config/schema.js";
+import type { Telemetry } from "../../src/observe/telemetry.js";
 import { createSessionServer } from "../../src/serving.js";
 
 const require = createRequire(import.meta.url);
@@ -20,7 +22,14 @@ const require = createRequire(import.meta.url);
 export const servers = {
   everything: () => ({ command: process.execPath, args: [require.resolve("@modelcontextprotocol/server-everything/dist/index.js"), "stdio"] }),
   filesystem: (dir: string) => ({ command: process.execPath, args: [require.resolve("@modelcontextprotocol/server-filesystem/dist/index.js"), dir] }),
+  /** The executor fixture (test/fixtures/exec-server.mjs); every call it receives is appended to `callLog`. */
+  exec: (callLog: string) => ({ command: process.execPath, args: [fileURLToPath(new URL("../fixtures/exec-server.mjs", import.meta.url))], env: { CALL_LOG: callLog } }),
 };
+
+/** The tool names a call log holds, in order. */
+export function loggedCalls(callLog: string): string[] {
+  return existsSync(callLog) ? readFileSync(callLog, "utf8").split("\n").filter(Boolean) : [];
+}
 
 export function tempDir(prefix = "metatools-test-"): string {
   return mkdtempSync(join(tmpdir(), prefix));
@@ -36,12 +45,12 @@ export interface Session {
   close(): Promise<void>;
 }
 
-export async function openSession(config: ConfigFile, options: { builtinCatalog?: boolean; file?: string } = {}): Promise<Session> {
+export async function openSession(config: ConfigFile, options: { builtinCatalog?: boolean; file?: string; telemetry?: Telemetry } = {}): Promise<Session> {
   const resolved = parseConfig(config, {
     file: options.file ?? join(tempDir(), "metatools.json"),
     builtinCatalogDir: options.builtinCatalog === false ? undefined : BUILTIN_CATALOG_DIR,
   });
-  const app = createMetatools(resolved, { backoffMs: [200, 400] });
+  const app = createMetatools(resolved, { backoffMs: [200, 400], telemetry: options.telemetry });
   await app.start();
   const server = createSessionServer(app);
   const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();

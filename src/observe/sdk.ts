@@ -1,0 +1,41 @@
+/**
+ * Starts the OpenTelemetry Node SDK when the environment asks for export,
+ * through the standard variables only: OTEL_EXPORTER_OTLP_ENDPOINT (or the
+ * per-signal _TRACES_/_METRICS_ endpoints), OTEL_TRACES_EXPORTER,
+ * OTEL_METRICS_EXPORTER, OTEL_EXPORTER_OTLP_PROTOCOL, OTEL_SERVICE_NAME,
+ * OTEL_METRIC_EXPORT_INTERVAL and the rest, all read by the SDK itself.
+ * With none set, nothing is loaded and the instrumentation stays a no-op.
+ */
+const TRIGGERS = [
+  "OTEL_EXPORTER_OTLP_ENDPOINT",
+  "OTEL_EXPORTER_OTLP_TRACES_ENDPOINT",
+  "OTEL_EXPORTER_OTLP_METRICS_ENDPOINT",
+  "OTEL_TRACES_EXPORTER",
+  "OTEL_METRICS_EXPORTER",
+];
+
+export interface TelemetrySdk {
+  /** Flushes what is buffered and stops exporting. */
+  shutdown(): Promise<void>;
+}
+
+export function telemetryRequested(env: NodeJS.ProcessEnv): boolean {
+  if (env.OTEL_SDK_DISABLED?.toLowerCase() === "true") return false;
+  return TRIGGERS.some((name) => !!env[name]);
+}
+
+export async function startTelemetrySdk(env: NodeJS.ProcessEnv = process.env): Promise<TelemetrySdk | undefined> {
+  if (!telemetryRequested(env)) return undefined;
+  const { NodeSDK } = await import("@opentelemetry/sdk-node");
+  // Logs are not exported: metatools' logs go to stderr, and stdout carries MCP on stdio.
+  const sdk = new NodeSDK({ serviceName: env.OTEL_SERVICE_NAME ?? "metatools", logRecordProcessors: [] });
+  sdk.start();
+  return {
+    async shutdown() {
+      let timer: NodeJS.Timeout | undefined;
+      // An unreachable collector must not hold the process open.
+      await Promise.race([sdk.shutdown().catch(() => {}), new Promise((resolve) => (timer = setTimeout(resolve, 5000)))]);
+      clearTimeout(timer);
+    },
+  };
+}
