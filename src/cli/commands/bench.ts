@@ -2,6 +2,7 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { codeBench, type CodeBenchRow } from "../../bench/code.js";
+import { execBench, type ExecBenchRow } from "../../bench/exec.js";
 import { coldStart, searchLatency, type LatencyResult } from "../../bench/measure.js";
 import { parseFlags, UsageError } from "../flags.js";
 
@@ -9,9 +10,18 @@ import { parseFlags, UsageError } from "../flags.js";
 const TARGETS = { p50At10k: 2, p50At100k: 20, coldStartMs: 1500, rssMb: 300 };
 
 export async function bench(argv: string[]): Promise<number> {
-  const { values } = parseFlags(argv, { sizes: { type: "string" }, runs: { type: "string" }, "code-files": { type: "string" }, suite: { type: "string" } });
+  const { values } = parseFlags(argv, {
+    sizes: { type: "string" },
+    runs: { type: "string" },
+    "code-files": { type: "string" },
+    suite: { type: "string" },
+    calls: { type: "string" },
+    redis: { type: "string" },
+  });
   const suite = values.suite ?? "all";
-  if (!["all", "search", "code"].includes(suite)) throw new UsageError(`--suite takes all, search or code, got "${suite}"`);
+  if (!["all", "search", "code", "exec"].includes(suite)) throw new UsageError(`--suite takes all, search, code or exec, got "${suite}"`);
+  const calls = Number(values.calls ?? 300);
+  if (!Number.isInteger(calls) || calls < 10) throw new UsageError(`--calls takes a whole number of at least 10, e.g. 300`);
   const codeFiles = Number(values["code-files"] ?? 5000);
   if (!Number.isInteger(codeFiles) || codeFiles < 1) throw new UsageError(`--code-files takes a whole number, e.g. 5000`);
   const sizes = (values.sizes ?? "1000,10000,100000").split(",").map(Number);
@@ -19,6 +29,12 @@ export async function bench(argv: string[]): Promise<number> {
   const runs = Number(values.runs ?? 3);
   const dir = mkdtempSync(join(tmpdir(), "metatools-bench-"));
   try {
+    let exec: ExecBenchRow[] = [];
+    if (suite === "all" || suite === "exec") {
+      process.stderr.write(`bench: run_tool against a direct client, ${calls} calls per path…\n`);
+      exec = await execBench(dir, { calls, redisUrl: values.redis });
+      if (suite === "exec") return printExec(exec, values.json ?? false);
+    }
     let code: CodeBenchRow[] = [];
     if (suite !== "search") {
       process.stderr.write(`bench: code tools over ${codeFiles} generated files…\n`);
@@ -35,7 +51,7 @@ export async function bench(argv: string[]): Promise<number> {
     for (let i = 0; i < runs; i++) cold.push(await coldStart(10_000, dir));
     cold.sort((a, b) => a.startToFirstSearchMs - b.startToFirstSearchMs);
     const median = cold[Math.floor(cold.length / 2)]!;
-    const report = { search: latency, coldStart: { tools: 10_000, runs, medianMs: median.startToFirstSearchMs, rssMb: median.rssMb }, code };
+    const report = { search: latency, coldStart: { tools: 10_000, runs, medianMs: median.startToFirstSearchMs, rssMb: median.rssMb }, code, exec };
     if (values.json) {
       process.stdout.write(`${JSON.stringify(report, null, 2)}\n`);
       return 0;
@@ -56,6 +72,7 @@ export async function bench(argv: string[]): Promise<number> {
     }
     process.stdout.write(`${lines.join("\n")}\n(ratio = measured / target; ≤ 1.00 meets the target)\n`);
     if (code.length) printCode(code, false);
+    if (exec.length) printExec(exec, false);
     return 0;
   } finally {
     rmSync(dir, { recursive: true, force: true });
@@ -72,5 +89,24 @@ function printCode(rows: CodeBenchRow[], json: boolean): number {
     lines.push(`${r.call.padEnd(34)}${String(r.files).padStart(7)}${String(r.total).padStart(9)}${r.coldMs.toFixed(1).padStart(10)}${r.warmMs.toFixed(1).padStart(10)}${(r.warmMs / r.coldMs).toFixed(2).padStart(11)}`);
   }
   process.stdout.write(`${lines.join("\n")}\n(cold = first call in a fresh process: every file read and parsed; warm = median of 3 repeats, outlines cached)\n`);
+  return 0;
+}
+
+function printExec(rows: ExecBenchRow[], json: boolean): number {
+  if (json) {
+    process.stdout.write(`${JSON.stringify({ exec: rows }, null, 2)}\n`);
+    return 0;
+  }
+  const cell = (v: number | undefined, width: number, digits = 3) => (v === undefined ? "" : v.toFixed(digits)).padStart(width);
+  const lines = [`\n${"run_tool path".padEnd(36)}${"median ms".padStart(11)}${"p90 ms".padStart(9)}${"added ms".padStart(10)}${"ratio".padStart(7)}${"target".padStart(10)}`];
+  for (const r of rows) {
+    const measured = r.addedMs ?? r.medianMs;
+    const verdict = r.targetMs === undefined ? "" : measured <= r.targetMs ? "  ok" : "  OVER";
+    const target = r.targetMs === undefined ? "" : `≤${r.targetMs}${r.addedMs !== undefined ? " added" : ""}`;
+    lines.push(`${r.name.padEnd(36)}${cell(r.medianMs, 11)}${cell(r.p90Ms, 9)}${cell(r.addedMs, 10)}${cell(r.ratio, 7, 2)}${target.padStart(10)}${verdict}`);
+  }
+  process.stdout.write(
+    `${lines.join("\n")}\n(added = median minus the direct client's median; ratio = median / direct median. "stdio" is what an agent sees: one more process hop than direct. "in-process" is metatools' own work on a call: validation, cache policy, presentation, telemetry, budget.)\n`,
+  );
   return 0;
 }
