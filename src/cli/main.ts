@@ -18,9 +18,9 @@ const COMMANDS: Record<string, { run: (argv: string[]) => Promise<number>; help:
   serve: { run: serve, help: "serve [--config F] [--root DIR]         MCP server on stdio" },
   search: { run: search, help: "search QUERY [--limit N] [--namespace NS] [--tags a,b] [--offset N] [--json]" },
   describe: { run: describe, help: "describe ID [--detail summary|schema|full] [--json]" },
-  run: { run: run, help: "run ID --args JSON [--timeout MS] [--json]" },
+  run: { run: run, help: "run ID --args JSON [--timeout MS] [--cache use|refresh|bypass] [--json]" },
   eval: { run: evaluate, help: "eval DIR [--mode bm25|semantic|hybrid|all] [--limit K] [--json]" },
-  bench: { run: bench, help: "bench [--sizes 1000,10000,100000] [--json]" },
+  bench: { run: bench, help: "bench [--suite all|search|code|exec] [--sizes 1000,10000,100000] [--code-files N] [--calls N] [--redis URL] [--json]" },
 };
 
 function usage(): string {
