@@ -106,9 +106,14 @@ export class Executor {
     return outcome;
   }
 
-  /** A successful call to a tool that may write retires its namespace's cached results; returns the new generation. */
+  /**
+   * A call that reached a tool that may write retires its namespace's cached
+   * results, whatever it answered: a write that timed out or reported an
+   * error may still have changed something. Returns the new generation.
+   */
   private async retireIfWrite(outcome: RunOutcome): Promise<string | undefined> {
-    if (outcome.kind !== "ok" || outcome.result.isError || outcome.cache === "hit" || outcome.record.annotations.readOnlyHint === true) return undefined;
+    const reached = (outcome.kind === "ok" && outcome.cache !== "hit") || outcome.kind === "invalid_output" || outcome.kind === "call_failed";
+    if (!reached || outcome.record.annotations.readOnlyHint === true) return undefined;
     return this.cache.invalidate(outcome.record.namespace);
   }
 

@@ -80,7 +80,14 @@ export class Telemetry {
     this.requests.add(1, base);
     this.requestDuration.record(ms, base);
     if (operation !== "run") return;
-    const tool = { [ATTR.toolId]: a[ATTR.toolId], [ATTR.namespace]: a[ATTR.namespace], [ATTR.outcome]: a[ATTR.outcome], [ATTR.cache]: a[ATTR.cache] ?? "off" };
+    // Ids that name no tool are whatever the agent typed: one bucket, so metrics stay bounded.
+    const known = a[ATTR.outcome] !== "unknown_tool";
+    const tool = {
+      [ATTR.toolId]: known ? a[ATTR.toolId] : "(unknown)",
+      [ATTR.namespace]: known ? a[ATTR.namespace] : "(unknown)",
+      [ATTR.outcome]: a[ATTR.outcome],
+      [ATTR.cache]: a[ATTR.cache] ?? "off",
+    };
     this.toolCalls.add(1, tool);
     this.toolDuration.record(ms, tool);
     if (a[ATTR.handle] === true) this.handles.add(1, { [ATTR.toolId]: a[ATTR.toolId], [ATTR.namespace]: a[ATTR.namespace] });

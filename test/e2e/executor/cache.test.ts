@@ -87,6 +87,13 @@ describe("run_tool cache", () => {
     expect((await run("kv:lookup", { key: "delta" })).cache).toBe("hit");
   });
 
+  it("a write that reports an error still retires the namespace's cached reads", async () => {
+    await run("kv:lookup", { key: "epsilon" });
+    expect((await run("kv:lookup", { key: "epsilon" })).cache).toBe("hit");
+    expect(await run("kv:put", { key: "epsilon", value: "fail" })).toMatchObject({ ok: false, error: { code: "tool_error" } });
+    expect((await run("kv:lookup", { key: "epsilon" })).cache).toBeUndefined();
+  });
+
   it("invalid arguments and unknown tools never reach the backend or the cache", async () => {
     const before = loggedCalls(callLog).length;
     expect(await run("kv:lookup", { key: "" })).toMatchObject({ ok: false, error: { code: "invalid_args" } });

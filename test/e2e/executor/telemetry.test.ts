@@ -54,6 +54,7 @@ describe("OpenTelemetry", () => {
     await session.call("run_tool", { tool_id: "kv:lookup", args: { key: "otel" } });
     await session.call("run_tool", { tool_id: "kv:big_json", args: { count: 1000 } });
     await session.call("run_tool", { tool_id: "kv:lookup", args: { key: "" } });
+    await session.call("run_tool", { tool_id: "kv:no_such_tool_8f3a", args: {} });
 
     const runs = named("tool.exec kv:lookup");
     expect(runs.map((s) => s.attributes["metatools.cache"])).toEqual(["miss", "hit", undefined]);
@@ -80,6 +81,10 @@ describe("OpenTelemetry", () => {
     const durations = await metric("metatools.tool.duration");
     const hit = durations.find((p) => p.attributes["metatools.tool.id"] === "kv:lookup" && p.attributes["metatools.cache"] === "hit");
     expect((hit?.value as Histogram).count).toBe(1);
+
+    const unknown = calls.filter((p) => p.attributes["metatools.outcome"] === "unknown_tool");
+    expect(unknown.map((p) => [p.attributes["metatools.tool.id"], p.value])).toEqual([["(unknown)", 1]]);
+    expect(named("tool.exec kv:no_such_tool_8f3a")[0]?.attributes["metatools.outcome"]).toBe("unknown_tool");
 
     const handles = await metric("metatools.output.handles");
     expect(handles).toEqual([expect.objectContaining({ attributes: { "metatools.tool.id": "kv:big_json", "metatools.tool.namespace": "kv" }, value: 1 })]);
