@@ -62,8 +62,13 @@ export function createMetatools(config: ResolvedConfig, options: AppOptions = {}
   const store = (kind: string): KeyValue =>
     openStore({ url: config.store.url, namespace: `${config.store.prefix}:${kind}`, memoryMaxBytes: config.store.memoryMaxBytes });
   const stores = { cache: store("cache"), outputs: store("out") };
-  const outputs = new KeyValueOutputStore(stores.outputs, config.outputs);
-  const cache = new ResultCache(stores.cache, config.cache, logger);
+  // In memory, one output may take at most a quarter of the store, so a large one cannot push out every other handle.
+  const outputLimit = config.store.url === "memory" ? Math.min(config.outputs.maxBytes, Math.floor(config.store.memoryMaxBytes / 4)) : config.outputs.maxBytes;
+  const outputs = new KeyValueOutputStore(stores.outputs, { ttlMs: config.outputs.ttlMs, maxBytes: outputLimit });
+  const specs = new Map(config.backends.map(({ connectTimeoutMs: _c, callTimeoutMs: _t, ...what }) => [what.namespace, JSON.stringify(what)]));
+  // What answers under a namespace: its config and its server's version. Results cached for another are never served.
+  const identity = (namespace: string) => `${specs.get(namespace) ?? "builtin"}\0${backends.state(namespace)?.info?.version ?? ""}`;
+  const cache = new ResultCache(stores.cache, config.cache, logger, identity);
   const bodyBudget = config.budgets.inlineBytes - ENVELOPE_BYTES;
   const builtins: Backend[] = [outputsBackend(outputs, bodyBudget)];
   if (config.code) builtins.unshift(createCodeBackend({ ...config.code, budget: bodyBudget, outputs }));

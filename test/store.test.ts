@@ -17,9 +17,14 @@ describe("memory store", () => {
     map.set("c", "1234567890");
     expect([...map.keys()]).toEqual(["a", "c"]);
     expect(map.bytes).toBe(22);
-    map.set("huge", "x".repeat(100));
+    expect(map.set("huge", "x".repeat(100))).toBe(false);
     expect(map.has("huge")).toBe(false);
     expect(map.size).toBe(2);
+  });
+
+  it("refuses, loudly, a value larger than the whole store", async () => {
+    const store = openStore({ url: "memory", namespace: "t", memoryMaxBytes: 100 });
+    await expect(store.set("big", "x".repeat(500), 1000)).rejects.toThrow(/refused a write/);
   });
 
   it("serves values through keyv with their TTL", async () => {
@@ -51,8 +56,10 @@ describe("store URLs", () => {
 describe("cache keys", () => {
   it("are the same for the same arguments in any key order, at any depth", () => {
     expect(canonicalJson({ b: 1, a: { d: [1, { f: 1, e: 2 }], c: null } })).toBe('{"a":{"c":null,"d":[1,{"e":2,"f":1}]},"b":1}');
-    expect(resultKey("ns:t", { x: 1, y: { b: 2, a: 1 } })).toBe(resultKey("ns:t", { y: { a: 1, b: 2 }, x: 1 }));
-    expect(resultKey("ns:t", { x: 1 })).not.toBe(resultKey("ns:t", { x: 2 }));
-    expect(resultKey("ns:t", { x: 1 })).not.toBe(resultKey("ns:u", { x: 1 }));
+    expect(resultKey("ns:t", "id", { x: 1, y: { b: 2, a: 1 } })).toBe(resultKey("ns:t", "id", { y: { a: 1, b: 2 }, x: 1 }));
+    expect(resultKey("ns:t", "id", { x: 1 })).not.toBe(resultKey("ns:t", "id", { x: 2 }));
+    expect(resultKey("ns:t", "id", { x: 1 })).not.toBe(resultKey("ns:u", "id", { x: 1 }));
+    // The same tool behind a differently configured backend (or another server version) has its own entries.
+    expect(resultKey("ns:t", "root=/a", { x: 1 })).not.toBe(resultKey("ns:t", "root=/b", { x: 1 }));
   });
 });

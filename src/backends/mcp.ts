@@ -83,7 +83,9 @@ export class McpBackend implements Backend {
       return await client.request({ method: "tools/call", params: { name, arguments: args } }, CallToolResultSchema, {
         signal: options.signal,
         timeout: options.timeoutMs,
+        // Progress restarts the timeout, but never past timeoutMs in all.
         resetTimeoutOnProgress: true,
+        maxTotalTimeout: options.timeoutMs,
         ...(options.onProgress ? { onprogress: ({ progress, total, message }) => options.onProgress!({ progress, total, message }) } : {}),
       });
     } catch (error) {

@@ -15,6 +15,7 @@ import { BuiltinBackend, defineTool, type Body } from "./backend.js";
 interface ReadArgs {
   handle: string;
   start_line?: number;
+  start_column?: number;
   end_line?: number;
   json_path?: string;
   grep?: string;
@@ -39,6 +40,7 @@ function readOutputTool(store: OutputStore, budget: number) {
         handle: { type: "string", pattern: HANDLE_PATTERN.source, description: 'The handle from the earlier reply, e.g. "@out_3kq9ZJ0aLx2mQ1vT".' },
         start_line: { type: "integer", minimum: 1, description: "First line to read (default 1)." },
         end_line: { type: "integer", minimum: 1, description: "Last line to read, inclusive (default: as many as fit)." },
+        start_column: { type: "integer", minimum: 1, description: "For a line too long to send whole: the character of start_line to read from (replies say when this is needed)." },
         json_path: { type: "string", description: 'For JSON outputs: the part to return, e.g. "$.items[0]" or "$.items[0:10].name".' },
         grep: { type: "string", description: "Regular expression: return the matching lines with their numbers." },
       },
@@ -93,6 +95,7 @@ function readOutputTool(store: OutputStore, budget: number) {
       const lines = output.text.split("\n");
       if (args.grep !== undefined) return grepLines(args, lines, room, call);
       const start = Math.min(args.start_line ?? 1, lines.length);
+      if (args.start_column !== undefined || jsonBytes(lines[start - 1]!) > room - 300) return readColumns(args, lines, start, room, call);
       const wanted = Math.min(args.end_line ?? lines.length, lines.length);
       const end = Math.max(start, Math.min(wanted, linesThatFit(lines, start, room - 200)));
       const body: Body = { handle: args.handle, start_line: start, end_line: end, total_lines: lines.length, content: lines.slice(start - 1, end).join("\n") };
@@ -102,6 +105,27 @@ function readOutputTool(store: OutputStore, budget: number) {
       return { ...body, ...guidanceFields(hint(`${why}; ${lines.length - end} lines remain. Continue: ${formatCall(next)}`, next)) };
     },
   });
+}
+
+/** One line too long to send whole, read in pieces of characters. */
+function readColumns(args: ReadArgs, lines: string[], start: number, room: number, call: (a: Record<string, unknown>) => NextCall): Body {
+  const line = lines[start - 1]!;
+  const from = Math.min(Math.max(1, args.start_column ?? 1), Math.max(1, line.length)) - 1;
+  // The longest piece whose JSON encoding fits: binary search on its length.
+  let low = 1;
+  let high = line.length - from;
+  while (low < high) {
+    const mid = Math.ceil((low + high) / 2);
+    if (jsonBytes(line.slice(from, from + mid)) <= room - 300) low = mid;
+    else high = mid - 1;
+  }
+  const to = from + Math.max(0, Math.min(low, line.length - from));
+  const body: Body = { handle: args.handle, start_line: start, start_column: from + 1, end_column: to, line_chars: line.length, total_lines: lines.length, content: line.slice(from, to) };
+  const next =
+    to < line.length ? call({ handle: args.handle, start_line: start, start_column: to + 1 }) : start < lines.length ? call({ handle: args.handle, start_line: start + 1 }) : undefined;
+  if (!next) return body;
+  const what = to < line.length ? `Line ${start} is ${line.length} characters; this is ${from + 1}-${to}.` : `End of line ${start}.`;
+  return { ...body, ...guidanceFields(hint(`${what} Continue: ${formatCall(next)}`, next)) };
 }
 
 function grepLines(args: ReadArgs, lines: string[], room: number, call: (a: Record<string, unknown>) => NextCall): Body {

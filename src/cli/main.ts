@@ -49,7 +49,8 @@ async function main(argv: string[]): Promise<number> {
     process.stderr.write(`metatools: unknown command "${name}"\n\n${usage()}\n`);
     return 2;
   }
-  const telemetry = await startTelemetrySdk().catch((error: unknown) => {
+  const warn = (message: string) => process.stderr.write(`metatools warn: ${message}\n`);
+  const telemetry = await startTelemetrySdk(process.env, { stdoutIsProtocol: name === "serve", warn }).catch((error: unknown) => {
     process.stderr.write(`metatools: OpenTelemetry export not started: ${error instanceof Error ? error.message : String(error)}\n`);
     return undefined;
   });

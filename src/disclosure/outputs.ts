@@ -7,6 +7,7 @@
  */
 import { randomBytes } from "node:crypto";
 import { jsonBytes, truncateBytes } from "./budget.js";
+import { indentJson } from "../util/json-indent.js";
 import { childPath } from "../util/json-path.js";
 import { formatCall, type NextCall } from "./guidance.js";
 import type { KeyValue } from "../store/kv.js";
@@ -82,15 +83,17 @@ const LONG_LINE = 1000;
 export async function spill(store: OutputStore, output: StoredOutput, budget: number): Promise<{ handle: string; summary: Record<string, unknown>; next: NextCall; hint: string }> {
   let value = output.kind === "json" || /^\s*[[{]/.test(output.text) ? parseJson(output.text) : NOT_JSON;
   let text = output.text;
-  if (value !== NOT_JSON && text.split("\n", 200).some((line) => line.length > LONG_LINE)) text = JSON.stringify(value, null, 2);
+  if (value !== NOT_JSON && text.split("\n", 200).some((line) => line.length > LONG_LINE)) text = indentJson(text);
   let lines = text.split("\n");
   const summary = summarize(text, value, lines);
   let dropped = "";
   if (Buffer.byteLength(text, "utf8") > store.maxBytes) {
     const keep = linesThatFit(lines, 1, store.maxBytes);
-    dropped = ` Only lines 1-${keep} of ${lines.length} are kept (the store holds at most ${store.maxBytes} bytes per output); narrow the original call for the rest.`;
     lines = lines.slice(0, keep);
     text = lines.join("\n");
+    const kept = keep > 1 || Buffer.byteLength(text, "utf8") <= store.maxBytes ? `lines 1-${keep} of ${summary.lines}` : `the first ${store.maxBytes} bytes of its only line`;
+    if (keep === 1) lines = [(text = truncateBytes(text, store.maxBytes))];
+    dropped = ` Only ${kept} are kept (the store holds at most ${store.maxBytes} bytes per output); narrow the original call for the rest.`;
     value = NOT_JSON;
   }
   const handle = await store.put({ kind: value === NOT_JSON ? "text" : "json", text, source: output.source });

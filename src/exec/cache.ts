@@ -35,6 +35,7 @@ interface Entry {
 
 /** A cache lookup: the hit, if any, and the generation to save a fresh result under. */
 export interface Lookup {
+  namespace: string;
   key: string;
   gen: string;
   hit?: { result: ToolCallResult; ageMs: number };
@@ -45,13 +46,24 @@ const GENERATION_TTL_MS = 7 * 24 * 3_600_000;
 /** Store failures are logged at most this often. */
 const LOG_EVERY_MS = 30_000;
 
+/** The generation of a namespace whose state is not known (the store failed): nothing is served or saved under it. */
+const UNKNOWN = "unknown";
+
 export class ResultCache {
   private lastLogged = 0;
+  /** Namespaces written to while the store was failing: their cached results may be stale until a new generation is recorded. */
+  private readonly unrecorded = new Set<string>();
 
+  /**
+   * `identity(namespace)` names what is behind a namespace (its config and
+   * server version), so deployments sharing a store never serve each other's
+   * results for differently configured backends of the same name.
+   */
   constructor(
     private readonly store: KeyValue,
     private readonly config: CacheConfig,
     private readonly logger: Logger,
+    private readonly identity: (namespace: string) => string = () => "",
   ) {}
 
   policy(record: ToolRecord): CachePolicy {
@@ -60,30 +72,44 @@ export class ResultCache {
     if (!this.config.enabled) return { cacheable: false, ttlMs, reason: "the cache is disabled (metatools.cache.enabled)" };
     if (destructiveHint === true && readOnlyHint !== true) return { cacheable: false, ttlMs, reason: "the tool is destructive" };
     if (record.cache.policy === "never") return { cacheable: false, ttlMs, reason: "its catalog entry says never" };
-    if (record.cache.policy === "always" || readOnlyHint === true || idempotentHint === true) return { cacheable: true, ttlMs };
-    return { cacheable: false, ttlMs, reason: "the tool is not marked read-only or idempotent" };
+    if (record.cache.policy === "always" || readOnlyHint === true) return { cacheable: true, ttlMs };
+    // MCP's destructiveHint defaults to true: an idempotent write is cached only when it says it destroys nothing.
+    if (idempotentHint === true && destructiveHint === false) return { cacheable: true, ttlMs };
+    return { cacheable: false, ttlMs, reason: "the tool is not marked read-only, or idempotent and non-destructive" };
   }
 
-  /** Reads the cached result and the namespace generation in parallel. A store failure counts as a miss. */
+  /**
+   * Reads the cached result and the namespace generation in parallel. A
+   * store failure counts as a miss, and so does a namespace whose last
+   * write could not be recorded (until recording it succeeds).
+   */
   async lookup(record: ToolRecord, args: Record<string, unknown>, read: boolean): Promise<Lookup> {
-    const key = resultKey(record.id, args);
+    const key = resultKey(record.id, this.identity(record.namespace), args);
+    const namespace = record.namespace;
+    if (this.unrecorded.size && !(await this.recordPendingWrites())) return { namespace, key, gen: UNKNOWN };
     try {
       const [gen, entry] = await Promise.all([this.store.get<string>(genKey(record.namespace)), read ? this.store.get<Entry>(key) : undefined]);
-      const current = gen ?? "0";
-      if (entry && entry.gen === current) return { key, gen: current, hit: { result: entry.result, ageMs: Math.max(0, Date.now() - entry.at) } };
-      return { key, gen: current };
+      // No generation (never written, expired, evicted): start a fresh one, so nothing cached before it can match.
+      const current = gen ?? (await this.invalidate(record.namespace));
+      if (entry && entry.gen === current && current !== UNKNOWN) return { namespace, key, gen: current, hit: { result: entry.result, ageMs: Math.max(0, Date.now() - entry.at) } };
+      return { namespace, key, gen: current };
     } catch (error) {
       this.report("read", error);
-      return { key, gen: "unknown" };
+      return { namespace, key, gen: UNKNOWN };
     }
   }
 
-  /** Keeps a successful result, unless it is too large or its generation could not be read. */
-  async save(lookup: Lookup, result: ToolCallResult, ttlMs: number): Promise<boolean> {
-    if (result.isError || lookup.gen === "unknown") return false;
+  /**
+   * Keeps a successful result, unless it is too large or its generation is
+   * unknown. With `expectGen` (a write's own generation), only while that is
+   * still the namespace's generation: a concurrent write wins.
+   */
+  async save(lookup: Lookup, result: ToolCallResult, ttlMs: number, expectGen?: string): Promise<boolean> {
+    if (result.isError || lookup.gen === UNKNOWN) return false;
     const entry: Entry = { gen: lookup.gen, at: Date.now(), result };
     if (JSON.stringify(entry).length > this.config.maxEntryBytes) return false;
     try {
+      if (expectGen !== undefined && (await this.store.get<string>(genKey(lookup.namespace))) !== expectGen) return false;
       await this.store.set(lookup.key, entry, ttlMs);
       return true;
     } catch (error) {
@@ -92,16 +118,28 @@ export class ResultCache {
     }
   }
 
-  /** Retires every result cached from `namespace` so far; returns the new generation ("unknown" if the store failed). */
+  /**
+   * Retires every result cached from `namespace` so far; returns the new
+   * generation, or UNKNOWN if the store failed. A failed retirement is
+   * remembered and retried before this process serves anything from cache.
+   */
   async invalidate(namespace: string): Promise<string> {
-    const gen = randomBytes(6).toString("base64url");
+    const gen = randomBytes(9).toString("base64url");
     try {
       await this.store.set(genKey(namespace), gen, GENERATION_TTL_MS);
+      this.unrecorded.delete(namespace);
       return gen;
     } catch (error) {
+      this.unrecorded.add(namespace);
       this.report("invalidate", error);
-      return "unknown";
+      return UNKNOWN;
     }
+  }
+
+  /** Retries the retirements that failed; true once none is left. */
+  private async recordPendingWrites(): Promise<boolean> {
+    for (const namespace of [...this.unrecorded]) if ((await this.invalidate(namespace)) === UNKNOWN) return false;
+    return true;
   }
 
   private report(what: string, error: unknown): void {
@@ -111,9 +149,9 @@ export class ResultCache {
   }
 }
 
-/** `r:<tool id>:<hash of the canonical arguments>`: short, and the same for the same arguments in any key order. */
-export function resultKey(toolId: string, args: Record<string, unknown>): string {
-  return `r:${toolId}:${createHash("sha256").update(canonicalJson(args)).digest("base64url").slice(0, 32)}`;
+/** `r:<tool id>:<hash of backend identity and canonical arguments>`: short, and the same for the same arguments in any key order. */
+export function resultKey(toolId: string, identity: string, args: Record<string, unknown>): string {
+  return `r:${toolId}:${createHash("sha256").update(identity).update("\0").update(canonicalJson(args)).digest("base64url").slice(0, 32)}`;
 }
 
 function genKey(namespace: string): string {

@@ -102,7 +102,7 @@ export class Executor {
     const outcome = await this.dispatch(record, request, mode === "use" ? "miss" : "refresh", unchecked);
     // An idempotent tool that writes retires what was cached before it, and its own result then belongs to the new generation.
     const gen = await this.retireIfWrite(outcome);
-    if (outcome.kind === "ok") await this.cache.save({ ...lookup, gen: gen ?? lookup.gen }, outcome.result, policy.ttlMs);
+    if (outcome.kind === "ok") await this.cache.save({ ...lookup, gen: gen ?? lookup.gen }, outcome.result, policy.ttlMs, gen);
     return outcome;
   }
 

@@ -23,6 +23,15 @@ export class OutputChecker {
     }
     const check = this.validator.validate(record.outputSchema, structured);
     if (check.ok !== false) return [];
-    return explainErrors(check.errors, structured, record.outputSchema).map((p) => ({ ...p, field: p.field.replace(/^args/, "structuredContent") }));
+    return explainErrors(check.errors, structured, record.outputSchema).map((p) => ({ ...p, field: p.field.replace(/^args/, "structuredContent"), ...brief(p.got) }));
   }
 }
+
+/** A wrong value as the reply shows it: whole when short, its first characters otherwise (a result can be huge). */
+function brief(got: unknown): { got?: unknown } {
+  if (got === undefined) return {};
+  const text = JSON.stringify(got) ?? String(got);
+  return { got: text.length <= GOT_CHARS ? got : `${text.slice(0, GOT_CHARS)}… (${text.length} characters)` };
+}
+
+const GOT_CHARS = 120;

@@ -20,13 +20,17 @@ export const META_TOOLS: readonly MetaTool[] = [searchTools, describeTool, runTo
 
 const OPERATIONS: Record<MetaTool["name"], Operation> = { search_tools: "search", describe_tool: "describe", run_tool: "run" };
 
-/** The span for one call: `metatools.search`, `metatools.describe`, or `tool.exec <id>` with the tool's id and namespace. */
-function spanOf(name: MetaTool["name"], args: Record<string, unknown>): { name: string; attributes: Record<string, string> } {
-  if (name !== "run_tool") {
-    const described: Record<string, string> = name === "describe_tool" && typeof args.tool_id === "string" ? { [ATTR.toolId]: args.tool_id } : {};
-    return { name: `metatools.${OPERATIONS[name]}`, attributes: described };
-  }
-  const id = typeof args.tool_id === "string" ? args.tool_id : "?";
+/**
+ * The span for one call: `metatools.search`, `metatools.describe`, or
+ * `tool.exec <id>` with the tool's id and namespace. An id that names no
+ * tool is whatever the agent typed: it goes in `metatools.tool.requested`,
+ * and the span and metrics say `(unknown)`, so their cardinality stays bounded.
+ */
+function spanOf(app: Metatools, name: MetaTool["name"], args: Record<string, unknown>): { name: string; attributes: Record<string, string> } {
+  const id = typeof args.tool_id === "string" ? args.tool_id : undefined;
+  const known = id !== undefined && app.registry.get(id) !== undefined;
+  if (name !== "run_tool") return { name: `metatools.${OPERATIONS[name]}`, attributes: known && name === "describe_tool" ? { [ATTR.toolId]: id } : {} };
+  if (!known) return { name: "tool.exec (unknown)", attributes: { [ATTR.toolId]: "(unknown)", [ATTR.namespace]: "(unknown)", [ATTR.requested]: String(id ?? "").slice(0, 200) } };
   const namespace = splitToolId(id)?.namespace ?? "?";
   return { name: `tool.exec ${id}`, attributes: { [ATTR.toolId]: id, [ATTR.namespace]: namespace, [ATTR.genAiTool]: id } };
 }
@@ -37,7 +41,7 @@ export function createMetaDispatcher(app: Metatools) {
   return async (name: string, args: Record<string, unknown>, extra: Partial<CallExtra> = {}): Promise<MetaBody> => {
     const tool = byName.get(name as MetaTool["name"]);
     if (!tool) throw new Error(`unknown meta-tool "${name}"`);
-    const span = spanOf(tool.name, args);
+    const span = spanOf(app, tool.name, args);
     return app.telemetry.measure(OPERATIONS[tool.name], span.name, span.attributes, async (notes) => {
       const body = await dispatch(app, tool, args, { signal: extra.signal, onProgress: extra.onProgress, span: notes });
       notes.set({ [ATTR.outcome]: outcomeOf(body), [ATTR.bytes]: jsonBytes(body), [ATTR.handle]: typeof body.handle === "string" });
@@ -65,10 +69,11 @@ async function dispatch(app: Metatools, tool: MetaTool, args: Record<string, unk
   return enforceBudget(body, budget, tool.name);
 }
 
+/** `ok`, or the error code when it looks like one (a backend's own structured errors can carry anything). */
 function outcomeOf(body: MetaBody): string {
   if (body.ok !== false) return "ok";
   const code = (body.error as { code?: unknown } | undefined)?.code;
-  return typeof code === "string" ? code : "error";
+  return typeof code === "string" && /^[a-z][a-z0-9_]{0,39}$/.test(code) ? code : "error";
 }
 
 export function servedTools(app: Metatools): ServedTool[] {

@@ -74,7 +74,13 @@ async function handOff(head: MetaBody, body: MetaBody, notes: string[], budget: 
       ...guidanceFields(warning([...notes, "Ask for less (a narrower call), or retry once the store is back."].join(" "))),
     };
   }
-  return { ...head, handle: stored.handle, summary: stored.summary, ...guidanceFields(hint([...notes, stored.hint].join(" "), stored.next)) };
+  const reply = { ...head, handle: stored.handle, summary: stored.summary, ...guidanceFields(hint([...notes, stored.hint].join(" "), stored.next)) };
+  if (jsonBytes(reply) <= budget) return reply;
+  // Long notes (schema problems, say) give way first, then the summary's detail: the handle and its next call must get through.
+  const lean = { ...head, handle: stored.handle, summary: stored.summary, ...guidanceFields(hint(stored.hint, stored.next)) };
+  if (jsonBytes(lean) <= budget) return lean;
+  const { kind, bytes, lines } = stored.summary;
+  return { ...lean, summary: { kind, bytes, lines } };
 }
 
 function isRecoverable(value: unknown): value is { ok: false; error: { code: string; message: string } } & Record<string, unknown> {

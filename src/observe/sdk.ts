@@ -21,11 +21,29 @@ export interface TelemetrySdk {
 
 export function telemetryRequested(env: NodeJS.ProcessEnv): boolean {
   if (env.OTEL_SDK_DISABLED?.toLowerCase() === "true") return false;
-  return TRIGGERS.some((name) => !!env[name]);
+  return TRIGGERS.some((name) => !!env[name] && env[name] !== "none");
 }
 
-export async function startTelemetrySdk(env: NodeJS.ProcessEnv = process.env): Promise<TelemetrySdk | undefined> {
+/**
+ * `stdoutIsProtocol`: stdout carries MCP (serving on stdio), so the SDK's
+ * `console` exporters, which print to stdout, are dropped with a warning.
+ */
+export async function startTelemetrySdk(
+  env: NodeJS.ProcessEnv = process.env,
+  options: { stdoutIsProtocol?: boolean; warn?: (message: string) => void } = {},
+): Promise<TelemetrySdk | undefined> {
   if (!telemetryRequested(env)) return undefined;
+  if (options.stdoutIsProtocol) {
+    for (const name of ["OTEL_TRACES_EXPORTER", "OTEL_METRICS_EXPORTER", "OTEL_LOGS_EXPORTER"]) {
+      const listed = (env[name] ?? "").split(",").map((e) => e.trim()).filter(Boolean);
+      if (!listed.includes("console")) continue;
+      const kept = listed.filter((e) => e !== "console");
+      // The SDK reads these variables itself, so the change is made where it looks.
+      env[name] = kept.length ? kept.join(",") : "none";
+      options.warn?.(`${name}=console ignored: stdout carries the MCP protocol; use an OTLP endpoint instead`);
+    }
+    if (!telemetryRequested(env)) return undefined;
+  }
   const { NodeSDK } = await import("@opentelemetry/sdk-node");
   // Logs are not exported: metatools' logs go to stderr, and stdout carries MCP on stdio.
   const sdk = new NodeSDK({ serviceName: env.OTEL_SERVICE_NAME ?? "metatools", logRecordProcessors: [] });

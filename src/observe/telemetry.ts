@@ -12,6 +12,8 @@ import { packageVersion } from "../version.js";
 export const ATTR = {
   operation: "metatools.operation",
   toolId: "metatools.tool.id",
+  /** The id an agent asked for when it names no tool (span only). */
+  requested: "metatools.tool.requested",
   namespace: "metatools.tool.namespace",
   /** OpenTelemetry's generative-AI convention for the tool name, for dashboards built on it. */
   genAiTool: "gen_ai.tool.name",
@@ -80,14 +82,7 @@ export class Telemetry {
     this.requests.add(1, base);
     this.requestDuration.record(ms, base);
     if (operation !== "run") return;
-    // Ids that name no tool are whatever the agent typed: one bucket, so metrics stay bounded.
-    const known = a[ATTR.outcome] !== "unknown_tool";
-    const tool = {
-      [ATTR.toolId]: known ? a[ATTR.toolId] : "(unknown)",
-      [ATTR.namespace]: known ? a[ATTR.namespace] : "(unknown)",
-      [ATTR.outcome]: a[ATTR.outcome],
-      [ATTR.cache]: a[ATTR.cache] ?? "off",
-    };
+    const tool = { [ATTR.toolId]: a[ATTR.toolId], [ATTR.namespace]: a[ATTR.namespace], [ATTR.outcome]: a[ATTR.outcome], [ATTR.cache]: a[ATTR.cache] ?? "off" };
     this.toolCalls.add(1, tool);
     this.toolDuration.record(ms, tool);
     if (a[ATTR.handle] === true) this.handles.add(1, { [ATTR.toolId]: a[ATTR.toolId], [ATTR.namespace]: a[ATTR.namespace] });

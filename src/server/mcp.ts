@@ -60,12 +60,16 @@ export function createMcpServer(definition: ServerDefinition): Server {
     }
     try {
       const token = request.params._meta?.progressToken;
+      const sent: Promise<void>[] = [];
       const onProgress =
         token === undefined
           ? undefined
           : (update: { progress: number; total?: number; message?: string }) =>
-              void extra.sendNotification({ method: "notifications/progress", params: { progressToken: token, ...update } }).catch(() => {});
-      return await tool.call(request.params.arguments ?? {}, { signal: extra.signal, onProgress });
+              void sent.push(extra.sendNotification({ method: "notifications/progress", params: { progressToken: token, ...update } }).catch(() => {}));
+      const result = await tool.call(request.params.arguments ?? {}, { signal: extra.signal, onProgress });
+      // Progress must reach the client before the result: it stops listening once the result arrives.
+      await Promise.all(sent);
+      return result;
     } catch (error) {
       definition.onFault?.(tool.name, error);
       const message = error instanceof Error ? error.message : String(error);

@@ -14,7 +14,7 @@ export class LruMap {
     return this.entries.size;
   }
 
-  /** Bytes held, keys included (UTF-16 length, a fair proxy for memory). */
+  /** Size held, keys included, in UTF-16 code units (what strings cost in memory, roughly; ASCII text counts its bytes). */
   get bytes(): number {
     return this.used;
   }
@@ -31,10 +31,11 @@ export class LruMap {
     return this.entries.has(key);
   }
 
-  set(key: string, value: string): this {
+  /** False, storing nothing, when the entry alone is over the bound (keyv then reports the write as refused). */
+  set(key: string, value: string): boolean {
     this.delete(key);
     const bytes = key.length + value.length;
-    if (bytes > this.maxBytes) return this;
+    if (bytes > this.maxBytes) return false;
     this.entries.set(key, value);
     this.used += bytes;
     for (const [oldest, old] of this.entries) {
@@ -42,7 +43,7 @@ export class LruMap {
       this.entries.delete(oldest);
       this.used -= oldest.length + old.length;
     }
-    return this;
+    return true;
   }
 
   delete(key: string): boolean {

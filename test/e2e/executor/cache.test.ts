@@ -25,7 +25,8 @@ describe("run_tool cache", () => {
     expect(first.cache).toBeUndefined();
     const second = await run("kv:lookup", { key: "alpha" });
     expect(second).toMatchObject({ ok: true, result: "alpha = value-alpha (lookup #1)", cache: "hit" });
-    expect(second.cache_age_s).toBeGreaterThanOrEqual(0);
+    expect(second.cache_age_s).toEqual(expect.any(Number));
+    expect(second.cache_age_s).toBeLessThan(30);
     expect(count("lookup")).toBe(1);
   });
 
@@ -105,11 +106,11 @@ describe("run_tool cache", () => {
 describe("cache settings", () => {
   it("expires entries after the configured TTL, and can be turned off", async () => {
     const log = join(tempDir(), "calls.log");
-    const short = await openSession({ mcpServers: { kv: servers.exec(log) }, metatools: { cache: { ttlMs: 300 } } });
+    const short = await openSession({ mcpServers: { kv: servers.exec(log) }, metatools: { cache: { ttlMs: 1500 } } });
     try {
       await short.call("run_tool", { tool_id: "kv:lookup", args: { key: "k" } });
       expect((await short.call("run_tool", { tool_id: "kv:lookup", args: { key: "k" } })).cache).toBe("hit");
-      await new Promise((resolve) => setTimeout(resolve, 400));
+      await new Promise((resolve) => setTimeout(resolve, 1700));
       expect((await short.call("run_tool", { tool_id: "kv:lookup", args: { key: "k" } })).cache).toBeUndefined();
       expect(loggedCalls(log).length).toBe(2);
     } finally {

@@ -62,6 +62,23 @@ describe("a 1 MB result", () => {
     expect(needles.structured.total).toBe(10);
   });
 
+  it("a result on one long line is read in pieces of characters, each within the budget, by following next", async () => {
+    const body = await session.call("run_tool", { tool_id: "kv:long_line", args: { chars: 45_000 } });
+    expect(body.summary).toMatchObject({ kind: "text", lines: 1, bytes: 45_000 });
+    let call = body.next;
+    let text = "";
+    for (let step = 0; step < 20 && call; step++) {
+      const { text: raw } = await session.raw(call.tool, call.arguments);
+      expect(Buffer.byteLength(raw)).toBeLessThanOrEqual(10_000);
+      const piece = JSON.parse(raw).structured;
+      expect(piece.start_column).toBe(text.length + 1);
+      text += piece.content;
+      call = piece.next;
+    }
+    expect(text.length).toBe(45_000);
+    expect(text.split("|").length).toBe(5);
+  });
+
   it("an unknown handle gets guidance, not a fault", async () => {
     const { text, isError } = await session.raw("run_tool", { tool_id: "metatools:read_output", args: { handle: "@out_neverissued0000" } });
     expect(isError).toBe(false);
@@ -72,7 +89,7 @@ describe("a 1 MB result", () => {
 describe("handle limits", () => {
   it("an expired handle is unknown; an output over the size bound keeps its first lines and says so", async () => {
     const small = await openSession(
-      { mcpServers: { kv: servers.exec(join(tempDir(), "calls.log")) }, metatools: { outputs: { ttlMs: 300, maxBytes: 200_000 } } },
+      { mcpServers: { kv: servers.exec(join(tempDir(), "calls.log")) }, metatools: { outputs: { ttlMs: 1500, maxBytes: 200_000 } } },
       { builtinCatalog: false },
     );
     try {
@@ -81,7 +98,11 @@ describe("handle limits", () => {
       const last = Number(/Only lines 1-(\d+)/.exec(body.hint)![1]);
       const tail = await small.call("run_tool", { tool_id: "metatools:read_output", args: { handle: body.handle, start_line: last } });
       expect(tail.structured).toMatchObject({ start_line: last, end_line: last, total_lines: last });
-      await new Promise((resolve) => setTimeout(resolve, 400));
+      const line = await small.call("run_tool", { tool_id: "kv:long_line", args: { chars: 300_000 } });
+      expect(line.hint).toContain("Only the first 200000 bytes of its only line are kept");
+      const piece = await small.call("run_tool", { tool_id: "metatools:read_output", args: { handle: line.handle, start_line: 1, start_column: 199_990 } });
+      expect(piece.structured).toMatchObject({ line_chars: 200_000, end_column: 200_000 });
+      await new Promise((resolve) => setTimeout(resolve, 1700));
       const gone = await small.call("run_tool", { tool_id: "metatools:read_output", args: { handle: body.handle } });
       expect(gone).toMatchObject({ ok: false, error: { code: "unknown_handle" } });
     } finally {

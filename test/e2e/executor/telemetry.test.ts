@@ -9,6 +9,7 @@ import { join } from "node:path";
 import { BasicTracerProvider, InMemorySpanExporter, SimpleSpanProcessor, type ReadableSpan } from "@opentelemetry/sdk-trace-base";
 import { MeterProvider, MetricReader, type DataPoint, type Histogram } from "@opentelemetry/sdk-metrics";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { startTelemetrySdk, telemetryRequested } from "../../../src/observe/sdk.js";
 import { Telemetry } from "../../../src/observe/telemetry.js";
 import { runCli } from "../../helpers/cli.js";
 import { openSession, servers, tempDir, type Session } from "../../helpers/harness.js";
@@ -84,7 +85,7 @@ describe("OpenTelemetry", () => {
 
     const unknown = calls.filter((p) => p.attributes["metatools.outcome"] === "unknown_tool");
     expect(unknown.map((p) => [p.attributes["metatools.tool.id"], p.value])).toEqual([["(unknown)", 1]]);
-    expect(named("tool.exec kv:no_such_tool_8f3a")[0]?.attributes["metatools.outcome"]).toBe("unknown_tool");
+    expect(named("tool.exec (unknown)")[0]?.attributes).toMatchObject({ "metatools.outcome": "unknown_tool", "metatools.tool.requested": "kv:no_such_tool_8f3a" });
 
     const handles = await metric("metatools.output.handles");
     expect(handles).toEqual([expect.objectContaining({ attributes: { "metatools.tool.id": "kv:big_json", "metatools.tool.namespace": "kv" }, value: 1 })]);
@@ -96,6 +97,16 @@ describe("OpenTelemetry", () => {
 });
 
 describe("OTLP export from the standard OTEL_* variables", () => {
+  it("starts no SDK without them, and never a console exporter when stdout carries MCP", async () => {
+    expect(telemetryRequested({})).toBe(false);
+    expect(telemetryRequested({ OTEL_EXPORTER_OTLP_ENDPOINT: "http://collector:4318", OTEL_SDK_DISABLED: "true" })).toBe(false);
+    const env: NodeJS.ProcessEnv = { OTEL_TRACES_EXPORTER: "console" };
+    const warnings: string[] = [];
+    expect(await startTelemetrySdk(env, { stdoutIsProtocol: true, warn: (m) => warnings.push(m) })).toBeUndefined();
+    expect(env.OTEL_TRACES_EXPORTER).toBe("none");
+    expect(warnings[0]).toMatch(/OTEL_TRACES_EXPORTER=console ignored/);
+  });
+
   it("sends the run's span and metrics to the collector named by OTEL_EXPORTER_OTLP_ENDPOINT", async () => {
     const received: Record<string, string[]> = {};
     const collector = createServer((req, res) => {
