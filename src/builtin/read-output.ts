@@ -61,7 +61,7 @@ function readOutputTool(store: OutputStore, budget: number) {
       if (!output) {
         return recoverable(
           "unknown_handle",
-          `No stored output ${args.handle}: it expired (handles live ${Math.round(store.ttlMs / 60_000)} minutes) or was made by a server that does not share this one's store.`,
+          `No stored output ${args.handle}: it expired (handles live ${Math.round(store.ttlMs / 60_000)} minutes), was pushed out of a full store, or was made by a server that does not share this one's store.`,
           hint("Run the call that produced it again (the same run_tool call); its reply carries a fresh handle."),
         );
       }
