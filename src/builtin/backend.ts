@@ -63,6 +63,8 @@ export class BuiltinBackend implements Backend {
       description: t.description,
       inputSchema: t.inputSchema,
       annotations: { title: t.title, ...t.annotations },
+      // In-process and reading live state (files, stored outputs): a cached answer would only be a stale one.
+      cache: "never" as const,
     }));
   }
 

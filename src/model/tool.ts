@@ -49,6 +49,8 @@ export interface UpstreamTool {
   group?: string;
   /** Extra labels the backend knows (a dataset's category, say). */
   tags?: string[];
+  /** The backend's own word on caching its results (built-in tools say never); a catalog entry overrides it. */
+  cache?: CachePolicy;
 }
 
 /** One tool, identified as `namespace:name`, enriched by the catalog. */

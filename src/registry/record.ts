@@ -33,7 +33,7 @@ export function buildRecord(namespace: string, tool: UpstreamTool, entries: read
     notes: doc.notes,
     examples: doc.examples ?? [],
     externalRefs: doc.external_refs ?? [],
-    cache: { policy: doc.cache?.policy ?? "auto", ttlMs: doc.cache?.ttl_ms },
+    cache: { policy: doc.cache?.policy ?? tool.cache ?? "auto", ttlMs: doc.cache?.ttl_ms },
     runnable,
   };
 }

@@ -3,6 +3,7 @@
  * logs every call it receives: what is cached, what never is, and the
  * per-call cache modes.
  */
+import { appendFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { loggedCalls, openSession, servers, tempDir, type Session } from "../../helpers/harness.js";
@@ -123,6 +124,21 @@ describe("cache settings", () => {
       expect(loggedCalls(log).length).toBe(4);
     } finally {
       await off.close();
+    }
+  });
+
+  it("never caches the built-in tools, which read live files, even with no catalog loaded", async () => {
+    const root = tempDir();
+    writeFileSync(join(root, "notes.txt"), "alpha\n");
+    const code = await openSession({ metatools: { code: { root } } }, { builtinCatalog: false });
+    try {
+      expect((await code.call("run_tool", { tool_id: "code:grep", args: { pattern: "alpha" } })).structured.total).toBe(1);
+      appendFileSync(join(root, "notes.txt"), "alpha again\n");
+      const again = await code.call("run_tool", { tool_id: "code:grep", args: { pattern: "alpha" } });
+      expect(again.cache).toBeUndefined();
+      expect(again.structured.total).toBe(2);
+    } finally {
+      await code.close();
     }
   });
 
