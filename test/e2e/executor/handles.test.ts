@@ -3,20 +3,21 @@
  * 1 MB JSON file read through the public filesystem server, and a 1 MB
  * structured result from the executor fixture.
  */
-import { writeFileSync } from "node:fs";
+import { statSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { openSession, servers, tempDir, type Session } from "../../helpers/harness.js";
 
 let session: Session;
 let dir: string;
-const RECORDS = 9000;
+const RECORDS = 12_000;
 
 beforeAll(async () => {
   dir = tempDir();
   const records = Array.from({ length: RECORDS }, (_, i) => ({ id: i, sku: `SKU-${String(i).padStart(6, "0")}`, title: `Item number ${i}`, price: i % 97, tags: ["stock", i % 2 ? "odd" : "even"] }));
-  // One line of minified JSON, as APIs return it: about 1 MB.
+  // One line of minified JSON, as APIs return it: just over 1 MiB.
   writeFileSync(join(dir, "inventory.json"), JSON.stringify({ source: "warehouse", records }));
+  expect(statSync(join(dir, "inventory.json")).size).toBeGreaterThan(1 << 20);
   session = await openSession({ mcpServers: { files: servers.filesystem(dir), kv: servers.exec(join(dir, "calls.log")) } });
 });
 afterAll(() => session?.close());
