@@ -20,7 +20,9 @@ import { Telemetry } from "./observe/telemetry.js";
 import type { KeyValue } from "./store/kv.js";
 import { openStore } from "./store/open.js";
 import { ToolRegistry } from "./registry/registry.js";
+import { StaticEmbedder } from "./embed/static.js";
 import { SearchEngine } from "./search/engine.js";
+import { SemanticIndex } from "./search/semantic.js";
 import { silentLogger, type Logger } from "./util/log.js";
 
 export interface AppOptions {
@@ -58,7 +60,7 @@ export function createMetatools(config: ResolvedConfig, options: AppOptions = {}
   const logger = options.logger ?? silentLogger;
   const catalog = new CatalogIndex(loadCatalogs(config.catalogs));
   const registry = new ToolRegistry(catalog, config.access);
-  const search = new SearchEngine(registry);
+  const search = new SearchEngine(registry, { ...openSemantic(config, logger), fusion: config.search.fusion });
   const store = (kind: string): KeyValue =>
     openStore({ url: config.store.url, namespace: `${config.store.prefix}:${kind}`, memoryMaxBytes: config.store.memoryMaxBytes });
   const stores = { cache: store("cache"), outputs: store("out") };
@@ -115,5 +117,18 @@ async function checkStore(store: KeyValue, logger: Logger): Promise<void> {
     logger.info(`store: ${store.where}`);
   } catch (error) {
     logger.error(`${error instanceof Error ? error.message : String(error)}; results are not cached and large outputs cannot be kept until it is reachable`);
+  }
+}
+
+/** The semantic index when an embedder is configured; a broken one is reported, and search runs on BM25. */
+function openSemantic(config: ResolvedConfig, logger: Logger): { semantic?: SemanticIndex; unavailable?: string } {
+  const spec = config.search.embedder;
+  if (!spec) return {};
+  try {
+    return { semantic: new SemanticIndex(StaticEmbedder.fromFile(spec.vectors), config.search.embeddingCache, logger) };
+  } catch (error) {
+    const message = error instanceof Error ? error.message : String(error);
+    logger.error(`semantic search is off: ${message}`);
+    return { unavailable: message };
   }
 }

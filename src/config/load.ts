@@ -3,7 +3,8 @@
  * Precedence: defaults < file < environment (`METATOOLS_CONFIG`) < CLI flags.
  */
 import { existsSync, readFileSync, statSync } from "node:fs";
-import { dirname, isAbsolute, resolve } from "node:path";
+import { homedir } from "node:os";
+import { dirname, isAbsolute, join, resolve } from "node:path";
 import type { z } from "zod";
 import { ConfigError } from "../util/errors.js";
 import { formatPath, substituteEnv } from "./env.js";
@@ -34,7 +35,7 @@ export function loadConfig(options: LoadOptions = {}): ResolvedConfig {
   const file = explicit ? resolve(cwd, explicit) : resolve(cwd, DEFAULT_CONFIG_NAME);
   if (!existsSync(file)) {
     if (explicit) throw new ConfigError(file, "", "file not found (check --config or METATOOLS_CONFIG)");
-    return resolveConfig({}, { baseDir: cwd, cwd, builtinCatalogDir: options.builtinCatalogDir, root: options.root });
+    return resolveConfig({}, { baseDir: cwd, cwd, builtinCatalogDir: options.builtinCatalogDir, root: options.root, env });
   }
   let raw: unknown;
   try {
@@ -73,12 +74,12 @@ export function parseConfig(
     check(schema, server, file, ["mcpServers", name]);
   }
   const parsed = check(configFileSchema, substituted, file, []);
-  return resolveConfig(parsed, { file, baseDir: dirname(file), cwd: options.cwd ?? process.cwd(), builtinCatalogDir: options.builtinCatalogDir, root: options.root });
+  return resolveConfig(parsed, { file, baseDir: dirname(file), cwd: options.cwd ?? process.cwd(), builtinCatalogDir: options.builtinCatalogDir, root: options.root, env: options.env });
 }
 
 function resolveConfig(
   parsed: ConfigFile,
-  where: { file?: string; baseDir: string; cwd: string; builtinCatalogDir?: string; root?: string },
+  where: { file?: string; baseDir: string; cwd: string; builtinCatalogDir?: string; root?: string; env?: NodeJS.ProcessEnv },
 ): ResolvedConfig {
   const m = parsed.metatools ?? {};
   const code = resolveCode(m.code, where);
@@ -102,7 +103,14 @@ function resolveConfig(
   return {
     file: where.file,
     backends,
-    search: { defaultLimit: m.search?.defaultLimit ?? DEFAULTS.defaultLimit, maxLimit: DEFAULTS.maxLimit, mode: m.search?.mode ?? DEFAULTS.mode },
+    search: {
+      defaultLimit: m.search?.defaultLimit ?? DEFAULTS.defaultLimit,
+      maxLimit: DEFAULTS.maxLimit,
+      mode: m.search?.mode ?? DEFAULTS.mode,
+      ...(m.search?.embedder ? { embedder: { type: "static" as const, vectors: resolve(where.baseDir, m.search.embedder.vectors) } } : {}),
+      ...(m.search?.embeddingCache === false ? {} : { embeddingCache: m.search?.embeddingCache ? resolve(where.baseDir, m.search.embeddingCache) : defaultCacheDir(where.env ?? process.env) }),
+      fusion: { k: m.search?.fusion?.k ?? DEFAULTS.fusionK, semanticWeight: m.search?.fusion?.semanticWeight ?? DEFAULTS.fusionWeight },
+    },
     budgets: { inlineBytes: m.budgets?.inlineBytes ?? DEFAULTS.inlineBytes },
     timeouts: { connectMs, callMs, startupGraceMs: m.timeouts?.startupGraceMs ?? DEFAULTS.startupGraceMs },
     catalogs,
@@ -121,6 +129,11 @@ function resolveConfig(
     outputs: { ttlMs: m.outputs?.ttlMs ?? DEFAULTS.outputsTtlMs, maxBytes: m.outputs?.maxBytes ?? DEFAULTS.outputsMaxBytes },
     ...(code ? { code } : {}),
   };
+}
+
+/** Where embeddings are cached unless the config says otherwise: the XDG cache folder. */
+function defaultCacheDir(env: NodeJS.ProcessEnv): string {
+  return join(env.XDG_CACHE_HOME || join(env.HOME || homedir(), ".cache"), "metatools", "embeddings");
 }
 
 /** A SQLite path is relative to the config file's folder, like every other path in it. */

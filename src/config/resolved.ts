@@ -36,7 +36,15 @@ export interface ResolvedConfig {
   /** The file the config came from; undefined when running on defaults. */
   file?: string;
   backends: BackendSpec[];
-  search: { defaultLimit: number; maxLimit: number; mode: SearchMode };
+  search: {
+    defaultLimit: number;
+    maxLimit: number;
+    mode: SearchMode;
+    embedder?: EmbedderConfig;
+    /** Absolute folder for cached embeddings; undefined keeps them in memory. */
+    embeddingCache?: string;
+    fusion: { k: number; semanticWeight: number };
+  };
   budgets: { inlineBytes: number };
   timeouts: { connectMs: number; callMs: number; startupGraceMs: number };
   /** Catalog folders or files, in load order (later entries override earlier). */
@@ -51,6 +59,8 @@ export interface ResolvedConfig {
 }
 
 export type OutputValidation = "warn" | "strict" | "off";
+
+export type EmbedderConfig = { type: "static"; vectors: string };
 
 export interface StoreConfig {
   /** `memory`, `redis://…`, `rediss://…`, or `sqlite://` and an absolute path. */
@@ -91,4 +101,7 @@ export const DEFAULTS = {
   cacheMaxEntryBytes: 1 << 20,
   outputsTtlMs: 30 * 60_000,
   outputsMaxBytes: 16 << 20,
+  /** Measured on the public retrieval sets (docs/retrieval.md): a low k keeps BM25's confident top ranks apart. */
+  fusionK: 5,
+  fusionWeight: 0.5,
 };

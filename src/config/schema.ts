@@ -58,7 +58,26 @@ export const metatoolsSectionSchema = z
     search: z
       .object({
         defaultLimit: z.number().int().min(1).max(50).optional().describe("Hits per search_tools page. Default 5."),
-        mode: z.enum(["auto", "bm25", "semantic", "hybrid"]).optional().describe("Default ranking mode. Default auto."),
+        mode: z.enum(["auto", "bm25", "semantic", "hybrid"]).optional().describe("Default ranking mode. Default auto: hybrid when an embedder is configured, else bm25."),
+        embedder: z
+          .object({
+            type: z.literal("static"),
+            vectors: z.string().min(1).describe("A word-vectors file made by `metatools vectors import`; relative to the config file's folder."),
+          })
+          .strict()
+          .optional()
+          .describe("The semantic leg of search. Without one, search is BM25 only."),
+        embeddingCache: z
+          .union([z.string().min(1), z.literal(false)])
+          .optional()
+          .describe("Folder where tool embeddings are kept between runs (default: $XDG_CACHE_HOME/metatools/embeddings, or ~/.cache/…); false keeps them in memory only."),
+        fusion: z
+          .object({
+            k: z.number().positive().optional().describe("Reciprocal-rank fusion's k: lower keeps BM25's confident top ranks apart. Default 5."),
+            semanticWeight: z.number().min(0).max(10).optional().describe("The semantic list's weight against BM25's 1. Default 0.5."),
+          })
+          .strict()
+          .optional(),
       })
       .strict()
       .optional(),

@@ -5,7 +5,7 @@
  */
 import { createMetatools } from "../app.js";
 import { parseConfig } from "../config/load.js";
-import type { SearchMode } from "../config/resolved.js";
+import type { EmbedderConfig, SearchMode } from "../config/resolved.js";
 import { MetatoolsError } from "../util/errors.js";
 import { loadDataset, sampleQueries } from "./dataset.js";
 import { createAccumulator, type Metrics } from "./metrics.js";
@@ -14,36 +14,48 @@ const NAMESPACE = "eval";
 export const EVAL_MODES = ["bm25", "semantic", "hybrid"] as const;
 export type EvalMode = (typeof EVAL_MODES)[number];
 
-/** Modes this build can rank with; the others are reported as unavailable. */
-export const AVAILABLE_MODES: readonly EvalMode[] = ["bm25"];
+export interface EvalOptions {
+  /** Evaluate on this many queries spread over the file; default all. */
+  sample?: number;
+  /** The semantic leg; without it only bm25 can be evaluated. */
+  embedder?: EmbedderConfig;
+  embeddingCache?: string;
+  /** Fusion settings to measure; default the configured ones. */
+  fusion?: { k: number; semanticWeight: number };
+}
 
-export async function evaluateDataset(dir: string, modes: readonly EvalMode[], sample?: number): Promise<Partial<Record<EvalMode, Metrics>>> {
+export async function evaluateDataset(dir: string, modes: readonly EvalMode[], options: EvalOptions = {}): Promise<Partial<Record<EvalMode, Metrics>>> {
   const dataset = loadDataset(dir);
   const config = parseConfig(
-    { mcpServers: { [NAMESPACE]: { type: "catalog", tools: dataset.toolsFile } }, metatools: { builtinCatalog: false } },
+    { mcpServers: { [NAMESPACE]: { type: "catalog", tools: dataset.toolsFile } }, metatools: { builtinCatalog: false, code: { enabled: false } } },
     { file: dataset.toolsFile },
   );
+  config.search.embedder = options.embedder;
+  config.search.embeddingCache = options.embeddingCache;
+  if (options.fusion) config.search.fusion = options.fusion;
   const app = createMetatools(config);
   await app.start();
   try {
     const state = app.backends.state(NAMESPACE);
     if (state?.status !== "ready") throw new MetatoolsError("dataset_invalid", state?.error ?? `cannot load ${dataset.toolsFile}`);
-    const queries = sampleQueries(dataset.queries, sample);
+    await app.search.semantic?.whenIdle();
+    const queries = sampleQueries(dataset.queries, options.sample);
     const out: Partial<Record<EvalMode, Metrics>> = {};
+    const tools = app.registry.namespaceRecords(NAMESPACE).length;
     for (const mode of modes) {
-      if (!AVAILABLE_MODES.includes(mode)) {
-        throw new MetatoolsError("mode_unavailable", `mode "${mode}" needs an embedding index, which this build does not have yet; use --mode bm25`);
+      if (mode !== "bm25" && !app.search.semantic) {
+        throw new MetatoolsError("mode_unavailable", `mode "${mode}" needs an embedder: pass --vectors FILE (made by \`metatools vectors import\`) or set metatools.search.embedder`);
       }
       const acc = createAccumulator();
       const prefix = `${NAMESPACE}:`;
       for (const q of queries) {
-        const outcome = app.search.search({ query: q.query, limit: 10, offset: 0, namespaces: [], tags: [], mode: mode as SearchMode });
+        const outcome = await app.search.search({ query: q.query, limit: 10, offset: 0, namespaces: [NAMESPACE], tags: [], mode: mode as SearchMode });
         acc.add(
           outcome.hits.map((h) => h.record.id.slice(prefix.length)),
           q.relevant,
         );
       }
-      out[mode] = acc.result(app.registry.size);
+      out[mode] = acc.result(tools);
     }
     return out;
   } finally {

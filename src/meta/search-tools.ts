@@ -51,7 +51,7 @@ export const searchTools = defineMetaTool<SearchArgs>({
       tags: (args.tags ?? []).filter(Boolean),
       mode: args.mode ?? app.config.search.mode,
     };
-    const outcome = app.search.search(request);
+    const outcome = await app.search.search(request);
     span?.set({ [ATTR.hits]: outcome.total, [ATTR.mode]: outcome.mode });
     const unavailable = unavailableBackends(app);
     const extra: MetaBody = unavailable.length ? { unavailable } : {};

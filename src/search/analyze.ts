@@ -15,7 +15,7 @@ import { stem } from "porter2";
  * ("can you help me…", "I would like to…"). Verbs that name tool actions
  * (get, find, list, send, make) are kept: they carry the intent.
  */
-const STOP_WORDS = new Set(
+export const STOP_WORDS = new Set(
   `a about above after again against all also am an and any are aren as at be because been before being below between both but by
   can cannot could did do does doing don down during each either else ever few for from further had has have having he her here
   hers herself him himself his how i if in into is isn it its itself just let may me might more most must my myself no nor not of
@@ -34,7 +34,7 @@ const STOP_WORDS = new Set(
  * provide me with information about…", "I'm looking for…"). Dropped from
  * queries only: a tool's own text may well be about recommendations.
  */
-const QUERY_FILLER = new Set(
+export const QUERY_FILLER = new Set(
   `assist assistance assisting provide providing provided information info details detailed looking interested know tell
   give recommend recommendations suggest suggestions specific specifically particular currently something anything thing
   things sure really actually including such comprehensive various relevant related potential certain kindly`

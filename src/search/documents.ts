@@ -38,3 +38,8 @@ function paramText(schema: JsonSchema): string {
   for (const value of values) if (typeof value === "string" && value.length <= 60) parts.push(value);
   return parts.join(" | ");
 }
+
+/** What the semantic index embeds of a tool: its words, not its schema. Identifiers are split by the embedder. */
+export function embeddingText(record: ToolRecord): string {
+  return [record.name, record.title, record.group, record.summary, record.description, record.tags.join(" "), record.aliases.join(" ")].filter(Boolean).join(". ");
+}

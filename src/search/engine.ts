@@ -3,10 +3,12 @@
  * namespace distribution over the full match set. Presentation (hints, the
  * byte budget) belongs to the meta-tool that calls it.
  */
-import type { SearchMode } from "../config/resolved.js";
+import { DEFAULTS, type SearchMode } from "../config/resolved.js";
 import type { ToolRecord } from "../model/tool.js";
 import type { ToolRegistry } from "../registry/registry.js";
 import { Bm25Ranker } from "./bm25.js";
+import { reciprocalRankFusion } from "./fusion.js";
+import type { SemanticIndex } from "./semantic.js";
 import { nearest } from "./suggest.js";
 import type { RankOptions, RankResult, Ranked } from "./types.js";
 
@@ -39,20 +41,48 @@ export interface SearchOutcome {
   unknownNamespaces: { namespace: string; suggestions: string[] }[];
 }
 
+/** How many candidates each leg contributes to a fused ranking, at least. */
+const POOL = 100;
+
+export interface FusionSettings {
+  /** RRF's k. */
+  k: number;
+  /** The semantic list's weight; BM25's is 1. */
+  semanticWeight: number;
+}
+
+export const DEFAULT_FUSION: FusionSettings = { k: DEFAULTS.fusionK, semanticWeight: DEFAULTS.fusionWeight };
+
 export class SearchEngine {
   readonly bm25 = new Bm25Ranker();
   /** Every id, sorted, for browsing with an empty query; rebuilt after a change. */
   private sortedIds: string[] | undefined;
 
-  constructor(private readonly registry: ToolRegistry) {
+  readonly semantic: SemanticIndex | undefined;
+  private readonly fusion: FusionSettings;
+  /** Why a configured embedder could not be loaded: search says so and ranks with BM25. */
+  private readonly unavailable: string | undefined;
+
+  constructor(
+    private readonly registry: ToolRegistry,
+    options: { semantic?: SemanticIndex; unavailable?: string; fusion?: FusionSettings } = {},
+  ) {
+    this.semantic = options.semantic;
+    this.unavailable = options.unavailable;
+    this.fusion = options.fusion ?? DEFAULT_FUSION;
     registry.onChange((namespace, records) => {
       this.bm25.replaceNamespace(namespace, records);
+      void this.semantic?.replaceNamespace(namespace, records);
       this.sortedIds = undefined;
     });
-    for (const { namespace } of registry.namespaces()) this.bm25.replaceNamespace(namespace, registry.namespaceRecords(namespace));
+    for (const { namespace } of registry.namespaces()) {
+      const records = registry.namespaceRecords(namespace);
+      this.bm25.replaceNamespace(namespace, records);
+      void this.semantic?.replaceNamespace(namespace, records);
+    }
   }
 
-  search(request: SearchRequest): SearchOutcome {
+  async search(request: SearchRequest): Promise<SearchOutcome> {
     const known = new Set(this.registry.namespaces().map((n) => n.namespace));
     const unknownNamespaces = request.namespaces
       .filter((ns) => !known.has(ns))
@@ -63,21 +93,24 @@ export class SearchEngine {
       top: request.offset + request.limit,
     };
     const query = request.query.trim();
-    let mode: SearchOutcome["mode"] = "bm25";
-    let modeNote: string | undefined;
-    if (request.mode === "semantic" || request.mode === "hybrid") {
-      modeNote = `mode "${request.mode}" needs an embedding index, which is not configured; ranked with bm25`;
-    }
+    const { mode: chosen, note } = this.chooseMode(request.mode);
+    let mode: SearchOutcome["mode"] = chosen;
     let result: RankResult;
     let relaxed = false;
     if (!query || query === "*") {
       mode = "browse";
       result = this.browse(options);
+    } else if (chosen === "bm25") {
+      const lexical = this.lexical(query, options);
+      relaxed = lexical.relaxed;
+      result = lexical;
     } else {
-      result = this.bm25.rank(query, options);
-      if (!result.total) {
-        result = this.bm25.rankRelaxed(query, options);
-        relaxed = result.total > 0;
+      const dense = this.semantic!.vectors.search(await this.semantic!.embedQuery(query), { ...options, top: Math.max(POOL, options.top) });
+      if (chosen === "semantic") result = fromHits(dense, options.top);
+      else {
+        const lexical = this.lexical(query, { ...options, top: Math.max(POOL, options.top) });
+        relaxed = lexical.relaxed;
+        result = this.fuse(lexical, dense, options.top);
       }
     }
     const byNamespace = [...result.counts.entries()]
@@ -88,7 +121,55 @@ export class SearchEngine {
       const record = this.registry.get(r.id);
       if (record) hits.push({ record, score: r.score });
     }
-    return { mode, modeNote, relaxed, total: result.total, hits, byNamespace, unknownNamespaces };
+    return { mode, modeNote: note, relaxed, total: result.total, hits, byNamespace, unknownNamespaces };
+  }
+
+  /** The mode a request gets: auto is hybrid when an embedder is configured and working, else BM25. */
+  private chooseMode(requested: SearchMode): { mode: "bm25" | "semantic" | "hybrid"; note?: string } {
+    const wantsVectors = requested === "semantic" || requested === "hybrid";
+    if (!this.semantic && this.unavailable) return { mode: "bm25", note: `the embedder could not be loaded (${this.unavailable}); ranked with bm25` };
+    if (!this.semantic) {
+      return wantsVectors
+        ? { mode: "bm25", note: `mode "${requested}" needs an embedder, and none is configured; ranked with bm25. Set metatools.search.embedder (see docs/retrieval.md, "Semantic search")` }
+        : { mode: "bm25" };
+    }
+    if (this.semantic.error) return { mode: "bm25", note: `the semantic index is unavailable (${this.semantic.error}); ranked with bm25` };
+    const mode = requested === "auto" ? "hybrid" : requested;
+    const indexing = this.semantic.indexing;
+    return { mode, note: indexing.length && mode !== "bm25" ? `still embedding ${indexing.join(", ")}: their tools are ranked by bm25 alone until done` : undefined };
+  }
+
+  /** BM25, falling back to prefix and typo-tolerant matching when nothing matches strictly. */
+  private lexical(query: string, options: RankOptions): RankResult & { relaxed: boolean } {
+    const strict = this.bm25.rank(query, options);
+    if (strict.total) return { ...strict, relaxed: false };
+    const loose = this.bm25.rankRelaxed(query, options);
+    return { ...loose, relaxed: loose.total > 0 };
+  }
+
+  /**
+   * Reciprocal-rank fusion of the two legs. The result set is every BM25
+   * match plus the semantic pool, so `total` and the namespace counts are
+   * exact over that union.
+   */
+  private fuse(lexical: RankResult, dense: readonly Ranked[], top: number): RankResult {
+    const hits = reciprocalRankFusion(
+      [
+        { hits: lexical.hits, weight: 1 },
+        { hits: dense, weight: this.fusion.semanticWeight },
+      ],
+      this.fusion.k,
+      top,
+    );
+    const counts = new Map(lexical.counts);
+    let total = lexical.total;
+    for (const { id } of dense) {
+      if (lexical.contains?.(id)) continue;
+      total++;
+      const namespace = id.slice(0, id.indexOf(":"));
+      counts.set(namespace, (counts.get(namespace) ?? 0) + 1);
+    }
+    return { total, hits, counts };
   }
 
   /** Index words near a query's words, for hints when nothing matched at all. */
@@ -123,4 +204,14 @@ export class SearchEngine {
     const total = [...counts.values()].reduce((a, b) => a + b, 0);
     return { total, hits, counts };
   }
+}
+
+/** A ranked list as a result set of its own. */
+function fromHits(hits: readonly Ranked[], top: number): RankResult {
+  const counts = new Map<string, number>();
+  for (const { id } of hits) {
+    const namespace = id.slice(0, id.indexOf(":"));
+    counts.set(namespace, (counts.get(namespace) ?? 0) + 1);
+  }
+  return { total: hits.length, hits: hits.slice(0, top), counts };
 }

@@ -120,7 +120,9 @@ export class InvertedIndex {
       }
       if (matched) counts.set(key, matched);
     }
-    return { total: candidates.length, hits: best(candidates, options.top), counts };
+    let matchedIds: Set<string> | undefined;
+    const contains = (id: string) => (matchedIds ??= new Set(candidates.map((c) => c.id))).has(id);
+    return { total: candidates.length, hits: best(candidates, options.top), counts, contains };
   }
 
   private account(segment: Segment, sign: 1 | -1): void {

@@ -1,4 +1,4 @@
-/** A ranking strategy over the tool index. BM25 now; semantic and hybrid rankers plug in beside it. */
+/** What rankers return: BM25 (`bm25.ts`), vectors (`vectors.ts`), and their fusion (`engine.ts`). */
 export interface Ranked {
   id: string;
   score: number;
@@ -20,6 +20,8 @@ export interface RankResult {
   hits: Ranked[];
   /** Matches per namespace over the full match set. */
   counts: Map<string, number>;
+  /** Whether a tool is in the full match set (not only the hits). */
+  contains?: (id: string) => boolean;
 }
 
 export interface Ranker {

@@ -1,0 +1,26 @@
+/**
+ * The embedder interface: text in, unit-length vectors out. Two real
+ * implementations: static word vectors (offline, `static.ts`) and a
+ * sentence-embedding model run by transformers.js (`transformers.ts`).
+ */
+
+/** Queries and tool texts may be embedded differently (instruction prefixes, which words count). */
+export type EmbedRole = "query" | "document";
+
+export interface Embedder {
+  /** Names the model and its settings: cached vectors are keyed by it, so a different model never reuses them. */
+  readonly id: string;
+  readonly dimensions: number;
+  /** One unit-length vector per text, in order. */
+  embed(texts: readonly string[], role: EmbedRole): Promise<Float32Array[]>;
+  close?(): Promise<void>;
+}
+
+/** Scales `v` to unit length in place (a zero vector stays zero) and returns it. */
+export function normalize(v: Float32Array): Float32Array {
+  let sum = 0;
+  for (let i = 0; i < v.length; i++) sum += v[i]! * v[i]!;
+  const norm = Math.sqrt(sum);
+  if (norm > 0) for (let i = 0; i < v.length; i++) v[i] = v[i]! / norm;
+  return v;
+}

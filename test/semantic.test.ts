@@ -1,0 +1,125 @@
+/**
+ * The semantic leg of search_tools, end to end over a real MCP client: a
+ * small word-vectors file written by the test (synonyms given nearby
+ * vectors), the static embedder, the vector index, fusion with BM25, the
+ * on-disk embedding cache, and a vectors file that is missing or corrupt.
+ */
+import { writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { describe, expect, it } from "vitest";
+import { WordVectors } from "../src/embed/vectors-file.js";
+import { openSession, tempDir } from "./helpers/harness.js";
+
+/** Words in frequency order; synonyms share a direction, so "remove" lands near "delete". */
+const CONCEPTS: Record<string, string[]> = {
+  delete: ["delete", "remove", "erase", "discard"],
+  file: ["file", "document", "files"],
+  weather: ["weather", "forecast", "rain"],
+  send: ["send", "email", "mail", "message"],
+  create: ["create", "make", "new"],
+  list: ["list", "show", "enumerate"],
+};
+
+function writeVectors(dir: string): string {
+  const words: string[] = [];
+  const vectors: number[][] = [];
+  const axes = Object.keys(CONCEPTS);
+  axes.forEach((concept, axis) => {
+    CONCEPTS[concept]!.forEach((word, k) => {
+      const v = Array.from({ length: 16 }, (_, d) => (d === axis ? 1 : d === 8 + ((axis + k) % 8) ? 0.15 : 0));
+      words.push(word);
+      vectors.push(v);
+    });
+  });
+  const file = join(dir, "tiny.mtvec");
+  WordVectors.write(file, "test vectors", words, vectors);
+  return file;
+}
+
+function writeTools(dir: string): string {
+  const tools = [
+    { id: "delete_entry", name: "delete_entry", description: "Erase an entry from the document store for good." },
+    { id: "weather_now", name: "weather_now", description: "Current forecast for a city." },
+    { id: "send_mail", name: "send_mail", description: "Send an email message to a recipient." },
+    { id: "create_note", name: "create_note", description: "Make a new note." },
+    { id: "list_notes", name: "list_notes", description: "Show every note." },
+  ];
+  const file = join(dir, "tools.jsonl");
+  writeFileSync(file, tools.map((t) => JSON.stringify(t)).join("\n"));
+  return file;
+}
+
+async function session(dir: string, vectors: string, cache: string | false = join(dir, "cache")) {
+  return openSession(
+    { mcpServers: { notes: { type: "catalog", tools: writeTools(dir) } }, metatools: { code: { enabled: false }, search: { embedder: { type: "static", vectors }, embeddingCache: cache } } },
+    { builtinCatalog: false, file: join(dir, "metatools.json") },
+  );
+}
+
+describe("semantic search", () => {
+  it("finds a tool by meaning when the words differ, in hybrid (auto) and semantic modes", async () => {
+    const dir = tempDir();
+    const s = await session(dir, writeVectors(dir));
+    try {
+      await s.app.search.semantic!.whenIdle();
+      const bm25 = await s.call("search_tools", { query: "remove a file", mode: "bm25" });
+      expect(bm25.hits.map((h: { id: string }) => h.id)).not.toContain("notes:delete_entry");
+      const hybrid = await s.call("search_tools", { query: "remove a file" });
+      expect(hybrid.mode).toBe("hybrid");
+      expect(hybrid.hits[0].id).toBe("notes:delete_entry");
+      const semantic = await s.call("search_tools", { query: "remove a file", mode: "semantic" });
+      expect(semantic.hits[0].id).toBe("notes:delete_entry");
+    } finally {
+      await s.close();
+    }
+  });
+
+  it("a restart with a warm embedding cache embeds nothing again", async () => {
+    const dir = tempDir();
+    const vectors = writeVectors(dir);
+    const first = await session(dir, vectors);
+    await first.app.search.semantic!.whenIdle();
+    // The five tools, and the built-in metatools:read_output.
+    expect(first.app.search.semantic!.embedded).toBe(6);
+    await first.close();
+    const second = await session(dir, vectors);
+    try {
+      await second.app.search.semantic!.whenIdle();
+      expect(second.app.search.semantic!.embedded).toBe(0);
+      expect(second.app.search.semantic!.cache.size).toBe(6);
+      expect((await second.call("search_tools", { query: "remove a file" })).hits[0].id).toBe("notes:delete_entry");
+    } finally {
+      await second.close();
+    }
+  });
+
+  it("a missing or corrupt vectors file is reported, naming the path, and BM25 keeps working", async () => {
+    const dir = tempDir();
+    const corrupt = join(dir, "corrupt.mtvec");
+    writeFileSync(corrupt, "not vectors at all");
+    for (const vectors of [join(dir, "missing.mtvec"), corrupt]) {
+      const s = await session(dir, vectors, false);
+      try {
+        const body = await s.call("search_tools", { query: "send email" });
+        expect(body.mode).toBe("bm25");
+        expect(body.hits[0].id).toBe("notes:send_mail");
+        expect(JSON.stringify(body)).toContain(vectors);
+      } finally {
+        await s.close();
+      }
+    }
+  });
+
+  it("asking for semantic with no embedder gives bm25 results and says how to enable one", async () => {
+    const dir = tempDir();
+    const s = await openSession({ mcpServers: { notes: { type: "catalog", tools: writeTools(dir) } }, metatools: { code: { enabled: false } } }, { builtinCatalog: false });
+    try {
+      const body = await s.call("search_tools", { query: "send email", mode: "semantic" });
+      expect(body.mode).toBe("bm25");
+      expect(body.hits[0].id).toBe("notes:send_mail");
+      expect(body.warning).toMatch(/metatools\.search\.embedder/);
+    } finally {
+      await s.close();
+    }
+  });
+});
