@@ -91,8 +91,12 @@ export async function spill(store: OutputStore, output: StoredOutput, budget: nu
     const keep = linesThatFit(lines, 1, store.maxBytes);
     lines = lines.slice(0, keep);
     text = lines.join("\n");
-    const kept = keep > 1 || Buffer.byteLength(text, "utf8") <= store.maxBytes ? `lines 1-${keep} of ${summary.lines}` : `the first ${store.maxBytes} bytes of its only line`;
-    if (keep === 1) lines = [(text = truncateBytes(text, store.maxBytes))];
+    let kept = `lines 1-${keep} of ${summary.lines}`;
+    // linesThatFit keeps at least one line: a first line alone over the bound is cut by bytes.
+    if (Buffer.byteLength(text, "utf8") > store.maxBytes) {
+      lines = [(text = truncateBytes(text, store.maxBytes))];
+      kept = `the first ${store.maxBytes} bytes of ${summary.lines === 1 ? "its only line" : "line 1"}`;
+    }
     dropped = ` Only ${kept} are kept (the store holds at most ${store.maxBytes} bytes per output); narrow the original call for the rest.`;
     value = NOT_JSON;
   }

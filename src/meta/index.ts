@@ -38,21 +38,20 @@ function spanOf(app: Metatools, name: MetaTool["name"], args: Record<string, unk
 /** Calls a meta-tool by name with raw arguments: validation, dispatch, telemetry, budget. Used by the server and the CLI. */
 export function createMetaDispatcher(app: Metatools) {
   const byName = new Map(META_TOOLS.map((t) => [t.name, t]));
+  const validator = new SchemaValidator();
   return async (name: string, args: Record<string, unknown>, extra: Partial<CallExtra> = {}): Promise<MetaBody> => {
     const tool = byName.get(name as MetaTool["name"]);
     if (!tool) throw new Error(`unknown meta-tool "${name}"`);
     const span = spanOf(app, tool.name, args);
     return app.telemetry.measure(OPERATIONS[tool.name], span.name, span.attributes, async (notes) => {
-      const body = await dispatch(app, tool, args, { signal: extra.signal, onProgress: extra.onProgress, span: notes });
+      const body = await dispatch(app, validator, tool, args, { signal: extra.signal, onProgress: extra.onProgress, span: notes });
       notes.set({ [ATTR.outcome]: outcomeOf(body), [ATTR.bytes]: jsonBytes(body), [ATTR.handle]: typeof body.handle === "string" });
       return body;
     });
   };
 }
 
-const validator = new SchemaValidator();
-
-async function dispatch(app: Metatools, tool: MetaTool, args: Record<string, unknown>, context: Omit<MetaContext, "app" | "budget">): Promise<MetaBody> {
+async function dispatch(app: Metatools, validator: SchemaValidator, tool: MetaTool, args: Record<string, unknown>, context: Omit<MetaContext, "app" | "budget">): Promise<MetaBody> {
   const budget = app.config.budgets.inlineBytes;
   const check = validator.validate(tool.inputSchema, args);
   if (check.ok === false) {

@@ -80,7 +80,12 @@ export class SemanticIndex {
   private async embedNamespace(namespace: string, records: readonly ToolRecord[], generation: number): Promise<void> {
     const texts = records.map(embeddingText);
     const hashes = texts.map(textHash);
-    const missing = [...new Set(hashes.map((h, i) => (this.cache.get(h) ? -1 : i)).filter((i) => i >= 0))];
+    // One embedding per distinct text not yet cached: tools with the same text share it.
+    const firstOf = new Map<string, number>();
+    hashes.forEach((hash, i) => {
+      if (!this.cache.get(hash) && !firstOf.has(hash)) firstOf.set(hash, i);
+    });
+    const missing = [...firstOf.values()];
     let done = records.length - missing.length;
     this.onProgress?.({ namespace, done, total: records.length });
     for (let start = 0; start < missing.length; start += BATCH) {
