@@ -20,7 +20,7 @@ import { Telemetry } from "./observe/telemetry.js";
 import type { KeyValue } from "./store/kv.js";
 import { openStore } from "./store/open.js";
 import { ToolRegistry } from "./registry/registry.js";
-import { StaticEmbedder } from "./embed/static.js";
+import { openEmbedder } from "./embed/open.js";
 import { SearchEngine } from "./search/engine.js";
 import { SemanticIndex } from "./search/semantic.js";
 import { silentLogger, type Logger } from "./util/log.js";
@@ -60,7 +60,9 @@ export function createMetatools(config: ResolvedConfig, options: AppOptions = {}
   const logger = options.logger ?? silentLogger;
   const catalog = new CatalogIndex(loadCatalogs(config.catalogs));
   const registry = new ToolRegistry(catalog, config.access);
-  const search = new SearchEngine(registry, { ...openSemantic(config, logger), fusion: config.search.fusion });
+  const embedder = config.search.embedder;
+  const semantic = embedder && new SemanticIndex(() => openEmbedder(embedder), config.search.embeddingCache, logger);
+  const search = new SearchEngine(registry, { semantic, fusion: config.search.fusion });
   const store = (kind: string): KeyValue =>
     openStore({ url: config.store.url, namespace: `${config.store.prefix}:${kind}`, memoryMaxBytes: config.store.memoryMaxBytes });
   const stores = { cache: store("cache"), outputs: store("out") };
@@ -101,9 +103,11 @@ export function createMetatools(config: ResolvedConfig, options: AppOptions = {}
     outputs,
     cache,
     telemetry: options.telemetry ?? new Telemetry(),
-    start: () => Promise.all([backends.start(), checkStore(stores.cache, logger)]).then(() => undefined),
+    // The embedder's load is awaited, so a broken one is reported at start; indexing goes on in the background.
+    start: () => Promise.all([backends.start(), checkStore(stores.cache, logger), semantic?.ready]).then(() => undefined),
     close: async () => {
       await backends.close();
+      await semantic?.close();
       await Promise.all([stores.cache.close(), stores.outputs.close()]);
     },
   };
@@ -120,15 +124,3 @@ async function checkStore(store: KeyValue, logger: Logger): Promise<void> {
   }
 }
 
-/** The semantic index when an embedder is configured; a broken one is reported, and search runs on BM25. */
-function openSemantic(config: ResolvedConfig, logger: Logger): { semantic?: SemanticIndex; unavailable?: string } {
-  const spec = config.search.embedder;
-  if (!spec) return {};
-  try {
-    return { semantic: new SemanticIndex(StaticEmbedder.fromFile(spec.vectors), config.search.embeddingCache, logger) };
-  } catch (error) {
-    const message = error instanceof Error ? error.message : String(error);
-    logger.error(`semantic search is off: ${message}`);
-    return { unavailable: message };
-  }
-}

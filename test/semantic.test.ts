@@ -7,47 +7,9 @@
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { WordVectors } from "../src/embed/vectors-file.js";
+import { runCli } from "./helpers/cli.js";
 import { openSession, tempDir } from "./helpers/harness.js";
-
-/** Words in frequency order; synonyms share a direction, so "remove" lands near "delete". */
-const CONCEPTS: Record<string, string[]> = {
-  delete: ["delete", "remove", "erase", "discard"],
-  file: ["file", "document", "files"],
-  weather: ["weather", "forecast", "rain"],
-  send: ["send", "email", "mail", "message"],
-  create: ["create", "make", "new"],
-  list: ["list", "show", "enumerate"],
-};
-
-function writeVectors(dir: string): string {
-  const words: string[] = [];
-  const vectors: number[][] = [];
-  const axes = Object.keys(CONCEPTS);
-  axes.forEach((concept, axis) => {
-    CONCEPTS[concept]!.forEach((word, k) => {
-      const v = Array.from({ length: 16 }, (_, d) => (d === axis ? 1 : d === 8 + ((axis + k) % 8) ? 0.15 : 0));
-      words.push(word);
-      vectors.push(v);
-    });
-  });
-  const file = join(dir, "tiny.mtvec");
-  WordVectors.write(file, "test vectors", words, vectors);
-  return file;
-}
-
-function writeTools(dir: string): string {
-  const tools = [
-    { id: "delete_entry", name: "delete_entry", description: "Erase an entry from the document store for good." },
-    { id: "weather_now", name: "weather_now", description: "Current forecast for a city." },
-    { id: "send_mail", name: "send_mail", description: "Send an email message to a recipient." },
-    { id: "create_note", name: "create_note", description: "Make a new note." },
-    { id: "list_notes", name: "list_notes", description: "Show every note." },
-  ];
-  const file = join(dir, "tools.jsonl");
-  writeFileSync(file, tools.map((t) => JSON.stringify(t)).join("\n"));
-  return file;
-}
+import { writeTools, writeVectors } from "./helpers/semantic.js";
 
 async function session(dir: string, vectors: string, cache: string | false = join(dir, "cache")) {
   return openSession(
@@ -86,7 +48,7 @@ describe("semantic search", () => {
     try {
       await second.app.search.semantic!.whenIdle();
       expect(second.app.search.semantic!.embedded).toBe(0);
-      expect(second.app.search.semantic!.cache.size).toBe(6);
+      expect(second.app.search.semantic!.size).toBe(6);
       expect((await second.call("search_tools", { query: "remove a file" })).hits[0].id).toBe("notes:delete_entry");
     } finally {
       await second.close();
@@ -121,5 +83,29 @@ describe("semantic search", () => {
     } finally {
       await s.close();
     }
+  });
+
+  it("metatools index embeds what is not cached, reports per namespace, and a second run embeds nothing", async () => {
+    const dir = tempDir();
+    const configFile = join(dir, "metatools.json");
+    writeFileSync(
+      configFile,
+      JSON.stringify({
+        mcpServers: { notes: { type: "catalog", tools: writeTools(dir) } },
+        metatools: { code: { enabled: false }, search: { embedder: { type: "static", vectors: writeVectors(dir) }, embeddingCache: join(dir, "cache") } },
+      }),
+    );
+    const first = await runCli(["index", "--config", configFile, "--json"]);
+    expect(first.code).toBe(0);
+    expect(first.stderr).toContain("indexed notes: 5 tools");
+    expect(JSON.parse(first.stdout)).toMatchObject({ tools: 6, embedded: 6, cached: 0, namespaces: { notes: 5, metatools: 1 } });
+    const second = await runCli(["index", "--config", configFile]);
+    expect(second.code).toBe(0);
+    expect(second.stdout).toMatch(/indexed 6 tools in 2 namespaces with static:tiny:\w+: 0 embedded, 6 from the cache/);
+    const none = join(dir, "plain.json");
+    writeFileSync(none, JSON.stringify({ mcpServers: {}, metatools: { code: { enabled: false } } }));
+    const refused = await runCli(["index", "--config", none]);
+    expect(refused.code).toBe(2);
+    expect(refused.stderr).toMatch(/no embedder is configured.*metatools\.search\.embedder/);
   });
 });

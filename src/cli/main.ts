@@ -9,6 +9,7 @@ import { ConfigError, MetatoolsError } from "../util/errors.js";
 import { bench } from "./commands/bench.js";
 import { describe } from "./commands/describe.js";
 import { evaluate } from "./commands/eval.js";
+import { indexTools } from "./commands/index-tools.js";
 import { run } from "./commands/run.js";
 import { search } from "./commands/search.js";
 import { serve } from "./commands/serve.js";
@@ -21,8 +22,9 @@ const COMMANDS: Record<string, { run: (argv: string[]) => Promise<number>; help:
   describe: { run: describe, help: "describe ID [--detail summary|schema|full] [--json]" },
   run: { run: run, help: "run ID --args JSON [--timeout MS] [--cache use|refresh|bypass] [--json]" },
   eval: { run: evaluate, help: "eval DIR [--mode bm25|semantic|hybrid|all] [--vectors FILE] [--limit K] [--json]" },
+  index: { run: indexTools, help: "index [--json]                          embed every tool not yet in the embedding cache, with progress" },
   vectors: { run: vectors, help: "vectors import [--from FILE] [--out FILE] [--words N]   word vectors for semantic search" },
-  bench: { run: bench, help: "bench [--suite all|search|code|exec] [--sizes 1000,10000,100000] [--code-files N] [--calls N] [--redis URL] [--json]" },
+  bench: { run: bench, help: "bench [--suite all|search|code|exec] [--sizes 1000,10000,100000] [--code-files N] [--calls N] [--redis URL] [--vectors FILE] [--json]" },
 };
 
 function usage(): string {

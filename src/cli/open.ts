@@ -12,9 +12,11 @@ export interface AppFlags {
   root?: string;
 }
 
-export async function openApp(flags: AppFlags, level: LogLevel): Promise<Metatools> {
+/** `prepare` sees the app before it starts, to follow what starting does. */
+export async function openApp(flags: AppFlags, level: LogLevel, prepare?: (app: Metatools) => void): Promise<Metatools> {
   const config = loadConfig({ configPath: flags.config, root: flags.root, builtinCatalogDir: BUILTIN_CATALOG_DIR });
   const app = createMetatools(config, { logger: createLogger(level) });
+  prepare?.(app);
   await app.start();
   return app;
 }

@@ -8,7 +8,7 @@ import { dirname, isAbsolute, join, resolve } from "node:path";
 import type { z } from "zod";
 import { ConfigError } from "../util/errors.js";
 import { formatPath, substituteEnv } from "./env.js";
-import { DEFAULTS, type BackendSpec, type CodeConfig, type ResolvedConfig } from "./resolved.js";
+import { DEFAULTS, type BackendSpec, type CodeConfig, type EmbedderConfig, type ResolvedConfig } from "./resolved.js";
 import { configFileSchema, NAMESPACE_PATTERN, serverSchema, type ConfigFile, type MetatoolsSection, type ServerConfig } from "./schema.js";
 
 export interface LoadOptions {
@@ -107,9 +107,13 @@ function resolveConfig(
       defaultLimit: m.search?.defaultLimit ?? DEFAULTS.defaultLimit,
       maxLimit: DEFAULTS.maxLimit,
       mode: m.search?.mode ?? DEFAULTS.mode,
-      ...(m.search?.embedder ? { embedder: { type: "static" as const, vectors: resolve(where.baseDir, m.search.embedder.vectors) } } : {}),
+      ...(m.search?.embedder ? { embedder: resolveEmbedder(m.search.embedder, where.baseDir) } : {}),
       ...(m.search?.embeddingCache === false ? {} : { embeddingCache: m.search?.embeddingCache ? resolve(where.baseDir, m.search.embeddingCache) : defaultCacheDir(where.env ?? process.env) }),
-      fusion: { k: m.search?.fusion?.k ?? DEFAULTS.fusionK, semanticWeight: m.search?.fusion?.semanticWeight ?? DEFAULTS.fusionWeight },
+      fusion: {
+        k: m.search?.fusion?.k ?? DEFAULTS.fusionK,
+        semanticWeight: m.search?.fusion?.semanticWeight ?? DEFAULTS.fusionWeight,
+        bm25Confidence: m.search?.fusion?.bm25Confidence ?? DEFAULTS.fusionConfidence,
+      },
     },
     budgets: { inlineBytes: m.budgets?.inlineBytes ?? DEFAULTS.inlineBytes },
     timeouts: { connectMs, callMs, startupGraceMs: m.timeouts?.startupGraceMs ?? DEFAULTS.startupGraceMs },
@@ -132,6 +136,22 @@ function resolveConfig(
 }
 
 /** Where embeddings are cached unless the config says otherwise: the XDG cache folder. */
+/** Paths resolved against the config's folder; a model that is no local folder stays a hub id only when downloads are allowed. */
+function resolveEmbedder(spec: NonNullable<NonNullable<MetatoolsSection["search"]>["embedder"]>, baseDir: string): EmbedderConfig {
+  if (spec.type === "static") return { type: "static", vectors: resolve(baseDir, spec.vectors) };
+  const local = resolve(baseDir, spec.model);
+  const allowDownload = spec.allowDownload ?? false;
+  return {
+    type: "transformers",
+    model: allowDownload && !existsSync(local) ? spec.model : local,
+    dtype: spec.dtype ?? "q8",
+    pooling: spec.pooling ?? "mean",
+    queryPrefix: spec.queryPrefix ?? "",
+    documentPrefix: spec.documentPrefix ?? "",
+    allowDownload,
+  };
+}
+
 function defaultCacheDir(env: NodeJS.ProcessEnv): string {
   return join(env.XDG_CACHE_HOME || join(env.HOME || homedir(), ".cache"), "metatools", "embeddings");
 }

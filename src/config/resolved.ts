@@ -43,7 +43,7 @@ export interface ResolvedConfig {
     embedder?: EmbedderConfig;
     /** Absolute folder for cached embeddings; undefined keeps them in memory. */
     embeddingCache?: string;
-    fusion: { k: number; semanticWeight: number };
+    fusion: { k: number; semanticWeight: number; bm25Confidence: number };
   };
   budgets: { inlineBytes: number };
   timeouts: { connectMs: number; callMs: number; startupGraceMs: number };
@@ -60,7 +60,10 @@ export interface ResolvedConfig {
 
 export type OutputValidation = "warn" | "strict" | "off";
 
-export type EmbedderConfig = { type: "static"; vectors: string };
+export type EmbedderConfig =
+  | { type: "static"; vectors: string }
+  /** A sentence-embedding model folder run by transformers.js. */
+  | { type: "transformers"; model: string; dtype: "fp32" | "q8"; pooling: "mean" | "cls"; queryPrefix: string; documentPrefix: string; allowDownload: boolean };
 
 export interface StoreConfig {
   /** `memory`, `redis://…`, `rediss://…`, or `sqlite://` and an absolute path. */
@@ -102,6 +105,7 @@ export const DEFAULTS = {
   outputsTtlMs: 30 * 60_000,
   outputsMaxBytes: 16 << 20,
   /** Measured on the public retrieval sets (docs/retrieval.md): a low k keeps BM25's confident top ranks apart. */
-  fusionK: 5,
-  fusionWeight: 0.5,
+  fusionK: 3,
+  fusionWeight: 1.25,
+  fusionConfidence: 20,
 };

@@ -60,11 +60,28 @@ export const metatoolsSectionSchema = z
         defaultLimit: z.number().int().min(1).max(50).optional().describe("Hits per search_tools page. Default 5."),
         mode: z.enum(["auto", "bm25", "semantic", "hybrid"]).optional().describe("Default ranking mode. Default auto: hybrid when an embedder is configured, else bm25."),
         embedder: z
-          .object({
-            type: z.literal("static"),
-            vectors: z.string().min(1).describe("A word-vectors file made by `metatools vectors import`; relative to the config file's folder."),
-          })
-          .strict()
+          .discriminatedUnion("type", [
+            z
+              .object({
+                type: z.literal("static"),
+                vectors: z.string().min(1).describe("A word-vectors file made by `metatools vectors import`; relative to the config file's folder."),
+              })
+              .strict(),
+            z
+              .object({
+                type: z.literal("transformers"),
+                model: z
+                  .string()
+                  .min(1)
+                  .describe("A sentence-embedding model folder (config.json, tokenizer.json, onnx/model*.onnx), relative to the config file's folder; a hub id only with allowDownload."),
+                dtype: z.enum(["q8", "fp32"]).optional().describe("Which weights to run: q8 (onnx/model_quantized.onnx, the default) or fp32 (onnx/model.onnx)."),
+                pooling: z.enum(["mean", "cls"]).optional().describe("How token vectors become one: mean (sentence-transformers models, the default) or cls (bge)."),
+                queryPrefix: z.string().optional().describe('Prepended to queries, for models trained with one (e5: "query: ", bge: "Represent this sentence for searching relevant passages: ").'),
+                documentPrefix: z.string().optional().describe('Prepended to tool texts (e5: "passage: ").'),
+                allowDownload: z.boolean().optional().describe("Let transformers.js fetch `model` from the Hugging Face hub into its cache when it is not a local folder. Default false: nothing is downloaded."),
+              })
+              .strict(),
+          ])
           .optional()
           .describe("The semantic leg of search. Without one, search is BM25 only."),
         embeddingCache: z
@@ -73,8 +90,13 @@ export const metatoolsSectionSchema = z
           .describe("Folder where tool embeddings are kept between runs (default: $XDG_CACHE_HOME/metatools/embeddings, or ~/.cache/…); false keeps them in memory only."),
         fusion: z
           .object({
-            k: z.number().positive().optional().describe("Reciprocal-rank fusion's k: lower keeps BM25's confident top ranks apart. Default 5."),
-            semanticWeight: z.number().min(0).max(10).optional().describe("The semantic list's weight against BM25's 1. Default 0.5."),
+            k: z.number().positive().optional().describe("Reciprocal-rank fusion's k: lower keeps BM25's confident top ranks apart. Default 3."),
+            semanticWeight: z.number().min(0).max(10).optional().describe("The semantic list's weight against BM25's 1 when no word matches. Default 1.25."),
+            bm25Confidence: z
+              .number()
+              .positive()
+              .optional()
+              .describe("The BM25 top score at which the semantic weight is halved: the better the words match, the less meaning has to. Default 20."),
           })
           .strict()
           .optional(),

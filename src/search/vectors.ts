@@ -30,8 +30,12 @@ export class VectorIndex {
     this.packed = undefined;
   }
 
-  /** The `options.top` nearest tools that pass the filters, best first (ties by id). */
-  search(query: Float32Array, options: RankOptions): VectorHit[] {
+  /**
+   * The `options.top` nearest tools that pass the filters, best first (ties
+   * by id). With several query vectors (a long request's parts), a tool
+   * scores its best match among them.
+   */
+  search(queries: readonly Float32Array[], options: RankOptions): VectorHit[] {
     const { ids, namespaces, matrix } = this.pack();
     const d = this.dimensions;
     const top = Math.max(0, options.top);
@@ -39,9 +43,13 @@ export class VectorIndex {
     const best: VectorHit[] = [];
     for (let row = 0; row < ids.length; row++) {
       if (options.namespaces && !options.namespaces.has(namespaces[row]!)) continue;
-      let score = 0;
       const base = row * d;
-      for (let i = 0; i < d; i++) score += matrix[base + i]! * query[i]!;
+      let score = -Infinity;
+      for (const query of queries) {
+        let dot = 0;
+        for (let i = 0; i < d; i++) dot += matrix[base + i]! * query[i]!;
+        if (dot > score) score = dot;
+      }
       if (best.length === top && score <= best[top - 1]!.score) continue;
       const id = ids[row]!;
       if (options.accept && !options.accept(id)) continue;

@@ -1,0 +1,86 @@
+/**
+ * `metatools index`: connects every backend, embeds every tool not yet in
+ * the embedding cache, and reports what it did. On a terminal a progress
+ * bar shows tools embedded per namespace; otherwise one line per namespace.
+ * Later starts (serve, search) then find every vector cached.
+ */
+import type { Metatools } from "../../app.js";
+import type { IndexProgress } from "../../search/semantic.js";
+import { logLevel, parseFlags, UsageError } from "../flags.js";
+import { openApp } from "../open.js";
+
+export async function indexTools(argv: string[]): Promise<number> {
+  const { values, positionals } = parseFlags(argv, {});
+  if (positionals.length) throw new UsageError(`index takes no arguments, got "${positionals.join(" ")}"`);
+  const progress = new ProgressView(process.stderr);
+  const started = performance.now();
+  const app = await openApp(values, logLevel(values["log-level"], "warn"), (app) => {
+    if (!app.search.semantic) return;
+    app.search.semantic.onProgress = (p) => progress.update(p);
+  });
+  try {
+    const semantic = app.search.semantic;
+    if (!semantic) throw new UsageError("no embedder is configured, so there is nothing to index: set metatools.search.embedder (see docs/retrieval.md)");
+    await semantic.whenIdle();
+    progress.finish();
+    const seconds = (performance.now() - started) / 1000;
+    if (semantic.error) {
+      process.stderr.write(`metatools index: ${semantic.error}\n`);
+      return 1;
+    }
+    const summary = {
+      embedder: semantic.embedder!.id,
+      tools: semantic.size,
+      namespaces: namespaceCounts(app),
+      embedded: semantic.embedded,
+      cached: semantic.size - semantic.embedded,
+      seconds: Number(seconds.toFixed(2)),
+      cacheFile: semantic.cacheFile ?? null,
+    };
+    if (values.json) process.stdout.write(`${JSON.stringify(summary, null, 2)}\n`);
+    else {
+      process.stdout.write(
+        `indexed ${summary.tools} tools in ${Object.keys(summary.namespaces).length} namespaces with ${summary.embedder}: ` +
+          `${summary.embedded} embedded, ${summary.cached} from the cache, in ${summary.seconds} s` +
+          `${summary.embedded ? ` (${Math.round(summary.embedded / seconds)} tools/s)` : ""}\n` +
+          (summary.cacheFile ? `embeddings kept in ${summary.cacheFile}\n` : "embeddings kept in memory only (metatools.search.embeddingCache is false)\n"),
+      );
+    }
+    return 0;
+  } finally {
+    await app.close();
+  }
+}
+
+function namespaceCounts(app: Metatools): Record<string, number> {
+  return Object.fromEntries(app.registry.namespaces().map(({ namespace }) => [namespace, app.registry.namespaceRecords(namespace).length]));
+}
+
+const BAR = 24;
+
+/** A one-line bar redrawn in place on a terminal; a line per finished namespace elsewhere. */
+class ProgressView {
+  private readonly tty: boolean;
+  private drawn = false;
+  private lastDraw = 0;
+
+  constructor(private readonly out: NodeJS.WriteStream) {
+    this.tty = out.isTTY === true;
+  }
+
+  update({ namespace, done, total }: IndexProgress): void {
+    if (this.tty) {
+      // At most ten redraws a second, and always the last one.
+      const now = performance.now();
+      if (done < total && now - this.lastDraw < 100) return;
+      this.lastDraw = now;
+      const filled = total ? Math.round((done / total) * BAR) : BAR;
+      this.out.write(`\r\x1b[2Kembedding ${namespace} [${"#".repeat(filled)}${".".repeat(BAR - filled)}] ${done}/${total}`);
+      this.drawn = true;
+    } else if (done === total) this.out.write(`indexed ${namespace}: ${total} tools\n`);
+  }
+
+  finish(): void {
+    if (this.drawn) this.out.write("\r\x1b[2K");
+  }
+}
