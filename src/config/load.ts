@@ -110,7 +110,7 @@ function resolveConfig(
       ...(m.search?.embeddingCache === false ? {} : { embeddingCache: m.search?.embeddingCache ? resolve(where.baseDir, m.search.embeddingCache) : defaultCacheDir(where.env ?? process.env) }),
       fusion: {
         k: m.search?.fusion?.k ?? DEFAULTS.fusionK,
-        semanticWeight: m.search?.fusion?.semanticWeight ?? DEFAULTS.fusionWeight,
+        ...(m.search?.fusion?.semanticWeight !== undefined ? { semanticWeight: m.search.fusion.semanticWeight } : {}),
         bm25Confidence: m.search?.fusion?.bm25Confidence ?? DEFAULTS.fusionConfidence,
       },
     },
@@ -138,6 +138,7 @@ function resolveConfig(
 /** Paths resolved against the config's folder; a model that is no local folder stays a hub id only when downloads are allowed. */
 function resolveEmbedder(spec: NonNullable<NonNullable<MetatoolsSection["search"]>["embedder"]>, baseDir: string): EmbedderConfig {
   if (spec.type === "static") return { type: "static", vectors: resolve(baseDir, spec.vectors) };
+  if (spec.type === "use") return spec.model === undefined ? { type: "use" } : { type: "use", model: resolve(baseDir, spec.model) };
   const local = resolve(baseDir, spec.model);
   const allowDownload = spec.allowDownload ?? false;
   return {

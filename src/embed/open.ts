@@ -1,10 +1,14 @@
-/** The configured embedder, loaded: static word vectors or a transformers.js model. */
+/** The configured embedder, loaded: static word vectors, the Universal Sentence Encoder, or a transformers.js model. */
 import type { EmbedderConfig } from "../config/resolved.js";
 import { StaticEmbedder } from "./static.js";
 import type { Embedder } from "./types.js";
 
 export async function openEmbedder(spec: EmbedderConfig): Promise<Embedder> {
   if (spec.type === "static") return StaticEmbedder.fromFile(spec.vectors);
+  if (spec.type === "use") {
+    const { UseEmbedder } = await import("./use.js");
+    return UseEmbedder.load(spec.model);
+  }
   // Loaded on demand: the package is optional, and heavy.
   const { TransformersEmbedder } = await import("./transformers.js");
   return TransformersEmbedder.load(spec);

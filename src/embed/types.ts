@@ -11,6 +11,12 @@ export interface Embedder {
   /** Names the model and its settings: cached vectors are keyed by it, so a different model never reuses them. */
   readonly id: string;
   readonly dimensions: number;
+  /**
+   * How far its ranking is trusted against BM25's (weight 1) when no word
+   * matches, unless the config says otherwise: measured per embedder on the
+   * public retrieval sets (docs/retrieval.md). Default 1.25.
+   */
+  readonly fusionWeight?: number;
   /** One unit-length vector per text, in order. */
   embed(texts: readonly string[], role: EmbedRole): Promise<Float32Array[]>;
   close?(): Promise<void>;

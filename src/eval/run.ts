@@ -45,7 +45,7 @@ export async function evaluateDataset(dir: string, modes: readonly EvalMode[], o
     const tools = app.registry.namespaceRecords(NAMESPACE).length;
     for (const mode of modes) {
       if (mode !== "bm25" && !app.search.semantic) {
-        throw new MetatoolsError("mode_unavailable", `mode "${mode}" needs an embedder: pass --vectors FILE (made by \`metatools vectors import\`) or set metatools.search.embedder`);
+        throw new MetatoolsError("mode_unavailable", `mode "${mode}" needs an embedder: pass --embedder use, or --vectors FILE (made by \`metatools vectors import\`), or set metatools.search.embedder`);
       }
       const acc = createAccumulator();
       const prefix = `${NAMESPACE}:`;

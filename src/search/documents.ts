@@ -40,6 +40,6 @@ function paramText(schema: JsonSchema): string {
 }
 
 /** What the semantic index embeds of a tool: its words, not its schema. Identifiers are split by the embedder. */
-export function embeddingText(record: ToolRecord): string {
+export function embeddingText(record: Pick<ToolRecord, "name" | "title" | "group" | "summary" | "description" | "tags" | "aliases">): string {
   return [record.name, record.title, record.group, record.summary, record.description, record.tags.join(" "), record.aliases.join(" ")].filter(Boolean).join(". ");
 }

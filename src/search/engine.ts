@@ -6,6 +6,7 @@
 import { DEFAULTS, type SearchMode } from "../config/resolved.js";
 import type { ToolRecord } from "../model/tool.js";
 import type { ToolRegistry } from "../registry/registry.js";
+import { errorMessage } from "../util/errors.js";
 import { Bm25Ranker } from "./bm25.js";
 import { reciprocalRankFusion } from "./fusion.js";
 import type { SemanticIndex } from "./semantic.js";
@@ -47,13 +48,13 @@ const POOL = 100;
 export interface FusionSettings {
   /** RRF's k. */
   k: number;
-  /** The semantic list's weight when no word matches; BM25's is 1. */
-  semanticWeight: number;
+  /** The semantic list's weight when no word matches; BM25's is 1. Undefined: the embedder's own (`Embedder.fusionWeight`). */
+  semanticWeight?: number;
   /** The BM25 top score at which the semantic weight is halved: the better the words match, the less meaning has to. */
   bm25Confidence: number;
 }
 
-export const DEFAULT_FUSION: FusionSettings = { k: DEFAULTS.fusionK, semanticWeight: DEFAULTS.fusionWeight, bm25Confidence: DEFAULTS.fusionConfidence };
+export const DEFAULT_FUSION: FusionSettings = { k: DEFAULTS.fusionK, bm25Confidence: DEFAULTS.fusionConfidence };
 
 export class SearchEngine {
   readonly bm25 = new Bm25Ranker();
@@ -92,7 +93,16 @@ export class SearchEngine {
       top: request.offset + request.limit,
     };
     const query = request.query.trim();
-    const { mode: chosen, note } = this.chooseMode(request.mode);
+    let { mode: chosen, note } = this.chooseMode(request.mode);
+    // Embedding the query can fail (a model runtime that died): that search falls back to BM25 and says why.
+    const dense =
+      query && query !== "*" && chosen !== "bm25"
+        ? await this.semantic!.search(query, { ...options, top: Math.max(POOL, options.top) }).catch((error: unknown) => {
+            note = `embedding the query failed (${errorMessage(error)}); ranked with bm25`;
+            chosen = "bm25";
+            return [];
+          })
+        : [];
     let mode: SearchOutcome["mode"] = chosen;
     let result: RankResult;
     let relaxed = false;
@@ -104,7 +114,6 @@ export class SearchEngine {
       relaxed = lexical.relaxed;
       result = lexical;
     } else {
-      const dense = await this.semantic!.search(query, { ...options, top: Math.max(POOL, options.top) });
       if (chosen === "semantic") result = fromHits(dense, options.top);
       else {
         const lexical = this.lexical(query, { ...options, top: Math.max(POOL, options.top) });
@@ -154,7 +163,8 @@ export class SearchEngine {
    */
   private fuse(lexical: RankResult, dense: readonly Ranked[], top: number): RankResult {
     const best = lexical.hits[0]?.score ?? 0;
-    const weight = this.fusion.semanticWeight / (1 + best / this.fusion.bm25Confidence);
+    const trust = this.fusion.semanticWeight ?? this.semantic?.embedder?.fusionWeight ?? DEFAULTS.fusionWeight;
+    const weight = trust / (1 + best / this.fusion.bm25Confidence);
     const hits = reciprocalRankFusion(
       [
         { hits: lexical.hits, weight: 1 },

@@ -3,7 +3,9 @@ import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { codeBench, type CodeBenchRow } from "../../bench/code.js";
 import { execBench, type ExecBenchRow } from "../../bench/exec.js";
+import { encoderBench, type EncoderBench } from "../../bench/encoder.js";
 import { defaultVectorsFile } from "../../embed/import-vectors.js";
+import { installedUseModel } from "../../embed/use.js";
 import { coldStart, searchLatency, type ColdStartResult, type LatencyResult, type SemanticBench } from "../../bench/measure.js";
 import { parseFlags, UsageError } from "../flags.js";
 
@@ -66,11 +68,17 @@ export async function bench(argv: string[]): Promise<number> {
         warm = await medianColdStart(runs, dir, semantic(10_000));
       }
     } else process.stderr.write("bench: no word vectors (run `metatools vectors import`, or pass --vectors FILE): hybrid search not measured\n");
+    let encoder: EncoderBench | undefined;
+    if (installedUseModel()) {
+      process.stderr.write("bench: the Universal Sentence Encoder (use embedder)…\n");
+      encoder = await encoderBench();
+    }
     const report = {
       search: latency,
       coldStart: { tools: 10_000, runs, medianMs: median.startToFirstSearchMs, rssMb: median.rssMb },
       hybrid,
       ...(warm ? { warmColdStart: { tools: 10_000, runs, medianMs: warm.startToFirstSearchMs, rssMb: warm.rssMb } } : {}),
+      ...(encoder ? { useEmbedder: encoder } : {}),
       code,
       exec,
     };
@@ -96,6 +104,11 @@ export async function bench(argv: string[]): Promise<number> {
     if (warm) {
       rows.push(["warm-cache start → hybrid @ 10000 (ms)", warm.startToFirstSearchMs, TARGETS.warmColdStartMs]);
       rows.push(["RSS with embeddings @ 10000 (MB)", warm.rssMb, undefined]);
+    }
+    if (encoder) {
+      rows.push(["use: query embedding p50 (ms)", encoder.queryP50Ms, undefined]);
+      rows.push(["use: query embedding p99 (ms)", encoder.queryP99Ms, undefined]);
+      rows.push(["use: embedding (tools/s)", encoder.toolsPerSecond, undefined]);
     }
     const lines = [`${"metric".padEnd(38)}${"measured".padStart(10)}${"target".padStart(10)}${"ratio".padStart(8)}`];
     for (const [name, value, target] of rows) {

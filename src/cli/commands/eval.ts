@@ -1,19 +1,22 @@
 import { resolve } from "node:path";
 import { loadConfig } from "../../config/load.js";
+import type { EmbedderConfig } from "../../config/resolved.js";
 import { EVAL_MODES, evaluateDataset, type EvalMode } from "../../eval/run.js";
 import { intFlag, parseFlags, UsageError } from "../flags.js";
 
 export async function evaluate(argv: string[]): Promise<number> {
-  const { values, positionals } = parseFlags(argv, { mode: { type: "string" }, limit: { type: "string" }, vectors: { type: "string" } });
+  const { values, positionals } = parseFlags(argv, { mode: { type: "string" }, limit: { type: "string" }, vectors: { type: "string" }, embedder: { type: "string" } });
   if (positionals.length !== 1) throw new UsageError("name one dataset folder (holding tools.jsonl and queries.jsonl)");
   const requested = values.mode ?? "bm25";
   if (requested !== "all" && !EVAL_MODES.includes(requested as EvalMode)) throw new UsageError(`--mode takes bm25, semantic, hybrid or all, got "${requested}"`);
-  // The embedder: --vectors, else the config's (metatools.json or --config).
+  if (values.embedder !== undefined && values.embedder !== "use") throw new UsageError(`--embedder takes use (the Universal Sentence Encoder), got "${values.embedder}"; word vectors come with --vectors FILE`);
+  if (values.embedder && values.vectors) throw new UsageError("pass --embedder use or --vectors FILE, not both");
+  // The embedder: --embedder or --vectors, else the config's (metatools.json or --config).
   const config = loadConfig({ configPath: values.config });
-  const embedder = values.vectors ? { type: "static" as const, vectors: resolve(values.vectors) } : config.search.embedder;
+  const embedder: EmbedderConfig | undefined = values.embedder ? { type: "use" } : values.vectors ? { type: "static", vectors: resolve(values.vectors) } : config.search.embedder;
   let modes: readonly EvalMode[] = requested === "all" ? EVAL_MODES : [requested as EvalMode];
   if (requested === "all" && !embedder) {
-    process.stderr.write("metatools eval: skipping semantic, hybrid: no embedder (pass --vectors FILE, or set metatools.search.embedder)\n");
+    process.stderr.write("metatools eval: skipping semantic, hybrid: no embedder (pass --embedder use or --vectors FILE, or set metatools.search.embedder)\n");
     modes = ["bm25"];
   }
   const results = await evaluateDataset(resolve(positionals[0]!), modes, { sample: intFlag(values.limit, "limit", 1), embedder, embeddingCache: config.search.embeddingCache, fusion: config.search.fusion });
