@@ -1,6 +1,6 @@
 /**
  * Puts the app behind MCP: one server per session, its instructions computed
- * when the session starts. Transports (stdio here, HTTP later) only decide
+ * when the session starts. Transports (stdio here, HTTP in src/http/) only decide
  * how sessions arrive.
  */
 import type { Server } from "@modelcontextprotocol/sdk/server/index.js";

@@ -1,5 +1,6 @@
 import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
+import { fileURLToPath } from "node:url";
 import { describe, expect, it } from "vitest";
 import { loadConfig, parseConfig } from "../src/config/load.js";
 import { ConfigError } from "../src/util/errors.js";
@@ -32,6 +33,8 @@ describe("config errors name the file and the field", () => {
     [{ metatools: { run: { outputValidation: "loud" } } }, "metatools.run.outputValidation", /warn/],
     [{ metatools: { cache: { ttl: 5 } } }, "metatools.cache", /unknown field\(s\) "ttl"/],
     [{ mcpServers: { gh: { command: "x", env: { T: "${MISSING_TOKEN}" } } } }, "mcpServers.gh.env.T", /MISSING_TOKEN is not set/],
+    [{ metatools: { http: { tokens: ["short"] } } }, "metatools.http.tokens[0]", /at least 16 characters/],
+    [{ metatools: { http: { allowedOrigins: ["not an origin"] } } }, "metatools.http.allowedOrigins[0]", /URL/i],
   ])("%j → %s", (raw, field, detail) => {
     const error = errorOf(raw);
     expect(error.file).toBe(FILE);
@@ -99,6 +102,21 @@ describe("config resolution", () => {
     expect(loadConfig({ cwd: dir, env: { METATOOLS_CONFIG: "conf/b.json" } }).backends[0]!.namespace).toBe("fromenv");
     expect(loadConfig({ cwd: dir, configPath: "conf/a.json", env: { METATOOLS_CONFIG: "conf/b.json" } }).backends[0]!.namespace).toBe("fromflag");
     expect(() => loadConfig({ cwd: dir, configPath: "nope.json", env: {} })).toThrow(/nope\.json: file not found/);
+  });
+
+  it("resolves the http section, adding tokens from METATOOLS_TOKENS and refusing short ones", () => {
+    const http = parseConfig({ metatools: { http: { tokens: ["${TOKEN_A}"], allowedOrigins: ["https://app.example.com/path"] } } }, { file: FILE, env: { TOKEN_A: "a".repeat(20), METATOOLS_TOKENS: ` ${"b".repeat(16)} ,` } }).http;
+    expect(http).toMatchObject({ tokens: ["a".repeat(20), "b".repeat(16)], allowedOrigins: ["https://app.example.com"], maxBodyBytes: 1 << 20, rateLimit: { perMinute: 1200, burst: 200 } });
+    expect(() => parseConfig({}, { file: FILE, env: { METATOOLS_TOKENS: "short" } })).toThrow(/METATOOLS_TOKENS: a bearer token needs at least 16 characters/);
+  });
+
+  it("parses the shipped example configs", () => {
+    const root = fileURLToPath(new URL("..", import.meta.url));
+    const env = { REDIS_URL: "redis://127.0.0.1:6379", METATOOLS_TOKEN: "t".repeat(24) };
+    expect(loadConfig({ configPath: join(root, "examples/metatools.json"), env }).backends.map((b) => b.namespace)).toEqual(["everything", "files"]);
+    const replicas = loadConfig({ configPath: join(root, "examples/replicas/metatools.json"), env });
+    expect(replicas.store.url).toBe("redis://127.0.0.1:6379");
+    expect(replicas.http.tokens).toEqual(["t".repeat(24)]);
   });
 
   it("reports invalid JSON with the file name", () => {

@@ -17,14 +17,14 @@ import { vectors } from "./commands/vectors.js";
 import { UsageError } from "./flags.js";
 
 const COMMANDS: Record<string, { run: (argv: string[]) => Promise<number>; help: string }> = {
-  serve: { run: serve, help: "serve [--config F] [--root DIR]         MCP server on stdio" },
+  serve: { run: serve, help: "serve [--config F] [--root DIR] [--http PORT [--host H] [--stateless] [--allow-unauthenticated]]   MCP server on stdio, or Streamable HTTP on /mcp" },
   search: { run: search, help: "search QUERY [--limit N] [--namespace NS] [--tags a,b] [--offset N] [--json]" },
   describe: { run: describe, help: "describe ID [--detail summary|schema|full] [--json]" },
   run: { run: run, help: "run ID --args JSON [--timeout MS] [--cache use|refresh|bypass] [--json]" },
   eval: { run: evaluate, help: "eval DIR [--mode bm25|semantic|hybrid|all] [--embedder use | --vectors FILE] [--limit K] [--json]" },
   index: { run: indexTools, help: "index [--json]                          embed every tool not yet in the embedding cache, with progress" },
   vectors: { run: vectors, help: "vectors import [--from FILE] [--out FILE] [--words N]   word vectors for semantic search" },
-  bench: { run: bench, help: "bench [--suite all|search|code|exec] [--sizes 1000,10000,100000] [--code-files N] [--calls N] [--redis URL] [--vectors FILE] [--json]" },
+  bench: { run: bench, help: "bench [--suite all|search|code|exec|http] [--clients N] [--sizes 1000,10000,100000] [--code-files N] [--calls N] [--redis URL] [--vectors FILE] [--json]" },
 };
 
 function usage(): string {

@@ -7,6 +7,7 @@ import { dirname, isAbsolute, join, resolve } from "node:path";
 import type { z } from "zod";
 import { ConfigError } from "../util/errors.js";
 import { cacheHome, formatPath, substituteEnv } from "./env.js";
+import { resolveHttp } from "./http.js";
 import { DEFAULTS, type BackendSpec, type CodeConfig, type EmbedderConfig, type ResolvedConfig } from "./resolved.js";
 import { configFileSchema, NAMESPACE_PATTERN, serverSchema, type ConfigFile, type MetatoolsSection, type ServerConfig } from "./schema.js";
 
@@ -115,6 +116,7 @@ function resolveConfig(
       },
     },
     budgets: { inlineBytes: m.budgets?.inlineBytes ?? DEFAULTS.inlineBytes },
+    http: resolveHttp(m.http, where.env ?? process.env),
     timeouts: { connectMs, callMs, startupGraceMs: m.timeouts?.startupGraceMs ?? DEFAULTS.startupGraceMs },
     catalogs,
     access: { allow: m.tools?.allow ?? [], deny: m.tools?.deny ?? [] },

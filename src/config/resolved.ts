@@ -2,6 +2,8 @@
  * The resolved configuration: every default applied, every path absolute.
  * Everything past the config loader trusts this shape.
  */
+import type { HttpConfig } from "./http.js";
+
 export type SearchMode = "auto" | "bm25" | "semantic" | "hybrid";
 
 interface BackendCommon {
@@ -47,6 +49,7 @@ export interface ResolvedConfig {
     fusion: { k: number; semanticWeight?: number; bm25Confidence: number };
   };
   budgets: { inlineBytes: number };
+  http: HttpConfig;
   timeouts: { connectMs: number; callMs: number; startupGraceMs: number };
   /** Catalog folders or files, in load order (later entries override earlier). */
   catalogs: string[];

@@ -4,6 +4,7 @@
  * Defaults live in `resolve.ts`, next to the resolved type they produce.
  */
 import { z } from "zod";
+import { httpSectionSchema } from "./http.js";
 
 /** Backend names become tool-id namespaces, so they may not contain a colon. */
 export const NAMESPACE_PATTERN = /^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$/;
@@ -113,6 +114,7 @@ export const metatoolsSectionSchema = z
       })
       .strict()
       .optional(),
+    http: httpSectionSchema.optional().describe("How `metatools serve --http` admits requests and keeps sessions."),
     budgets: z
       .object({
         inlineBytes: z.number().int().min(2000).max(1_000_000).optional().describe("Largest response sent inline. Default 10000."),

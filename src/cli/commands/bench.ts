@@ -3,11 +3,12 @@ import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { codeBench, type CodeBenchRow } from "../../bench/code.js";
 import { execBench, type ExecBenchRow } from "../../bench/exec.js";
+import { httpLoad, type HttpLoadResult } from "../../bench/http.js";
 import { encoderBench, type EncoderBench } from "../../bench/encoder.js";
 import { defaultVectorsFile } from "../../embed/import-vectors.js";
 import { installedUseModel } from "../../embed/use.js";
 import { coldStart, searchLatency, type ColdStartResult, type LatencyResult, type SemanticBench } from "../../bench/measure.js";
-import { parseFlags, UsageError } from "../flags.js";
+import { intFlag, parseFlags, UsageError } from "../flags.js";
 
 /** Targets from the project's acceptance criteria; a ratio ≤ 1 meets the target. */
 const TARGETS = { p50At10k: 2, p50At100k: 20, coldStartMs: 1500, rssMb: 300, hybridP50At10k: 15, warmColdStartMs: 2000 };
@@ -21,9 +22,11 @@ export async function bench(argv: string[]): Promise<number> {
     calls: { type: "string" },
     redis: { type: "string" },
     vectors: { type: "string" },
+    clients: { type: "string" },
   });
   const suite = values.suite ?? "all";
-  if (!["all", "search", "code", "exec"].includes(suite)) throw new UsageError(`--suite takes all, search, code or exec, got "${suite}"`);
+  if (!["all", "search", "code", "exec", "http"].includes(suite)) throw new UsageError(`--suite takes all, search, code, exec or http, got "${suite}"`);
+  const clients = intFlag(values.clients, "clients", 1) ?? 50;
   const calls = Number(values.calls ?? 300);
   if (!Number.isInteger(calls) || calls < 10) throw new UsageError(`--calls takes a whole number of at least 10, e.g. 300`);
   const codeFiles = Number(values["code-files"] ?? 5000);
@@ -35,6 +38,15 @@ export async function bench(argv: string[]): Promise<number> {
   if (values.vectors && !existsSync(vectorsFile!)) throw new UsageError(`--vectors: ${vectorsFile} not found; build it with \`metatools vectors import\``);
   const dir = mkdtempSync(join(tmpdir(), "metatools-bench-"));
   try {
+    const load: HttpLoadResult[] = [];
+    if (suite === "all" || suite === "http") {
+      for (const stateless of [false, true]) {
+        const perClient = values.calls ? calls : 200;
+        process.stderr.write(`bench: ${clients} clients × ${perClient} calls over HTTP${stateless ? " (stateless)" : ""}…\n`);
+        load.push(await httpLoad(dir, { clients, calls: perClient, stateless }));
+      }
+      if (suite === "http") return printHttp(load, values.json ?? false);
+    }
     let exec: ExecBenchRow[] = [];
     if (suite === "all" || suite === "exec") {
       process.stderr.write(`bench: run_tool against a direct client, ${calls} calls per path…\n`);
@@ -81,6 +93,7 @@ export async function bench(argv: string[]): Promise<number> {
       ...(encoder ? { useEmbedder: encoder } : {}),
       code,
       exec,
+      http: load,
     };
     if (values.json) {
       process.stdout.write(`${JSON.stringify(report, null, 2)}\n`);
@@ -118,6 +131,7 @@ export async function bench(argv: string[]): Promise<number> {
     process.stdout.write(`${lines.join("\n")}\n(ratio = measured / target; ≤ 1.00 meets the target)\n`);
     if (code.length) printCode(code, false);
     if (exec.length) printExec(exec, false);
+    if (load.length) printHttp(load, false);
     return 0;
   } finally {
     rmSync(dir, { recursive: true, force: true });
@@ -166,5 +180,22 @@ function printExec(rows: ExecBenchRow[], json: boolean): number {
   process.stdout.write(
     `${lines.join("\n")}\n(added = median minus the direct client's median; ratio = median / direct median. "stdio" is what an agent sees: one more process hop than direct. "in-process" is metatools' own work on a call: validation, cache policy, presentation, telemetry, budget.)\n`,
   );
+  return 0;
+}
+
+function printHttp(rows: HttpLoadResult[], json: boolean): number {
+  if (json) {
+    process.stdout.write(`${JSON.stringify({ http: rows }, null, 2)}\n`);
+    return 0;
+  }
+  const lines = [`\n${"mode".padEnd(10)}${"calls".padStart(8)}${"errors".padStart(8)}${"p50 ms".padStart(9)}${"p99 ms".padStart(9)}${"calls/s".padStart(9)}${"RSS MB before→after".padStart(22)}${"ratio".padStart(7)}${"sessions".padStart(10)}`];
+  for (const r of rows) {
+    const ratio = r.after.rssMb / r.before.rssMb;
+    lines.push(
+      `${r.mode.padEnd(10)}${String(r.clients * r.callsPerClient).padStart(8)}${String(r.errors).padStart(8)}${r.p50Ms.toFixed(2).padStart(9)}${r.p99Ms.toFixed(2).padStart(9)}${r.callsPerSecond.toFixed(0).padStart(9)}${`${r.before.rssMb} → ${r.after.rssMb}`.padStart(22)}${ratio.toFixed(2).padStart(7)}${`${r.before.sessions} → ${r.after.sessions}`.padStart(10)}${r.errors === 0 && ratio <= 1.1 ? "  ok" : "  FAIL"}`,
+    );
+    if (r.firstError) lines.push(`  first error: ${r.firstError}`);
+  }
+  process.stdout.write(`${lines.join("\n")}\n(${rows[0]?.clients ?? 0} concurrent clients, mixed search/describe/run; memory is the server's, after a warm-up and after the run; targets: 0 errors, after ≤ 1.10 × before)\n`);
   return 0;
 }

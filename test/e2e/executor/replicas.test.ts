@@ -5,45 +5,39 @@
  */
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { Client } from "@modelcontextprotocol/sdk/client/index.js";
-import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
+import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { CLI } from "../../helpers/cli.js";
 import { loggedCalls, servers, tempDir } from "../../helpers/harness.js";
 import { startRedis, type RedisServer } from "../../helpers/redis.js";
-
-let redis: RedisServer;
-let callLog: string;
-const replicas: Client[] = [];
-
-async function replica(config: string): Promise<Client> {
-  const transport = new StdioClientTransport({ command: process.execPath, args: [CLI, "serve", "--config", config], stderr: "ignore" });
-  const client = new Client({ name: "replica-test", version: "1.0.0" });
-  await client.connect(transport);
-  replicas.push(client);
-  return client;
-}
+import { serveAndConnect, type Served } from "../../helpers/serve.js";
 
 async function call(client: Client, args: Record<string, unknown>): Promise<Record<string, any>> {
   const result = await client.callTool({ name: "run_tool", arguments: args });
   return JSON.parse((result.content as { text: string }[])[0]!.text);
 }
 
-beforeAll(async () => {
-  redis = await startRedis();
-  const dir = tempDir();
-  callLog = join(dir, "calls.log");
-  const config = join(dir, "metatools.json");
-  writeFileSync(config, JSON.stringify({ mcpServers: { kv: servers.exec(callLog) }, metatools: { store: { url: redis.url, prefix: "replica-test" } } }));
-  await Promise.all([replica(config), replica(config)]);
-}, 30_000);
+// Over stdio (one process per client) and as stateless HTTP replicas on two ports, as behind a load balancer.
+describe.each(["stdio", "http-stateless"] as const)("two replicas sharing Redis (%s)", (kind) => {
+  let redis: RedisServer;
+  let callLog: string;
+  let served: Served[] = [];
+  let replicas: Client[] = [];
 
-afterAll(async () => {
-  await Promise.all(replicas.map((c) => c.close()));
-  await redis?.stop();
-});
+  beforeAll(async () => {
+    redis = await startRedis();
+    const dir = tempDir();
+    callLog = join(dir, "calls.log");
+    const config = join(dir, "metatools.json");
+    writeFileSync(config, JSON.stringify({ mcpServers: { kv: servers.exec(callLog) }, metatools: { code: { enabled: false }, store: { url: redis.url, prefix: `replica-test-${kind}` } } }));
+    served = await Promise.all([serveAndConnect(kind, config), serveAndConnect(kind, config)]);
+    replicas = served.map((s) => s.client);
+  }, 30_000);
 
-describe("two replicas sharing Redis", () => {
+  afterAll(async () => {
+    await Promise.all(served.map((s) => s.close()));
+    await redis?.stop();
+  });
+
   it("serves a result cached by one replica from the other, without calling the backend", async () => {
     const [a, b] = replicas as [Client, Client];
     const first = await call(a, { tool_id: "kv:lookup", args: { key: "shared" } });

@@ -1,0 +1,68 @@
+/**
+ * The `metatools.http` section: how `metatools serve --http` admits
+ * requests (tokens, origins, body size, rate) and manages sessions. Its
+ * schema, its resolved form and the defaults live together here.
+ */
+import { z } from "zod";
+import { ConfigError } from "../util/errors.js";
+
+export const httpSectionSchema = z
+  .object({
+    tokens: z
+      .array(z.string().min(16, "a bearer token needs at least 16 characters"))
+      .optional()
+      .describe("Bearer tokens accepted on /mcp (`Authorization: Bearer …`); write them as ${ENV} references. METATOOLS_TOKENS (comma-separated) adds more."),
+    allowedOrigins: z
+      .array(z.string().url())
+      .optional()
+      .describe("Browser origins allowed to call /mcp, e.g. https://app.example.com. Requests with another Origin get 403; requests without one (non-browser clients) pass. Loopback origins are always allowed on a loopback bind."),
+    maxBodyBytes: z
+      .number()
+      .int()
+      .min(1024)
+      .max(64 << 20)
+      .optional()
+      .describe("Largest request body; bigger ones get 413. Default 1048576 (1 MiB)."),
+    rateLimit: z
+      .object({
+        perMinute: z.number().int().min(1).describe("Requests per minute per token (per client address without tokens)."),
+        burst: z.number().int().min(1).optional().describe("Requests allowed at once before the rate applies. Default perMinute / 6, at least 10."),
+      })
+      .strict()
+      .optional()
+      .describe("Per-token rate limit; over it, 429 with Retry-After. Default 1200 per minute."),
+    sessionIdleMs: z.number().int().min(1000).optional().describe("A session unused this long is closed. Default 1800000 (30 minutes)."),
+    maxSessions: z.number().int().min(1).optional().describe("Open sessions at most; an initialize beyond it gets 503. Default 1000."),
+    shutdownGraceMs: z.number().int().min(0).optional().describe("On SIGTERM, how long in-flight requests may finish before backends close. Default 10000."),
+  })
+  .strict();
+
+export type HttpSection = z.infer<typeof httpSectionSchema>;
+
+export interface HttpConfig {
+  tokens: string[];
+  allowedOrigins: string[];
+  maxBodyBytes: number;
+  rateLimit: { perMinute: number; burst: number };
+  sessionIdleMs: number;
+  maxSessions: number;
+  shutdownGraceMs: number;
+}
+
+export function resolveHttp(section: HttpSection | undefined, env: NodeJS.ProcessEnv): HttpConfig {
+  const fromEnv = (env.METATOOLS_TOKENS ?? "")
+    .split(",")
+    .map((t) => t.trim())
+    .filter(Boolean);
+  if (fromEnv.some((t) => t.length < 16)) throw new ConfigError("METATOOLS_TOKENS", "", "a bearer token needs at least 16 characters");
+  const perMinute = section?.rateLimit?.perMinute ?? 1200;
+  return {
+    tokens: [...new Set([...(section?.tokens ?? []), ...fromEnv])],
+    allowedOrigins: (section?.allowedOrigins ?? []).map((o) => new URL(o).origin),
+    maxBodyBytes: section?.maxBodyBytes ?? 1 << 20,
+    rateLimit: { perMinute, burst: section?.rateLimit?.burst ?? Math.max(10, Math.ceil(perMinute / 6)) },
+    sessionIdleMs: section?.sessionIdleMs ?? 30 * 60_000,
+    maxSessions: section?.maxSessions ?? 1000,
+    shutdownGraceMs: section?.shutdownGraceMs ?? 10_000,
+  };
+}

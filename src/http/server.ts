@@ -1,0 +1,162 @@
+/**
+ * MCP over Streamable HTTP on `/mcp`, with `/healthz` and `/readyz`. Every
+ * request to `/mcp` passes the guards (Host/Origin, bearer token, rate
+ * limit, body size) before the SDK transport sees it. Session-ful by
+ * default: one MCP server and transport per session, closed when idle.
+ * Stateless (`--stateless`, for replicas behind a load balancer): one per
+ * request, JSON responses, so any replica answers any call; what must be
+ * shared (cached results, output handles) lives in the configured store.
+ */
+import { createServer, type IncomingMessage, type Server as HttpServer, type ServerResponse } from "node:http";
+import type { AddressInfo } from "node:net";
+import { StreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/streamableHttp.js";
+import type { Metatools } from "../app.js";
+import { createSessionServer } from "../serving.js";
+import { MetatoolsError } from "../util/errors.js";
+import type { Logger } from "../util/log.js";
+import { BearerAuth, checkOrigin, isLoopback, RateLimiter, type Refusal } from "./guard.js";
+import { Sessions } from "./sessions.js";
+
+export interface HttpOptions {
+  port: number;
+  host: string;
+  stateless: boolean;
+}
+
+export interface HttpService {
+  /** Where MCP is served, with the real port when 0 was asked for. */
+  url: string;
+  /** Stops accepting, lets in-flight requests finish up to the grace period, then closes sessions and the app. */
+  close(): Promise<void>;
+}
+
+export async function serveHttp(app: Metatools, options: HttpOptions, logger: Logger): Promise<HttpService> {
+  const http = app.config.http;
+  const auth = new BearerAuth(http.tokens);
+  const loopbackBind = isLoopback(options.host);
+  const limiter = new RateLimiter(http.rateLimit.perMinute, http.rateLimit.burst);
+  const sessions = new Sessions({ idleMs: http.sessionIdleMs, max: http.maxSessions, logger });
+  let started = false;
+  const starting = app.start().then(() => (started = true));
+  // As on stdio: the first requests wait for backends up to the startup grace, so the instructions and searches see them.
+  const startup = app.backends.waitForStartup(app.config.timeouts.startupGraceMs);
+  const inFlight = new Set<Promise<void>>();
+  let closing = false;
+
+  const transportOptions = { maxRequestBodySize: http.maxBodyBytes };
+  async function mcp(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    const refusal = admit(req);
+    if (refusal) return refuse(res, refusal);
+    if (closing) return refuse(res, { status: 503, message: "the server is shutting down", headers: { Connection: "close" } });
+    await startup;
+    if (options.stateless) {
+      if (req.method !== "POST") return refuse(res, { status: 405, message: "stateless mode takes POST only (no sessions, no server-sent event stream)", headers: { Allow: "POST" } });
+      const server = createSessionServer(app, logger);
+      const transport = new StreamableHTTPServerTransport({ ...transportOptions, sessionIdGenerator: undefined, enableJsonResponse: true });
+      res.on("close", () => void transport.close().then(() => server.close()));
+      await server.connect(transport);
+      await transport.handleRequest(req, res);
+      return;
+    }
+    const id = req.headers["mcp-session-id"];
+    if (typeof id === "string") {
+      const session = sessions.get(id);
+      if (!session) return refuse(res, { status: 404, message: `unknown or expired session ${id}; start a new one with initialize` });
+      await session.transport.handleRequest(req, res);
+      return;
+    }
+    if (req.method !== "POST") return refuse(res, { status: 400, message: "no mcp-session-id header: start a session with an initialize POST" });
+    if (sessions.full) return refuse(res, { status: 503, message: `the server has ${http.maxSessions} open sessions, its limit; retry later`, headers: { "Retry-After": "5" } });
+    await sessions.open(createSessionServer(app, logger), transportOptions, (transport) => transport.handleRequest(req, res));
+  }
+
+  function admit(req: IncomingMessage): Refusal | undefined {
+    const origin = checkOrigin(req, { loopbackBind, allowedOrigins: http.allowedOrigins });
+    if (origin) return origin;
+    let key = `address:${req.socket.remoteAddress ?? "?"}`;
+    if (auth.enabled) {
+      const result = auth.check(req.headers.authorization);
+      if ("status" in result) return result;
+      key = result.key;
+    }
+    const declared = Number(req.headers["content-length"]);
+    if (declared > http.maxBodyBytes) return { status: 413, message: `request body of ${declared} bytes exceeds the limit of ${http.maxBodyBytes} (metatools.http.maxBodyBytes)` };
+    return limiter.take(key);
+  }
+
+  const server: HttpServer = createServer((req, res) => {
+    const path = new URL(req.url ?? "/", "http://localhost").pathname;
+    void (async () => {
+      if (path === "/healthz") {
+        const memory = process.memoryUsage();
+        return json(res, 200, { status: "ok", sessions: sessions.size, rssMb: Math.round(memory.rss / 2 ** 20), heapMb: Math.round(memory.heapUsed / 2 ** 20) });
+      }
+      if (path === "/readyz") return readiness(res);
+      if (path !== "/mcp") return refuse(res, { status: 404, message: `nothing at ${path}; MCP is served on /mcp` });
+      await mcp(req, res);
+    })().catch((error: unknown) => {
+      logger.error(`http ${req.method} ${path}: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`);
+      if (!res.headersSent) refuse(res, { status: 500, message: "internal error; see the server log" });
+      else res.destroy();
+    });
+    // A call is in flight until its response ends (an SSE reply outlives the handler); a GET event stream is no call.
+    if (req.method === "POST") {
+      const answered = new Promise<void>((resolve) => res.once("close", resolve));
+      inFlight.add(answered);
+      void answered.then(() => inFlight.delete(answered));
+    }
+  });
+
+  function readiness(res: ServerResponse): void {
+    const backends = app.backends.states().map(({ namespace, status, toolCount, error }) => ({ namespace, status, tools: toolCount, ...(error ? { error } : {}) }));
+    const indexing = app.search.semantic?.indexing ?? [];
+    const ready = started && !closing && indexing.length === 0;
+    json(res, ready ? 200 : 503, { ready, started, indexing, backends });
+  }
+
+  await new Promise<void>((resolve, reject) => {
+    server.once("error", (error) => reject(new MetatoolsError("listen_failed", `cannot listen on ${options.host}:${options.port}: ${error.message}`)));
+    server.listen(options.port, options.host, () => resolve());
+  }).catch(async (error: unknown) => {
+    await starting;
+    await app.close();
+    throw error;
+  });
+  server.on("error", (error) => logger.error(`http server: ${error.message}`));
+  const sweeper = setInterval(() => {
+    sessions.sweep();
+    limiter.sweep();
+  }, 30_000).unref();
+  const address = server.address() as AddressInfo;
+  const host = address.family === "IPv6" ? `[${address.address}]` : address.address;
+  const url = `http://${host}:${address.port}/mcp`;
+  logger.info(`serving MCP on ${url} (${options.stateless ? "stateless" : "sessions"}; ${auth.enabled ? `${http.tokens.length} bearer token(s)` : "no authentication"})`);
+
+  let closed: Promise<void> | undefined;
+  return {
+    url,
+    close: () =>
+      (closed ??= (async () => {
+        closing = true;
+        clearInterval(sweeper);
+        const stopped = new Promise<void>((resolve) => server.close(() => resolve()));
+        server.closeIdleConnections();
+        const grace = new Promise<void>((resolve) => setTimeout(resolve, http.shutdownGraceMs).unref());
+        await Promise.race([Promise.all(inFlight), grace]);
+        await sessions.closeAll();
+        server.closeAllConnections();
+        await stopped;
+        await starting;
+        await app.close();
+      })()),
+  };
+}
+
+function json(res: ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}): void {
+  res.writeHead(status, { "Content-Type": "application/json", ...headers }).end(`${JSON.stringify(body)}\n`);
+}
+
+/** A refusal as JSON-RPC error body, as the SDK's own refusals are, so MCP clients show the message. */
+function refuse(res: ServerResponse, refusal: Refusal): void {
+  json(res, refusal.status, { jsonrpc: "2.0", error: { code: -32000, message: refusal.message }, id: null }, refusal.headers);
+}

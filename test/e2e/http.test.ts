@@ -1,0 +1,167 @@
+/**
+ * What only HTTP has: bearer tokens, Origin and Host checks, the body size
+ * limit, the rate limit, health and readiness, the refusal to serve a
+ * network address unauthenticated, and a graceful shutdown that lets an
+ * in-flight call finish. Real `metatools serve --http` processes, raw
+ * requests and a real SDK client.
+ */
+import { writeFileSync } from "node:fs";
+import { request } from "node:http";
+import { join } from "node:path";
+import { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { runCli } from "../helpers/cli.js";
+import { servers, tempDir } from "../helpers/harness.js";
+import { httpClientTransport, startHttp, TEST_TOKEN, type HttpChild } from "../helpers/serve.js";
+
+const initialize = JSON.stringify({ jsonrpc: "2.0", id: 1, method: "initialize", params: { protocolVersion: "2025-06-18", capabilities: {}, clientInfo: { name: "raw", version: "1" } } });
+
+function post(url: string, headers: Record<string, string>, body: string | ReadableStream = initialize): Promise<Response> {
+  return fetch(url, {
+    method: "POST",
+    headers: { "Content-Type": "application/json", Accept: "application/json, text/event-stream", ...headers },
+    body,
+    ...(typeof body === "string" ? {} : { duplex: "half" }),
+  } as RequestInit);
+}
+
+const errorOf = async (response: Response) => ((await response.json()) as { error: { message: string } }).error.message;
+
+const auth = { Authorization: `Bearer ${TEST_TOKEN}` };
+let server: HttpChild;
+let callLog: string;
+
+beforeAll(async () => {
+  const dir = tempDir();
+  callLog = join(dir, "calls.log");
+  const config = join(dir, "metatools.json");
+  writeFileSync(
+    config,
+    JSON.stringify({
+      mcpServers: { kv: servers.exec(callLog) },
+      metatools: { code: { enabled: false }, http: { maxBodyBytes: 4096, allowedOrigins: ["https://app.example.com"], shutdownGraceMs: 5000 } },
+    }),
+  );
+  server = await startHttp(["--config", config]);
+}, 30_000);
+
+afterAll(() => server?.stop());
+
+describe("metatools serve --http: admission", () => {
+  it("answers 401 without a token or with a wrong one, and 200 with the right one", async () => {
+    const none = await post(server.url, {});
+    expect(none.status).toBe(401);
+    expect(none.headers.get("www-authenticate")).toContain("Bearer");
+    expect((await errorOf(none))).toContain("missing bearer token");
+    const wrong = await post(server.url, { Authorization: "Bearer not-the-token-0123456789" });
+    expect(wrong.status).toBe(401);
+    expect((await errorOf(wrong))).toBe("invalid bearer token");
+    const right = await post(server.url, auth);
+    expect(right.status).toBe(200);
+    expect(right.headers.get("mcp-session-id")).toMatch(/^[0-9a-f-]{36}$/);
+  });
+
+  it("shows the SDK client a 401 it can act on", async () => {
+    const client = new Client({ name: "no-token", version: "1" });
+    await expect(client.connect(httpClientTransport(server.url, null))).rejects.toMatchObject({ code: 401 });
+  });
+
+  it("answers 403 to a foreign Origin or Host, and lets loopback and allow-listed origins in", async () => {
+    const foreign = await post(server.url, { ...auth, Origin: "https://evil.example" });
+    expect(foreign.status).toBe(403);
+    expect((await errorOf(foreign))).toContain("https://evil.example is not allowed");
+    // fetch will not send another Host: a raw request, as a rebound browser page would.
+    const rebound = await new Promise<number>((resolve, reject) => {
+      const req = request(server.url, { method: "POST", headers: { ...auth, Host: "evil.example", "Content-Type": "application/json", Accept: "application/json, text/event-stream" } }, (res) => {
+        res.resume();
+        resolve(res.statusCode ?? 0);
+      });
+      req.on("error", reject);
+      req.end(initialize);
+    });
+    expect(rebound).toBe(403);
+    expect((await post(server.url, { ...auth, Origin: "https://app.example.com" })).status).toBe(200);
+    expect((await post(server.url, { ...auth, Origin: "http://localhost:3000" })).status).toBe(200);
+  });
+
+  it("answers 413 to a body over the limit, declared or streamed", async () => {
+    const big = JSON.stringify({ jsonrpc: "2.0", id: 2, method: "ping", params: { pad: "x".repeat(10_000) } });
+    const declared = await post(server.url, auth, big);
+    expect(declared.status).toBe(413);
+    expect((await errorOf(declared))).toContain("exceeds the limit of 4096");
+    const bytes = new TextEncoder().encode(big);
+    const streamed = new ReadableStream({
+      start(controller) {
+        for (let i = 0; i < bytes.length; i += 1000) controller.enqueue(bytes.slice(i, i + 1000));
+        controller.close();
+      },
+    });
+    expect((await post(server.url, auth, streamed)).status).toBe(413);
+  });
+
+  it("serves /healthz and /readyz, and 404 elsewhere", async () => {
+    const base = server.url.replace(/\/mcp$/, "");
+    const health = await fetch(`${base}/healthz`);
+    expect(health.status).toBe(200);
+    expect(await health.json()).toMatchObject({ status: "ok" });
+    const ready = await fetch(`${base}/readyz`);
+    expect(ready.status).toBe(200);
+    expect(((await ready.json()) as { backends: unknown[] }).backends).toEqual(expect.arrayContaining([expect.objectContaining({ namespace: "kv", status: "ready" })]));
+    const elsewhere = await fetch(`${base}/other`, { headers: auth });
+    expect(elsewhere.status).toBe(404);
+  });
+});
+
+describe("metatools serve --http: limits and lifecycle", () => {
+  it("answers 429 with Retry-After past the per-token rate", async () => {
+    const dir = tempDir();
+    const config = join(dir, "metatools.json");
+    writeFileSync(config, JSON.stringify({ mcpServers: {}, metatools: { code: { enabled: false }, http: { rateLimit: { perMinute: 60, burst: 3 } } } }));
+    const limited = await startHttp(["--config", config]);
+    try {
+      const statuses: number[] = [];
+      for (let i = 0; i < 4; i++) statuses.push((await post(limited.url, auth)).status);
+      expect(statuses).toEqual([200, 200, 200, 429]);
+      const refused = await post(limited.url, auth);
+      expect(refused.headers.get("retry-after")).toMatch(/^[1-9]\d*$/);
+      expect((await errorOf(refused))).toContain("rate limit of 60 requests per minute");
+    } finally {
+      await limited.stop();
+    }
+  });
+
+  it("refuses a network address without tokens unless told, and stateless mode takes POST only", async () => {
+    const refused = await runCli(["serve", "--http", "0", "--host", "0.0.0.0"], { env: { METATOOLS_TOKENS: "" } });
+    expect(refused.code).toBe(2);
+    expect(refused.stderr).toContain("refusing to serve on 0.0.0.0 without authentication");
+    const open = await startHttp(["--host", "0.0.0.0", "--allow-unauthenticated", "--stateless"], { METATOOLS_TOKENS: "" });
+    try {
+      expect(open.stderr()).toContain("stateless; no authentication");
+      const url = open.url.replace("0.0.0.0", "127.0.0.1");
+      expect((await post(url, {})).status).toBe(200);
+      const get = await fetch(url, { headers: { Accept: "text/event-stream" } });
+      expect(get.status).toBe(405);
+      expect(get.headers.get("allow")).toBe("POST");
+    } finally {
+      await open.stop();
+    }
+  });
+
+  it("on SIGTERM finishes the call in flight, refuses new ones, then exits 0", async () => {
+    const client = new Client({ name: "shutdown", version: "1" });
+    await client.connect(httpClientTransport(server.url));
+    const slow = client.callTool({ name: "run_tool", arguments: { tool_id: "kv:slow", args: { steps: 10, step_ms: 100 } } });
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    const exited = server.stop();
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    const late = await post(server.url, auth).then(
+      (r) => r.status,
+      () => "connection refused",
+    );
+    expect([503, "connection refused"]).toContain(late);
+    const result = await slow;
+    expect((result.content as { text: string }[])[0]!.text).toContain("done after 10 steps");
+    expect(await exited).toBe(0);
+    expect(server.stderr()).toContain("SIGTERM: finishing in-flight requests");
+  });
+});
