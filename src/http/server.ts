@@ -45,8 +45,8 @@ export async function serveHttp(app: Metatools, options: HttpOptions, logger: Lo
 
   const transportOptions = { maxRequestBodySize: http.maxBodyBytes };
   async function mcp(req: IncomingMessage, res: ServerResponse): Promise<void> {
-    const refusal = admit(req);
-    if (refusal) return refuse(res, refusal);
+    const admitted = admit(req);
+    if ("status" in admitted) return refuse(res, admitted);
     if (closing) return refuse(res, { status: 503, message: "the server is shutting down", headers: { Connection: "close" } });
     await startup;
     if (options.stateless) {
@@ -60,28 +60,28 @@ export async function serveHttp(app: Metatools, options: HttpOptions, logger: Lo
     }
     const id = req.headers["mcp-session-id"];
     if (typeof id === "string") {
-      const session = sessions.get(id);
+      const session = sessions.get(id, owner(admitted.key));
       if (!session) return refuse(res, { status: 404, message: `unknown or expired session ${id}; start a new one with initialize` });
       await session.transport.handleRequest(req, res);
       return;
     }
     if (req.method !== "POST") return refuse(res, { status: 400, message: "no mcp-session-id header: start a session with an initialize POST" });
     if (sessions.full) return refuse(res, { status: 503, message: `the server has ${http.maxSessions} open sessions, its limit; retry later`, headers: { "Retry-After": "5" } });
-    await sessions.open(createSessionServer(app, logger), transportOptions, (transport) => transport.handleRequest(req, res));
+    await sessions.open(createSessionServer(app, logger), owner(admitted.key), transportOptions, (transport) => transport.handleRequest(req, res));
   }
 
-  function admit(req: IncomingMessage): Refusal | undefined {
+  /** A session answers only the token that opened it; without tokens, anyone who may call at all (addresses change behind proxies). */
+  const owner = (key: string) => (auth.enabled ? key : "anyone");
+
+  /** The caller's key (its token, or its address without tokens), or why it is refused. */
+  function admit(req: IncomingMessage): { key: string } | Refusal {
     const origin = checkOrigin(req, { loopbackBind, allowedOrigins: http.allowedOrigins });
     if (origin) return origin;
-    let key = `address:${req.socket.remoteAddress ?? "?"}`;
-    if (auth.enabled) {
-      const result = auth.check(req.headers.authorization);
-      if ("status" in result) return result;
-      key = result.key;
-    }
+    const caller = auth.enabled ? auth.check(req.headers.authorization) : { key: `address:${req.socket.remoteAddress ?? "?"}` };
+    if ("status" in caller) return caller;
     const declared = Number(req.headers["content-length"]);
     if (declared > http.maxBodyBytes) return { status: 413, message: `request body of ${declared} bytes exceeds the limit of ${http.maxBodyBytes} (metatools.http.maxBodyBytes)` };
-    return limiter.take(key);
+    return limiter.take(caller.key) ?? caller;
   }
 
   const server: HttpServer = createServer((req, res) => {
@@ -91,7 +91,7 @@ export async function serveHttp(app: Metatools, options: HttpOptions, logger: Lo
         const memory = process.memoryUsage();
         return json(res, 200, { status: "ok", sessions: sessions.size, rssMb: Math.round(memory.rss / 2 ** 20), heapMb: Math.round(memory.heapUsed / 2 ** 20) });
       }
-      if (path === "/readyz") return readiness(res);
+      if (path === "/readyz") return readiness(req, res);
       if (path !== "/mcp") return refuse(res, { status: 404, message: `nothing at ${path}; MCP is served on /mcp` });
       await mcp(req, res);
     })().catch((error: unknown) => {
@@ -107,10 +107,12 @@ export async function serveHttp(app: Metatools, options: HttpOptions, logger: Lo
     }
   });
 
-  function readiness(res: ServerResponse): void {
-    const backends = app.backends.states().map(({ namespace, status, toolCount, error }) => ({ namespace, status, tools: toolCount, ...(error ? { error } : {}) }));
+  /** Ready once every backend has connected or failed and the semantic index is built. Details (backend names, errors) only for a token holder. */
+  function readiness(req: IncomingMessage, res: ServerResponse): void {
     const indexing = app.search.semantic?.indexing ?? [];
     const ready = started && !closing && indexing.length === 0;
+    if (auth.enabled && "status" in auth.check(req.headers.authorization)) return json(res, ready ? 200 : 503, { ready });
+    const backends = app.backends.states().map(({ namespace, status, toolCount, error }) => ({ namespace, status, tools: toolCount, ...(error ? { error } : {}) }));
     json(res, ready ? 200 : 503, { ready, started, indexing, backends });
   }
 

@@ -9,6 +9,8 @@ import { StreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/
 import type { Logger } from "../util/log.js";
 
 interface Session {
+  /** Who opened it (a token's key): nobody else may use it. */
+  owner: string;
   server: Server;
   transport: StreamableHTTPServerTransport;
   lastSeen: number;
@@ -27,9 +29,10 @@ export class Sessions {
     return this.byId.size >= this.options.max;
   }
 
-  get(id: string): Session | undefined {
+  get(id: string, owner: string): Session | undefined {
     const session = this.byId.get(id);
-    if (session) session.lastSeen = Date.now();
+    if (session?.owner !== owner) return undefined;
+    session.lastSeen = Date.now();
     return session;
   }
 
@@ -38,12 +41,12 @@ export class Sessions {
    * only if the request was an initialize; otherwise it has answered with an
    * error, and the pair is dropped.
    */
-  async open(server: Server, options: { maxRequestBodySize: number }, handle: (transport: StreamableHTTPServerTransport) => Promise<void>): Promise<void> {
+  async open(server: Server, owner: string, options: { maxRequestBodySize: number }, handle: (transport: StreamableHTTPServerTransport) => Promise<void>): Promise<void> {
     const transport: StreamableHTTPServerTransport = new StreamableHTTPServerTransport({
       ...options,
       sessionIdGenerator: () => randomUUID(),
       onsessioninitialized: (id) => {
-        this.byId.set(id, { server, transport, lastSeen: Date.now() });
+        this.byId.set(id, { owner, server, transport, lastSeen: Date.now() });
       },
     });
     transport.onclose = () => {

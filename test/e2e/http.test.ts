@@ -28,6 +28,7 @@ function post(url: string, headers: Record<string, string>, body: string | Reada
 const errorOf = async (response: Response) => ((await response.json()) as { error: { message: string } }).error.message;
 
 const auth = { Authorization: `Bearer ${TEST_TOKEN}` };
+const SECOND_TOKEN = "second-token-0123456789abcdef";
 let server: HttpChild;
 let callLog: string;
 
@@ -39,7 +40,7 @@ beforeAll(async () => {
     config,
     JSON.stringify({
       mcpServers: { kv: servers.exec(callLog) },
-      metatools: { code: { enabled: false }, http: { maxBodyBytes: 4096, allowedOrigins: ["https://app.example.com"], shutdownGraceMs: 5000 } },
+      metatools: { code: { enabled: false }, http: { tokens: [SECOND_TOKEN], maxBodyBytes: 4096, allowedOrigins: ["https://app.example.com"], shutdownGraceMs: 5000 } },
     }),
   );
   server = await startHttp(["--config", config]);
@@ -59,6 +60,18 @@ describe("metatools serve --http: admission", () => {
     const right = await post(server.url, auth);
     expect(right.status).toBe(200);
     expect(right.headers.get("mcp-session-id")).toMatch(/^[0-9a-f-]{36}$/);
+  });
+
+  it("keeps a session to the token that opened it", async () => {
+    const opened = await post(server.url, auth);
+    const session = { "mcp-session-id": opened.headers.get("mcp-session-id")!, "mcp-protocol-version": "2025-06-18" };
+    const ping = JSON.stringify({ jsonrpc: "2.0", id: 2, method: "ping" });
+    const stranger = await post(server.url, { Authorization: `Bearer ${SECOND_TOKEN}`, ...session }, ping);
+    expect(stranger.status).toBe(404);
+    expect(await errorOf(stranger)).toContain("unknown or expired session");
+    expect((await post(server.url, { ...auth, ...session }, ping)).status).toBe(200);
+    // The second token is a valid one: it opens sessions of its own.
+    expect((await post(server.url, { Authorization: `Bearer ${SECOND_TOKEN}` })).status).toBe(200);
   });
 
   it("shows the SDK client a 401 it can act on", async () => {
@@ -104,7 +117,11 @@ describe("metatools serve --http: admission", () => {
     const health = await fetch(`${base}/healthz`);
     expect(health.status).toBe(200);
     expect(await health.json()).toMatchObject({ status: "ok" });
-    const ready = await fetch(`${base}/readyz`);
+    // Without a token, readiness is all it says: backend names and errors are for token holders.
+    const anonymous = await fetch(`${base}/readyz`);
+    expect(anonymous.status).toBe(200);
+    expect(await anonymous.json()).toEqual({ ready: true });
+    const ready = await fetch(`${base}/readyz`, { headers: auth });
     expect(ready.status).toBe(200);
     expect(((await ready.json()) as { backends: unknown[] }).backends).toEqual(expect.arrayContaining([expect.objectContaining({ namespace: "kv", status: "ready" })]));
     const elsewhere = await fetch(`${base}/other`, { headers: auth });
