@@ -8,16 +8,17 @@ import { StdioServerTransport } from "@modelcontextprotocol/sdk/server/stdio.js"
 import type { Metatools } from "./app.js";
 import { instructions } from "./meta/instructions.js";
 import { servedTools } from "./meta/index.js";
-import { createMcpServer } from "./server/mcp.js";
+import { createMcpServer, type ServedTool } from "./server/mcp.js";
 import type { Logger } from "./util/log.js";
 import { packageVersion } from "./version.js";
 
-export function createSessionServer(app: Metatools, logger?: Logger): Server {
+/** An MCP server for one session. HTTP passes one set of `tools` to all its sessions, so their validators compile once. */
+export function createSessionServer(app: Metatools, logger?: Logger, tools: readonly ServedTool[] = servedTools(app)): Server {
   return createMcpServer({
     name: "metatools",
     version: packageVersion(),
     instructions: () => instructions(app),
-    tools: servedTools(app),
+    tools,
     onFault: (tool, error) => logger?.error(`${tool} fault: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`),
   });
 }

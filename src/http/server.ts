@@ -11,6 +11,7 @@ import { createServer, type IncomingMessage, type Server as HttpServer, type Ser
 import type { AddressInfo } from "node:net";
 import { StreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/streamableHttp.js";
 import type { Metatools } from "../app.js";
+import { servedTools } from "../meta/index.js";
 import { createSessionServer } from "../serving.js";
 import { MetatoolsError } from "../util/errors.js";
 import type { Logger } from "../util/log.js";
@@ -43,6 +44,7 @@ export async function serveHttp(app: Metatools, options: HttpOptions, logger: Lo
   const inFlight = new Set<Promise<void>>();
   let closing = false;
 
+  const tools = servedTools(app);
   const transportOptions = { maxRequestBodySize: http.maxBodyBytes };
   async function mcp(req: IncomingMessage, res: ServerResponse): Promise<void> {
     const admitted = admit(req);
@@ -51,7 +53,7 @@ export async function serveHttp(app: Metatools, options: HttpOptions, logger: Lo
     await startup;
     if (options.stateless) {
       if (req.method !== "POST") return refuse(res, { status: 405, message: "stateless mode takes POST only (no sessions, no server-sent event stream)", headers: { Allow: "POST" } });
-      const server = createSessionServer(app, logger);
+      const server = createSessionServer(app, logger, tools);
       const transport = new StreamableHTTPServerTransport({ ...transportOptions, sessionIdGenerator: undefined, enableJsonResponse: true });
       res.on("close", () => void transport.close().then(() => server.close()));
       await server.connect(transport);
@@ -67,7 +69,7 @@ export async function serveHttp(app: Metatools, options: HttpOptions, logger: Lo
     }
     if (req.method !== "POST") return refuse(res, { status: 400, message: "no mcp-session-id header: start a session with an initialize POST" });
     if (sessions.full) return refuse(res, { status: 503, message: `the server has ${http.maxSessions} open sessions, its limit; retry later`, headers: { "Retry-After": "5" } });
-    await sessions.open(createSessionServer(app, logger), owner(admitted.key), transportOptions, (transport) => transport.handleRequest(req, res));
+    await sessions.open(createSessionServer(app, logger, tools), owner(admitted.key), transportOptions, (transport) => transport.handleRequest(req, res));
   }
 
   /** A session answers only the token that opened it; without tokens, anyone who may call at all (addresses change behind proxies). */
@@ -85,9 +87,12 @@ export async function serveHttp(app: Metatools, options: HttpOptions, logger: Lo
   }
 
   const server: HttpServer = createServer((req, res) => {
-    const path = new URL(req.url ?? "/", "http://localhost").pathname;
+    const { pathname: path, searchParams } = new URL(req.url ?? "/", "http://localhost");
     void (async () => {
       if (path === "/healthz") {
+        // Only a process started with --expose-gc (the benchmark) can be asked to collect first: live memory, not garbage.
+        const gc = (globalThis as { gc?: () => void }).gc;
+        if (searchParams.has("gc") && gc) gc();
         const memory = process.memoryUsage();
         return json(res, 200, { status: "ok", sessions: sessions.size, rssMb: Math.round(memory.rss / 2 ** 20), heapMb: Math.round(memory.heapUsed / 2 ** 20) });
       }

@@ -188,14 +188,20 @@ function printHttp(rows: HttpLoadResult[], json: boolean): number {
     process.stdout.write(`${JSON.stringify({ http: rows }, null, 2)}\n`);
     return 0;
   }
-  const lines = [`\n${"mode".padEnd(10)}${"calls".padStart(8)}${"errors".padStart(8)}${"p50 ms".padStart(9)}${"p99 ms".padStart(9)}${"calls/s".padStart(9)}${"RSS MB before→after".padStart(22)}${"ratio".padStart(7)}${"sessions".padStart(10)}`];
+  const head = ["mode", "calls", "errors", "p50 ms", "p99 ms", "calls/s", "heap MB", "ratio", "RSS MB", "sessions"];
+  const widths = [10, 8, 8, 9, 9, 9, 12, 7, 12, 10];
+  const cells = (values: string[]) => values.map((v, i) => (i ? v.padStart(widths[i]!) : v.padEnd(widths[i]!))).join("");
+  const lines = [`\n${cells(head)}`];
   for (const r of rows) {
-    const ratio = r.after.rssMb / r.before.rssMb;
+    const ratio = r.after.heapMb / r.before.heapMb;
+    const ok = r.errors === 0 && ratio <= 1.1 && r.after.sessions === 0;
     lines.push(
-      `${r.mode.padEnd(10)}${String(r.clients * r.callsPerClient).padStart(8)}${String(r.errors).padStart(8)}${r.p50Ms.toFixed(2).padStart(9)}${r.p99Ms.toFixed(2).padStart(9)}${r.callsPerSecond.toFixed(0).padStart(9)}${`${r.before.rssMb} → ${r.after.rssMb}`.padStart(22)}${ratio.toFixed(2).padStart(7)}${`${r.before.sessions} → ${r.after.sessions}`.padStart(10)}${r.errors === 0 && ratio <= 1.1 ? "  ok" : "  FAIL"}`,
+      cells([r.mode, String(r.clients * r.callsPerClient), String(r.errors), r.p50Ms.toFixed(2), r.p99Ms.toFixed(2), r.callsPerSecond.toFixed(0), `${r.before.heapMb} → ${r.after.heapMb}`, ratio.toFixed(2), `${r.before.rssMb} → ${r.after.rssMb}`, `${r.before.sessions} → ${r.after.sessions}`]) + (ok ? "  ok" : "  FAIL"),
     );
     if (r.firstError) lines.push(`  first error: ${r.firstError}`);
   }
-  process.stdout.write(`${lines.join("\n")}\n(${rows[0]?.clients ?? 0} concurrent clients, mixed search/describe/run; memory is the server's, after a warm-up and after the run; targets: 0 errors, after ≤ 1.10 × before)\n`);
+  process.stdout.write(
+    `${lines.join("\n")}\n(${rows[0]?.clients ?? 0} concurrent clients, mixed search/describe/run. heap = the server's live heap after a full GC, after a warm-up and after the run; targets: 0 errors, heap after ≤ 1.10 × before, no session left open)\n`,
+  );
   return 0;
 }
