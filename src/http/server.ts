@@ -38,7 +38,7 @@ export async function serveHttp(app: Metatools, options: HttpOptions, logger: Lo
   const limiter = new RateLimiter(http.rateLimit.perMinute, http.rateLimit.burst);
   const sessions = new Sessions({ idleMs: http.sessionIdleMs, max: http.maxSessions, logger });
   let started = false;
-  const starting = app.start().then(() => (started = true));
+  void app.start().then(() => (started = true));
   // As on stdio: the first requests wait for backends up to the startup grace, so the instructions and searches see them.
   const startup = app.backends.waitForStartup(app.config.timeouts.startupGraceMs);
   const inFlight = new Set<Promise<void>>();
@@ -87,12 +87,14 @@ export async function serveHttp(app: Metatools, options: HttpOptions, logger: Lo
   }
 
   const server: HttpServer = createServer((req, res) => {
-    const { pathname: path, searchParams } = new URL(req.url ?? "/", "http://localhost");
+    // A request target that is no URL (`http://[`) must not throw out of the listener: it reads as a path nothing serves.
+    const target = URL.canParse(req.url ?? "/", "http://localhost") ? new URL(req.url ?? "/", "http://localhost") : undefined;
+    const path = target?.pathname ?? req.url ?? "";
     void (async () => {
       if (path === "/healthz") {
         // Only a process started with --expose-gc (the benchmark) can be asked to collect first: live memory, not garbage.
         const gc = (globalThis as { gc?: () => void }).gc;
-        if (searchParams.has("gc") && gc) gc();
+        if (target?.searchParams.has("gc") && gc) gc();
         const memory = process.memoryUsage();
         return json(res, 200, { status: "ok", sessions: sessions.size, rssMb: Math.round(memory.rss / 2 ** 20), heapMb: Math.round(memory.heapUsed / 2 ** 20) });
       }
@@ -125,7 +127,6 @@ export async function serveHttp(app: Metatools, options: HttpOptions, logger: Lo
     server.once("error", (error) => reject(new MetatoolsError("listen_failed", `cannot listen on ${options.host}:${options.port}: ${error.message}`)));
     server.listen(options.port, options.host, () => resolve());
   }).catch(async (error: unknown) => {
-    await starting;
     await app.close();
     throw error;
   });
@@ -153,7 +154,6 @@ export async function serveHttp(app: Metatools, options: HttpOptions, logger: Lo
         await sessions.closeAll();
         server.closeAllConnections();
         await stopped;
-        await starting;
         await app.close();
       })()),
   };

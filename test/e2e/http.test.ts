@@ -126,6 +126,17 @@ describe("metatools serve --http: admission", () => {
     expect(((await ready.json()) as { backends: unknown[] }).backends).toEqual(expect.arrayContaining([expect.objectContaining({ namespace: "kv", status: "ready" })]));
     const elsewhere = await fetch(`${base}/other`, { headers: auth });
     expect(elsewhere.status).toBe(404);
+    // A request target that is no URL gets an answer, and the server lives on.
+    const garbage = await new Promise<number>((resolve, reject) => {
+      const req = request({ host: "127.0.0.1", port: new URL(base).port, path: "http://[", method: "GET" }, (res) => {
+        res.resume();
+        resolve(res.statusCode ?? 0);
+      });
+      req.on("error", reject);
+      req.end();
+    });
+    expect(garbage).toBe(404);
+    expect((await fetch(`${base}/healthz`)).status).toBe(200);
   });
 });
 
