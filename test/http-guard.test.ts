@@ -18,6 +18,10 @@ describe("http guards", () => {
     now += 1;
     expect(limiter.take("a")).toBeUndefined();
     expect(limiter.take("a")?.status).toBe(429);
+    // A batch costs its message count; one larger than the burst can never pass.
+    expect(limiter.take("c", 3)).toBeUndefined();
+    expect(limiter.take("c", 1)?.status).toBe(429);
+    expect(limiter.take("d", 4)).toMatchObject({ status: 429, message: expect.stringContaining("a batch of 4 messages exceeds") });
     // Refilled buckets are forgotten; a forgotten key starts with a full burst again.
     now += 60_000;
     limiter.sweep();

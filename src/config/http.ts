@@ -33,6 +33,7 @@ export const httpSectionSchema = z
       .describe("Per-token rate limit; over it, 429 with Retry-After. Default 1200 per minute."),
     sessionIdleMs: z.number().int().min(1000).optional().describe("A session unused this long is closed. Default 1800000 (30 minutes)."),
     maxSessions: z.number().int().min(1).optional().describe("Open sessions at most; an initialize beyond it gets 503. Default 1000."),
+    maxSessionsPerToken: z.number().int().min(1).optional().describe("Open sessions one token may hold; an initialize beyond it gets 429. Default 100."),
     shutdownGraceMs: z.number().int().min(0).optional().describe("On SIGTERM, how long in-flight requests may finish before backends close. Default 10000."),
   })
   .strict();
@@ -46,6 +47,7 @@ export interface HttpConfig {
   rateLimit: { perMinute: number; burst: number };
   sessionIdleMs: number;
   maxSessions: number;
+  maxSessionsPerToken: number;
   shutdownGraceMs: number;
 }
 
@@ -63,6 +65,7 @@ export function resolveHttp(section: HttpSection | undefined, env: NodeJS.Proces
     rateLimit: { perMinute, burst: section?.rateLimit?.burst ?? Math.max(10, Math.ceil(perMinute / 6)) },
     sessionIdleMs: section?.sessionIdleMs ?? 30 * 60_000,
     maxSessions: section?.maxSessions ?? 1000,
+    maxSessionsPerToken: section?.maxSessionsPerToken ?? 100,
     shutdownGraceMs: section?.shutdownGraceMs ?? 10_000,
   };
 }

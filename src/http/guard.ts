@@ -10,6 +10,8 @@ import { isIP } from "node:net";
 export interface Refusal {
   status: number;
   message: string;
+  /** The JSON-RPC error code in the body; default -32000. */
+  code?: number;
   headers?: Record<string, string>;
 }
 
@@ -82,18 +84,20 @@ export class RateLimiter {
     private readonly now: () => number = Date.now,
   ) {}
 
-  take(key: string): Refusal | undefined {
+  /** Takes `cost` requests' worth (a batch costs its message count), or says when to retry. */
+  take(key: string, cost = 1): Refusal | undefined {
+    if (cost > this.burst) return { status: 429, message: `a batch of ${cost} messages exceeds the rate limit's burst of ${this.burst}; send fewer at once` };
     const now = this.now();
     const rate = this.perMinute / 60_000;
     const bucket = this.buckets.get(key) ?? { tokens: this.burst, at: now };
     bucket.tokens = Math.min(this.burst, bucket.tokens + (now - bucket.at) * rate);
     bucket.at = now;
     this.buckets.set(key, bucket);
-    if (bucket.tokens >= 1) {
-      bucket.tokens -= 1;
+    if (bucket.tokens >= cost) {
+      bucket.tokens -= cost;
       return undefined;
     }
-    const waitS = Math.ceil((1 - bucket.tokens) / rate / 1000);
+    const waitS = Math.ceil((cost - bucket.tokens) / rate / 1000);
     return { status: 429, message: `rate limit of ${this.perMinute} requests per minute reached; retry in ${waitS} s`, headers: { "Retry-After": String(waitS) } };
   }
 
@@ -104,4 +108,17 @@ export class RateLimiter {
       if (bucket.tokens + (now - bucket.at) * (this.perMinute / 60_000) >= this.burst) this.buckets.delete(key);
     }
   }
+}
+
+/** The request headers a browser client of Streamable HTTP sends, and the response header it must read. */
+const CORS = {
+  "Access-Control-Allow-Methods": "GET, POST, DELETE",
+  "Access-Control-Allow-Headers": "Authorization, Content-Type, Accept, Mcp-Session-Id, Mcp-Protocol-Version, Last-Event-ID",
+  "Access-Control-Expose-Headers": "Mcp-Session-Id",
+  "Access-Control-Max-Age": "600",
+};
+
+/** CORS headers for a request from an origin `checkOrigin` let through; none for a request without an Origin. */
+export function corsHeaders(origin: string | undefined): Record<string, string> {
+  return origin === undefined ? {} : { "Access-Control-Allow-Origin": new URL(origin).origin, Vary: "Origin", ...CORS };
 }

@@ -15,7 +15,8 @@ import { servedTools } from "../meta/index.js";
 import { createSessionServer } from "../serving.js";
 import { MetatoolsError } from "../util/errors.js";
 import type { Logger } from "../util/log.js";
-import { BearerAuth, checkOrigin, isLoopback, RateLimiter, type Refusal } from "./guard.js";
+import { readJsonBody } from "./body.js";
+import { BearerAuth, checkOrigin, corsHeaders, isLoopback, RateLimiter, type Refusal } from "./guard.js";
 import { Sessions } from "./sessions.js";
 
 export interface HttpOptions {
@@ -36,54 +37,52 @@ export async function serveHttp(app: Metatools, options: HttpOptions, logger: Lo
   const auth = new BearerAuth(http.tokens);
   const loopbackBind = isLoopback(options.host);
   const limiter = new RateLimiter(http.rateLimit.perMinute, http.rateLimit.burst);
-  const sessions = new Sessions({ idleMs: http.sessionIdleMs, max: http.maxSessions, logger });
+  const sessions = new Sessions({ idleMs: http.sessionIdleMs, max: http.maxSessions, maxPerOwner: auth.enabled ? http.maxSessionsPerToken : http.maxSessions, logger });
   let started = false;
   void app.start().then(() => (started = true));
   // As on stdio: the first requests wait for backends up to the startup grace, so the instructions and searches see them.
   const startup = app.backends.waitForStartup(app.config.timeouts.startupGraceMs);
   const inFlight = new Set<Promise<void>>();
   let closing = false;
-
   const tools = servedTools(app);
-  const transportOptions = { maxRequestBodySize: http.maxBodyBytes };
-  async function mcp(req: IncomingMessage, res: ServerResponse): Promise<void> {
-    const admitted = admit(req);
-    if ("status" in admitted) return refuse(res, admitted);
-    if (closing) return refuse(res, { status: 503, message: "the server is shutting down", headers: { Connection: "close" } });
-    await startup;
-    if (options.stateless) {
-      if (req.method !== "POST") return refuse(res, { status: 405, message: "stateless mode takes POST only (no sessions, no server-sent event stream)", headers: { Allow: "POST" } });
-      const server = createSessionServer(app, logger, tools);
-      const transport = new StreamableHTTPServerTransport({ ...transportOptions, sessionIdGenerator: undefined, enableJsonResponse: true });
-      res.on("close", () => void transport.close().then(() => server.close()));
-      await server.connect(transport);
-      await transport.handleRequest(req, res);
-      return;
-    }
-    const id = req.headers["mcp-session-id"];
-    if (typeof id === "string") {
-      const session = sessions.get(id, owner(admitted.key));
-      if (!session) return refuse(res, { status: 404, message: `unknown or expired session ${id}; start a new one with initialize` });
-      await session.transport.handleRequest(req, res);
-      return;
-    }
-    if (req.method !== "POST") return refuse(res, { status: 400, message: "no mcp-session-id header: start a session with an initialize POST" });
-    if (sessions.full) return refuse(res, { status: 503, message: `the server has ${http.maxSessions} open sessions, its limit; retry later`, headers: { "Retry-After": "5" } });
-    await sessions.open(createSessionServer(app, logger, tools), owner(admitted.key), transportOptions, (transport) => transport.handleRequest(req, res));
-  }
 
   /** A session answers only the token that opened it; without tokens, anyone who may call at all (addresses change behind proxies). */
   const owner = (key: string) => (auth.enabled ? key : "anyone");
 
-  /** The caller's key (its token, or its address without tokens), or why it is refused. */
-  function admit(req: IncomingMessage): { key: string } | Refusal {
-    const origin = checkOrigin(req, { loopbackBind, allowedOrigins: http.allowedOrigins });
-    if (origin) return origin;
+  async function mcp(req: IncomingMessage, res: ServerResponse): Promise<void> {
     const caller = auth.enabled ? auth.check(req.headers.authorization) : { key: `address:${req.socket.remoteAddress ?? "?"}` };
-    if ("status" in caller) return caller;
-    const declared = Number(req.headers["content-length"]);
-    if (declared > http.maxBodyBytes) return { status: 413, message: `request body of ${declared} bytes exceeds the limit of ${http.maxBodyBytes} (metatools.http.maxBodyBytes)` };
-    return limiter.take(caller.key) ?? caller;
+    if ("status" in caller) return refuse(res, caller);
+    // A POST's body is read here, under the limit, so a batch is charged per message; GET and DELETE cost one.
+    let parsed: { body: unknown; messages: number } | undefined;
+    if (req.method === "POST") {
+      const read = await readJsonBody(req, http.maxBodyBytes);
+      if ("status" in read) return refuse(res, read);
+      parsed = read;
+    }
+    const limited = limiter.take(caller.key, parsed?.messages ?? 1);
+    if (limited) return refuse(res, limited);
+    if (closing) return refuse(res, { status: 503, message: "the server is shutting down" });
+    await startup;
+    if (options.stateless) {
+      if (!parsed) return refuse(res, { status: 405, message: "stateless mode takes POST only (no sessions, no server-sent event stream)", headers: { Allow: "POST" } });
+      const server = createSessionServer(app, logger, tools);
+      const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
+      res.on("close", () => void transport.close().then(() => server.close(), () => server.close()).catch(() => {}));
+      await server.connect(transport);
+      await transport.handleRequest(req, res, parsed.body);
+      return;
+    }
+    const id = req.headers["mcp-session-id"];
+    if (typeof id === "string") {
+      const session = sessions.get(id, owner(caller.key));
+      if (!session) return refuse(res, { status: 404, message: `unknown or expired session ${id}; start a new one with initialize` });
+      await session.transport.handleRequest(req, res, parsed?.body);
+      return;
+    }
+    if (!parsed) return refuse(res, { status: 400, message: "no mcp-session-id header: start a session with an initialize POST" });
+    const full = sessions.refuses(owner(caller.key));
+    if (full) return refuse(res, full);
+    await sessions.open(createSessionServer(app, logger, tools), owner(caller.key), (transport) => transport.handleRequest(req, res, parsed.body));
   }
 
   const server: HttpServer = createServer((req, res) => {
@@ -91,6 +90,11 @@ export async function serveHttp(app: Metatools, options: HttpOptions, logger: Lo
     const target = URL.canParse(req.url ?? "/", "http://localhost") ? new URL(req.url ?? "/", "http://localhost") : undefined;
     const path = target?.pathname ?? req.url ?? "";
     void (async () => {
+      // Every path: a rebound or foreign page reads nothing, not even health.
+      const foreign = checkOrigin(req, { loopbackBind, allowedOrigins: http.allowedOrigins });
+      if (foreign) return refuse(res, foreign);
+      for (const [name, value] of Object.entries(corsHeaders(req.headers.origin))) res.setHeader(name, value);
+      if (req.method === "OPTIONS") return void res.writeHead(204).end();
       if (path === "/healthz") {
         // Only a process started with --expose-gc (the benchmark) can be asked to collect first: live memory, not garbage.
         const gc = (globalThis as { gc?: () => void }).gc;
@@ -114,12 +118,17 @@ export async function serveHttp(app: Metatools, options: HttpOptions, logger: Lo
     }
   });
 
-  /** Ready once every backend has connected or failed and the semantic index is built. Details (backend names, errors) only for a token holder. */
+  /**
+   * Ready once every backend has connected or failed and the semantic index
+   * is built. The backends' names and states go to whoever may call /mcp;
+   * their error texts never (they can hold command lines and URLs): those
+   * are in the log.
+   */
   function readiness(req: IncomingMessage, res: ServerResponse): void {
     const indexing = app.search.semantic?.indexing ?? [];
     const ready = started && !closing && indexing.length === 0;
     if (auth.enabled && "status" in auth.check(req.headers.authorization)) return json(res, ready ? 200 : 503, { ready });
-    const backends = app.backends.states().map(({ namespace, status, toolCount, error }) => ({ namespace, status, tools: toolCount, ...(error ? { error } : {}) }));
+    const backends = app.backends.states().map(({ namespace, status, toolCount }) => ({ namespace, status, tools: toolCount }));
     json(res, ready ? 200 : 503, { ready, started, indexing, backends });
   }
 
@@ -163,7 +172,11 @@ function json(res: ServerResponse, status: number, body: unknown, headers: Recor
   res.writeHead(status, { "Content-Type": "application/json", ...headers }).end(`${JSON.stringify(body)}\n`);
 }
 
-/** A refusal as JSON-RPC error body, as the SDK's own refusals are, so MCP clients show the message. */
+/**
+ * A refusal as a JSON-RPC error body, as the SDK's own refusals are, so MCP
+ * clients show the message. The connection closes after it: a refused
+ * request's body is not read, and must not be.
+ */
 function refuse(res: ServerResponse, refusal: Refusal): void {
-  json(res, refusal.status, { jsonrpc: "2.0", error: { code: -32000, message: refusal.message }, id: null }, refusal.headers);
+  json(res, refusal.status, { jsonrpc: "2.0", error: { code: refusal.code ?? -32000, message: refusal.message }, id: null }, { ...refusal.headers, Connection: "close" });
 }

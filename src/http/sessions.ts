@@ -7,6 +7,7 @@ import { randomUUID } from "node:crypto";
 import type { Server } from "@modelcontextprotocol/sdk/server/index.js";
 import { StreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/streamableHttp.js";
 import type { Logger } from "../util/log.js";
+import type { Refusal } from "./guard.js";
 
 interface Session {
   /** Who opened it (a token's key): nobody else may use it. */
@@ -18,15 +19,23 @@ interface Session {
 
 export class Sessions {
   private readonly byId = new Map<string, Session>();
+  /** Sessions being opened, by owner: counted against the limits before the initialize completes. */
+  private readonly opening = new Map<string, number>();
 
-  constructor(private readonly options: { idleMs: number; max: number; logger: Logger }) {}
+  constructor(private readonly options: { idleMs: number; max: number; maxPerOwner: number; logger: Logger }) {}
 
   get size(): number {
     return this.byId.size;
   }
 
-  get full(): boolean {
-    return this.byId.size >= this.options.max;
+  /** Why `owner` may not open another session now (the server's limit, or its own share), or undefined. */
+  refuses(owner: string): Refusal | undefined {
+    const pending = [...this.opening.values()].reduce((a, b) => a + b, 0);
+    if (this.byId.size + pending >= this.options.max) return { status: 503, message: `the server has ${this.options.max} open sessions, its limit; retry later`, headers: { "Retry-After": "5" } };
+    let own = this.opening.get(owner) ?? 0;
+    for (const session of this.byId.values()) if (session.owner === owner) own++;
+    if (own >= this.options.maxPerOwner) return { status: 429, message: `this token has ${own} open sessions, its limit (metatools.http.maxSessionsPerToken); end one with DELETE /mcp`, headers: { "Retry-After": "5" } };
+    return undefined;
   }
 
   get(id: string, owner: string): Session | undefined {
@@ -41,9 +50,8 @@ export class Sessions {
    * only if the request was an initialize; otherwise it has answered with an
    * error, and the pair is dropped.
    */
-  async open(server: Server, owner: string, options: { maxRequestBodySize: number }, handle: (transport: StreamableHTTPServerTransport) => Promise<void>): Promise<void> {
+  async open(server: Server, owner: string, handle: (transport: StreamableHTTPServerTransport) => Promise<void>): Promise<void> {
     const transport: StreamableHTTPServerTransport = new StreamableHTTPServerTransport({
-      ...options,
       sessionIdGenerator: () => randomUUID(),
       onsessioninitialized: (id) => {
         this.byId.set(id, { owner, server, transport, lastSeen: Date.now() });
@@ -52,8 +60,15 @@ export class Sessions {
     transport.onclose = () => {
       if (transport.sessionId) this.byId.delete(transport.sessionId);
     };
-    await server.connect(transport);
-    await handle(transport);
+    this.opening.set(owner, (this.opening.get(owner) ?? 0) + 1);
+    try {
+      await server.connect(transport);
+      await handle(transport);
+    } finally {
+      const left = this.opening.get(owner)! - 1;
+      if (left) this.opening.set(owner, left);
+      else this.opening.delete(owner);
+    }
     if (!transport.sessionId) await close(server, transport);
   }
 

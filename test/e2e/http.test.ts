@@ -97,6 +97,22 @@ describe("metatools serve --http: admission", () => {
     expect((await post(server.url, { ...auth, Origin: "http://localhost:3000" })).status).toBe(200);
   });
 
+  it("answers a browser's preflight from an allowed origin, with the headers it needs", async () => {
+    const preflight = await fetch(server.url, { method: "OPTIONS", headers: { Origin: "https://app.example.com", "Access-Control-Request-Method": "POST", "Access-Control-Request-Headers": "authorization, content-type" } });
+    expect(preflight.status).toBe(204);
+    expect(preflight.headers.get("access-control-allow-origin")).toBe("https://app.example.com");
+    expect(preflight.headers.get("access-control-allow-headers")).toMatch(/Authorization/);
+    const call = await post(server.url, { ...auth, Origin: "https://app.example.com" });
+    expect(call.headers.get("access-control-expose-headers")).toBe("Mcp-Session-Id");
+    expect((await fetch(server.url, { method: "OPTIONS", headers: { Origin: "https://evil.example" } })).status).toBe(403);
+  });
+
+  it("answers 400 with a JSON-RPC parse error to a body that is not JSON", async () => {
+    const garbled = await post(server.url, auth, "{ not json");
+    expect(garbled.status).toBe(400);
+    expect(((await garbled.json()) as { error: { code: number } }).error.code).toBe(-32700);
+  });
+
   it("answers 413 to a body over the limit, declared or streamed", async () => {
     const big = JSON.stringify({ jsonrpc: "2.0", id: 2, method: "ping", params: { pad: "x".repeat(10_000) } });
     const declared = await post(server.url, auth, big);
@@ -117,10 +133,13 @@ describe("metatools serve --http: admission", () => {
     const health = await fetch(`${base}/healthz`);
     expect(health.status).toBe(200);
     expect(await health.json()).toMatchObject({ status: "ok" });
-    // Without a token, readiness is all it says: backend names and errors are for token holders.
-    const anonymous = await fetch(`${base}/readyz`);
-    expect(anonymous.status).toBe(200);
-    expect(await anonymous.json()).toEqual({ ready: true });
+    // Without a valid token, readiness is all it says; with one, backend states but never their error texts.
+    for (const headers of [{}, { Authorization: "Bearer not-the-token-0123456789" }] as Record<string, string>[]) {
+      const anonymous = await fetch(`${base}/readyz`, { headers });
+      expect(anonymous.status).toBe(200);
+      expect(await anonymous.json()).toEqual({ ready: true });
+    }
+    expect((await fetch(`${base}/readyz`, { headers: { Origin: "https://evil.example" } })).status).toBe(403);
     const ready = await fetch(`${base}/readyz`, { headers: auth });
     expect(ready.status).toBe(200);
     expect(((await ready.json()) as { backends: unknown[] }).backends).toEqual(expect.arrayContaining([expect.objectContaining({ namespace: "kv", status: "ready" })]));
@@ -144,15 +163,24 @@ describe("metatools serve --http: limits and lifecycle", () => {
   it("answers 429 with Retry-After past the per-token rate", async () => {
     const dir = tempDir();
     const config = join(dir, "metatools.json");
-    writeFileSync(config, JSON.stringify({ mcpServers: {}, metatools: { code: { enabled: false }, http: { rateLimit: { perMinute: 60, burst: 3 } } } }));
+    // One a minute after a burst of 3: nothing refills while the test runs.
+    writeFileSync(config, JSON.stringify({ mcpServers: {}, metatools: { code: { enabled: false }, http: { rateLimit: { perMinute: 1, burst: 3 }, maxSessionsPerToken: 2 } } }));
     const limited = await startHttp(["--config", config]);
     try {
+      const batch = JSON.stringify(Array.from({ length: 5 }, (_, i) => ({ jsonrpc: "2.0", id: i + 10, method: "ping" })));
+      const tooBig = await post(limited.url, auth, batch);
+      expect(tooBig.status).toBe(429);
+      expect(await errorOf(tooBig)).toContain("a batch of 5 messages exceeds the rate limit's burst of 3");
       const statuses: number[] = [];
-      for (let i = 0; i < 4; i++) statuses.push((await post(limited.url, auth)).status);
-      expect(statuses).toEqual([200, 200, 200, 429]);
+      for (let i = 0; i < 2; i++) statuses.push((await post(limited.url, auth)).status);
+      expect(statuses).toEqual([200, 200]);
+      // Two sessions is this token's share: the third initialize is refused for that (it still cost a request).
+      const third = await post(limited.url, auth);
+      expect(third.status).toBe(429);
+      expect(await errorOf(third)).toContain("this token has 2 open sessions, its limit");
       const refused = await post(limited.url, auth);
       expect(refused.headers.get("retry-after")).toMatch(/^[1-9]\d*$/);
-      expect((await errorOf(refused))).toContain("rate limit of 60 requests per minute");
+      expect(await errorOf(refused)).toContain("rate limit of 1 requests per minute");
     } finally {
       await limited.stop();
     }
@@ -167,6 +195,10 @@ describe("metatools serve --http: limits and lifecycle", () => {
       expect(open.stderr()).toContain("stateless; no authentication");
       const url = open.url.replace("0.0.0.0", "127.0.0.1");
       expect((await post(url, {})).status).toBe(200);
+      // Without tokens, anyone who may call /mcp sees the backends' states; no error text, ever.
+      const ready = (await (await fetch(url.replace(/\/mcp$/, "/readyz"))).json()) as { backends: Record<string, unknown>[] };
+      expect(ready.backends.length).toBeGreaterThan(0);
+      for (const backend of ready.backends) expect(Object.keys(backend).sort()).toEqual(["namespace", "status", "tools"]);
       const get = await fetch(url, { headers: { Accept: "text/event-stream" } });
       expect(get.status).toBe(405);
       expect(get.headers.get("allow")).toBe("POST");

@@ -40,7 +40,10 @@ export async function serve(argv: string[]): Promise<number> {
     for (const signal of ["SIGINT", "SIGTERM"] as const) {
       process.once(signal, () => {
         logger.info(`${signal}: finishing in-flight requests (up to ${config.http.shutdownGraceMs} ms), then closing backends`);
-        void service.close().then(resolve);
+        void service.close().then(resolve, (error: unknown) => {
+          logger.error(`shutdown: ${error instanceof Error ? error.message : String(error)}`);
+          resolve();
+        });
       });
     }
   });

@@ -1,0 +1,33 @@
+/**
+ * Reads a POST body under the size limit and parses it as JSON-RPC, so the
+ * server can charge the rate limit per message (a batch is many calls) and
+ * hand the transport a parsed body.
+ */
+import type { IncomingMessage } from "node:http";
+import type { Refusal } from "./guard.js";
+
+export interface ParsedBody {
+  body: unknown;
+  /** JSON-RPC messages in it: a batch's length, else 1. */
+  messages: number;
+}
+
+export async function readJsonBody(req: IncomingMessage, maxBytes: number): Promise<ParsedBody | Refusal> {
+  const tooLarge = (size: string): Refusal => ({ status: 413, message: `request body of ${size} exceeds the limit of ${maxBytes} bytes (metatools.http.maxBodyBytes)` });
+  const declared = Number(req.headers["content-length"]);
+  if (declared > maxBytes) return tooLarge(`${declared} bytes`);
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for await (const chunk of req as AsyncIterable<Buffer>) {
+    size += chunk.length;
+    if (size > maxBytes) return tooLarge("more bytes than that");
+    chunks.push(chunk);
+  }
+  let body: unknown;
+  try {
+    body = JSON.parse(Buffer.concat(chunks).toString("utf8"));
+  } catch (error) {
+    return { status: 400, code: -32700, message: `Parse error: the body is not JSON (${error instanceof Error ? error.message : String(error)})` };
+  }
+  return { body, messages: Array.isArray(body) ? Math.max(1, body.length) : 1 };
+}
