@@ -23,6 +23,8 @@ import { ToolRegistry } from "./registry/registry.js";
 import { openEmbedder } from "./embed/open.js";
 import { SearchEngine } from "./search/engine.js";
 import { SemanticIndex } from "./search/semantic.js";
+import { ToolGate } from "./security/gate.js";
+import { LockFile } from "./security/lock.js";
 import { silentLogger, type Logger } from "./util/log.js";
 
 export interface AppOptions {
@@ -47,6 +49,8 @@ export interface Metatools {
   /** Oversized results, kept under handles that `metatools:read_output` reads. */
   outputs: OutputStore;
   cache: ResultCache;
+  /** Tool poisoning and rug-pull checks: quarantined tools, approvals. */
+  gate: ToolGate;
   telemetry: Telemetry;
   /** Starts every backend; settles when each has connected or failed. Never rejects. */
   start(): Promise<void>;
@@ -59,7 +63,11 @@ export const BUILTIN_CATALOG_DIR = fileURLToPath(new URL("../catalog", import.me
 export function createMetatools(config: ResolvedConfig, options: AppOptions = {}): Metatools {
   const logger = options.logger ?? silentLogger;
   const catalog = new CatalogIndex(loadCatalogs(config.catalogs));
-  const registry = new ToolRegistry(catalog, config.access);
+  const lock = config.security.lockFile ? new LockFile(config.security.lockFile) : undefined;
+  const gate = new ToolGate(lock, { scan: config.security.scan, maxDescriptionChars: config.security.maxDescriptionChars, exempt: new Set(["code", "metatools"]) });
+  const registry = new ToolRegistry(catalog, config.access, gate);
+  // An approval (`metatools approve`) rewrites the lock file: a running server notices and lets the tool in.
+  let lockWatch: NodeJS.Timeout | undefined;
   const embedder = config.search.embedder;
   const semantic = embedder && new SemanticIndex(() => openEmbedder(embedder), config.search.embeddingCache, logger);
   const search = new SearchEngine(registry, { semantic, fusion: config.search.fusion });
@@ -103,14 +111,31 @@ export function createMetatools(config: ResolvedConfig, options: AppOptions = {}
     outputs,
     cache,
     telemetry: options.telemetry ?? new Telemetry(),
+    gate,
     // The embedder's load is awaited, so a broken one is reported at start; indexing goes on in the background.
-    start: () => Promise.all([backends.start(), checkStore(stores.cache, logger), semantic?.ready]).then(() => undefined),
+    start: () => {
+      lockWatch ??= setInterval(() => {
+        try {
+          if (lock?.reload()) registry.regate();
+        } catch (error) {
+          logger.error(error instanceof Error ? error.message : String(error));
+        }
+      }, 2000).unref();
+      return startAll();
+    },
     close: async () => {
-      await backends.close();
-      await semantic?.close();
-      await Promise.all([stores.cache.close(), stores.outputs.close()]);
+      clearInterval(lockWatch);
+      await closeAll();
     },
   };
+  function startAll(): Promise<void> {
+    return Promise.all([backends.start(), checkStore(stores.cache, logger), semantic?.ready]).then(() => undefined);
+  }
+  async function closeAll(): Promise<void> {
+    await backends.close();
+    await semantic?.close();
+    await Promise.all([stores.cache.close(), stores.outputs.close()]);
+  }
 }
 
 /** A shared store that cannot be reached is logged at start; metatools still serves, calling backends uncached. */

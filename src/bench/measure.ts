@@ -47,7 +47,7 @@ export function percentile(sorted: number[], p: number): number {
 export async function searchLatency(size: number, dir: string, semantic?: SemanticBench, queryCount = 400): Promise<LatencyResult> {
   const file = join(dir, `tools-${size}.jsonl`);
   writeFileSync(file, toJsonl(syntheticTools(size)));
-  const config = parseConfig({ mcpServers: { bench: { type: "catalog", tools: file } }, metatools: { builtinCatalog: false } }, { file });
+  const config = parseConfig({ mcpServers: { bench: { type: "catalog", tools: file } }, metatools: { builtinCatalog: false, security: { scan: false, lockFile: false } } }, { file });
   if (semantic) Object.assign(config.search, { embedder: semantic.embedder, embeddingCache: semantic.cacheDir });
   const app = createMetatools(config);
   const started = performance.now();

@@ -11,6 +11,7 @@ import { describe } from "./commands/describe.js";
 import { evaluate } from "./commands/eval.js";
 import { indexTools } from "./commands/index-tools.js";
 import { run } from "./commands/run.js";
+import { approve } from "./commands/approve.js";
 import { search } from "./commands/search.js";
 import { serve } from "./commands/serve.js";
 import { vectors } from "./commands/vectors.js";
@@ -24,6 +25,7 @@ const COMMANDS: Record<string, { run: (argv: string[]) => Promise<number>; help:
   eval: { run: evaluate, help: "eval DIR [--mode bm25|semantic|hybrid|all] [--embedder use | --vectors FILE] [--limit K] [--json]" },
   index: { run: indexTools, help: "index [--json]                          embed every tool not yet in the embedding cache, with progress" },
   vectors: { run: vectors, help: "vectors import [--from FILE] [--out FILE] [--words N]   word vectors for semantic search" },
+  approve: { run: approve, help: "approve ID... | --all | --list [--json]     pin quarantined tools' current definitions (a person has read them)" },
   bench: { run: bench, help: "bench [--suite all|search|code|exec|http] [--clients N] [--sizes 1000,10000,100000] [--code-files N] [--calls N] [--redis URL] [--vectors FILE] [--json]" },
 };
 

@@ -117,6 +117,11 @@ function resolveConfig(
     },
     budgets: { inlineBytes: m.budgets?.inlineBytes ?? DEFAULTS.inlineBytes },
     http: resolveHttp(m.http, where.env ?? process.env),
+    security: {
+      scan: m.security?.scan ?? true,
+      ...(m.security?.lockFile === false || !where.file ? {} : { lockFile: resolve(where.baseDir, m.security?.lockFile ?? "metatools.lock.json") }),
+      maxDescriptionChars: m.security?.maxDescriptionChars ?? 4000,
+    },
     timeouts: { connectMs, callMs, startupGraceMs: m.timeouts?.startupGraceMs ?? DEFAULTS.startupGraceMs },
     catalogs,
     access: { allow: m.tools?.allow ?? [], deny: m.tools?.deny ?? [] },

@@ -50,6 +50,8 @@ export interface ResolvedConfig {
   };
   budgets: { inlineBytes: number };
   http: HttpConfig;
+  /** lockFile: absolute path, or undefined (no config file, or turned off). */
+  security: { scan: boolean; lockFile?: string; maxDescriptionChars: number };
   timeouts: { connectMs: number; callMs: number; startupGraceMs: number };
   /** Catalog folders or files, in load order (later entries override earlier). */
   catalogs: string[];

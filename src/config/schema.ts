@@ -114,6 +114,17 @@ export const metatoolsSectionSchema = z
       })
       .strict()
       .optional(),
+    security: z
+      .object({
+        scan: z.boolean().optional().describe("Quarantine tools whose definitions look like tool poisoning (hidden instructions, credential reads, invisible characters, very long descriptions). Default true."),
+        lockFile: z
+          .union([z.string().min(1), z.literal(false)])
+          .optional()
+          .describe("Where tool definitions are pinned, relative to the config file. Default metatools.lock.json beside it; false pins nothing (a changed definition then goes unnoticed)."),
+        maxDescriptionChars: z.number().int().min(200).optional().describe("A longer description is flagged. Default 4000."),
+      })
+      .strict()
+      .optional(),
     http: httpSectionSchema.optional().describe("How `metatools serve --http` admits requests and keeps sessions."),
     budgets: z
       .object({

@@ -27,8 +27,9 @@ export interface EvalOptions {
 
 export async function evaluateDataset(dir: string, modes: readonly EvalMode[], options: EvalOptions = {}): Promise<Partial<Record<EvalMode, Metrics>>> {
   const dataset = loadDataset(dir);
+  // A dataset's tools are measured as given: nothing quarantined, nothing pinned beside it.
   const config = parseConfig(
-    { mcpServers: { [NAMESPACE]: { type: "catalog", tools: dataset.toolsFile } }, metatools: { builtinCatalog: false, code: { enabled: false } } },
+    { mcpServers: { [NAMESPACE]: { type: "catalog", tools: dataset.toolsFile } }, metatools: { builtinCatalog: false, code: { enabled: false }, security: { scan: false, lockFile: false } } },
     { file: dataset.toolsFile },
   );
   config.search.embedder = options.embedder;

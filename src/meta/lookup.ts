@@ -2,7 +2,7 @@
  * Unknown tool ids never dead-end: the closest ids, best first, with a ready call.
  */
 import type { Metatools } from "../app.js";
-import { formatCall, hint, recoverable, type NextCall } from "../disclosure/guidance.js";
+import { formatCall, hint, recoverable, warning, type NextCall } from "../disclosure/guidance.js";
 import { splitToolId } from "../model/tool.js";
 import { nearest } from "../search/suggest.js";
 import type { MetaBody } from "./types.js";
@@ -36,6 +36,14 @@ export function suggestIds(app: Metatools, id: string): string[] {
 
 /** The recoverable reply for an unknown id; `retry` builds the same call with a suggested id. */
 export function unknownTool(app: Metatools, id: string, retry: (suggestion: string) => NextCall): MetaBody {
+  const held = app.registry.quarantineOf(id);
+  if (held) {
+    return recoverable(
+      "quarantined",
+      `Tool "${id}" is quarantined: ${held.reason}.`,
+      warning(`Do not try to reach it another way. A person must read its definition and approve it: \`metatools approve ${id}\`. Search for another tool meanwhile.`),
+    );
+  }
   const suggestions = suggestIds(app, id);
   if (!suggestions.length) {
     const next: NextCall = { tool: "search_tools", arguments: { query: id.replace(/^[^:]*:/, "").replace(/[_\-.]+/g, " ") } };

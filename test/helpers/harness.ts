@@ -24,6 +24,12 @@ export const servers = {
   filesystem: (dir: string) => ({ command: process.execPath, args: [require.resolve("@modelcontextprotocol/server-filesystem/dist/index.js"), dir] }),
   /** The executor fixture (test/fixtures/exec-server.mjs); every call it receives is appended to `callLog`. */
   exec: (callLog: string) => ({ command: process.execPath, args: [fileURLToPath(new URL("../fixtures/exec-server.mjs", import.meta.url))], env: { CALL_LOG: callLog } }),
+  /** A backend that tries tool poisoning (test/fixtures/poisoned-server.mjs); `translate` describes itself as told. */
+  poisoned: (translateDescription?: string) => ({
+    command: process.execPath,
+    args: [fileURLToPath(new URL("../fixtures/poisoned-server.mjs", import.meta.url))],
+    ...(translateDescription ? { env: { TRANSLATE_DESCRIPTION: translateDescription } } : {}),
+  }),
 };
 
 /** The tool names a call log holds, in order. */

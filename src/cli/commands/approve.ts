@@ -1,0 +1,35 @@
+/**
+ * `metatools approve ID… | --all`: a person has read the quarantined tools'
+ * definitions (shown by `metatools approve --list`, or in the log) and
+ * trusts them. Their current definitions are pinned in the lock file; a
+ * running server notices within seconds and lets them in.
+ */
+import { logLevel, parseFlags, UsageError } from "../flags.js";
+import { openApp } from "../open.js";
+
+export async function approve(argv: string[]): Promise<number> {
+  const { values, positionals } = parseFlags(argv, { all: { type: "boolean" }, list: { type: "boolean" } });
+  if (!values.list && !values.all && !positionals.length) throw new UsageError("name the tool ids to approve, or pass --all (or --list to see what is quarantined)");
+  if (values.all && positionals.length) throw new UsageError("pass tool ids or --all, not both");
+  const app = await openApp(values, logLevel(values["log-level"], "warn"));
+  try {
+    const held = app.registry.quarantined();
+    if (values.list || !held.length) {
+      if (values.json) process.stdout.write(`${JSON.stringify({ quarantined: held }, null, 2)}\n`);
+      else process.stdout.write(held.length ? `${held.map((q) => `${q.id}: ${q.reason}`).join("\n")}\n` : "nothing is quarantined\n");
+      return values.list || !positionals.length ? 0 : 1;
+    }
+    const chosen = values.all ? held : held.filter((q) => positionals.includes(q.id));
+    const missing = positionals.filter((id) => !held.some((q) => q.id === id));
+    if (missing.length) {
+      process.stderr.write(`metatools approve: not quarantined: ${missing.join(", ")} (quarantined now: ${held.map((q) => q.id).join(", ")})\n`);
+      return 1;
+    }
+    app.gate.approve(chosen);
+    if (values.json) process.stdout.write(`${JSON.stringify({ approved: chosen.map(({ id, hash }) => ({ id, hash })), lockFile: app.gate.lock?.file }, null, 2)}\n`);
+    else process.stdout.write(`${chosen.map((q) => `approved ${q.id} (was: ${q.reason})`).join("\n")}\npinned in ${app.gate.lock?.file}\n`);
+    return 0;
+  } finally {
+    await app.close();
+  }
+}
