@@ -14,6 +14,7 @@ import type { CallExtra, ServedTool } from "../server/mcp.js";
 import { describeTool } from "./describe-tool.js";
 import { runTool } from "./run-tool.js";
 import { searchTools } from "./search-tools.js";
+import { shapeProblem } from "./shape.js";
 import type { MetaBody, MetaContext, MetaTool } from "./types.js";
 
 export const META_TOOLS: readonly MetaTool[] = [searchTools, describeTool, runTool];
@@ -53,6 +54,9 @@ export function createMetaDispatcher(app: Metatools) {
 
 async function dispatch(app: Metatools, validator: SchemaValidator, tool: MetaTool, args: Record<string, unknown>, context: Omit<MetaContext, "app" | "budget">): Promise<MetaBody> {
   const budget = app.config.budgets.inlineBytes;
+  // The shape first: nothing, not even the validator, walks a hostile structure.
+  const bad = shapeProblem(args);
+  if (bad) return recoverable("invalid_args", `Arguments for ${tool.name} were refused at ${bad.path}: ${bad.problem}.`, hint("Send plain JSON data: fewer levels, less of it, and no __proto__ keys."), { problems: [{ field: bad.path, expected: bad.problem }] });
   const check = validator.validate(tool.inputSchema, args);
   if (check.ok === false) {
     const problems = explainErrors(check.errors, args, tool.inputSchema);

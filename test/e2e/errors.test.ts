@@ -132,3 +132,30 @@ describe("large results", () => {
     expect(body.hint).toMatch(/again/);
   });
 });
+
+describe("hostile argument shapes", () => {
+  it("refuses __proto__ and object-valued constructor keys, and no prototype is touched", async () => {
+    const polluting = JSON.parse('{"city": "Oslo", "__proto__": {"polluted": "yes"}}');
+    const refused = JSON.parse((await session.raw("run_tool", { tool_id: "weather:weather_forecast", args: polluting })).text);
+    expect(refused.error.code).toBe("invalid_args");
+    expect(refused.error.message).toContain('args.args.__proto__: the key "__proto__" is not accepted');
+    const constructor = JSON.parse((await session.raw("run_tool", { tool_id: "weather:weather_forecast", args: JSON.parse('{"city": "Oslo", "x": {"constructor": {"prototype": {"polluted": "yes"}}}}') })).text);
+    expect(constructor.error.message).toContain('args.args.x.constructor: the key "constructor" is not accepted');
+    // At the top level the protocol layer drops the key before metatools sees it: the call runs as if it were absent.
+    const top = JSON.parse((await session.raw("search_tools", JSON.parse('{"query": "weather", "__proto__": {"polluted": "yes", "limit": 1}}'))).text);
+    expect(top.hits.length).toBeGreaterThan(1);
+    expect(({} as Record<string, unknown>).polluted).toBeUndefined();
+    expect((Object.prototype as Record<string, unknown>).polluted).toBeUndefined();
+  });
+
+  it("refuses arguments nested too deep or too large, naming where, and keeps serving", async () => {
+    let deep: unknown = "x";
+    for (let i = 0; i < 100; i++) deep = { d: deep };
+    const tooDeep = JSON.parse((await session.raw("run_tool", { tool_id: "weather:weather_forecast", args: { city: "Oslo", deep } })).text);
+    expect(tooDeep.error.message).toMatch(/nested deeper than 32 levels/);
+    const tooBig = JSON.parse((await session.raw("run_tool", { tool_id: "weather:weather_forecast", args: { city: "x".repeat(2 << 20) } })).text);
+    expect(tooBig.error.message).toMatch(/larger than 1048576 bytes/);
+    const fine = JSON.parse((await session.raw("search_tools", { query: "weather" })).text);
+    expect(fine.hits.length).toBeGreaterThan(0);
+  });
+});
