@@ -26,6 +26,7 @@ import { SemanticIndex } from "./search/semantic.js";
 import { ToolGate } from "./security/gate.js";
 import { LockFile } from "./security/lock.js";
 import { silentLogger, type Logger } from "./util/log.js";
+import { redactingLogger, redactor, type Redact } from "./util/redact.js";
 
 export interface AppOptions {
   logger?: Logger;
@@ -49,6 +50,8 @@ export interface Metatools {
   /** Oversized results, kept under handles that `metatools:read_output` reads. */
   outputs: OutputStore;
   cache: ResultCache;
+  /** Replaces secrets from the environment in text about to be shown (logs, errors, responses). */
+  redact: Redact;
   /** Tool poisoning and rug-pull checks: quarantined tools, approvals. */
   gate: ToolGate;
   telemetry: Telemetry;
@@ -61,7 +64,9 @@ export interface Metatools {
 export const BUILTIN_CATALOG_DIR = fileURLToPath(new URL("../catalog", import.meta.url));
 
 export function createMetatools(config: ResolvedConfig, options: AppOptions = {}): Metatools {
-  const logger = options.logger ?? silentLogger;
+  // Every log line and every response passes the redactor: secrets from the environment never show.
+  const redact = redactor(config.secrets);
+  const logger = redactingLogger(options.logger ?? silentLogger, redact);
   const catalog = new CatalogIndex(loadCatalogs(config.catalogs));
   const lock = config.security.lockFile ? new LockFile(config.security.lockFile) : undefined;
   const gate = new ToolGate(lock, { scan: config.security.scan, maxDescriptionChars: config.security.maxDescriptionChars, exempt: new Set(["code", "metatools"]) });
@@ -112,6 +117,7 @@ export function createMetatools(config: ResolvedConfig, options: AppOptions = {}
     cache,
     telemetry: options.telemetry ?? new Telemetry(),
     gate,
+    redact,
     // The embedder's load is awaited, so a broken one is reported at start; indexing goes on in the background.
     start: () => {
       lockWatch ??= setInterval(() => {

@@ -13,11 +13,27 @@ export function cacheHome(env: NodeJS.ProcessEnv = process.env): string {
 
 const REFERENCE = /\$\{([A-Za-z_][A-Za-z0-9_]*)(?::-([^}]*))?\}/g;
 
-export function substituteEnv(value: unknown, env: NodeJS.ProcessEnv, file: string, path: string[] = []): unknown {
+/** A value the environment supplied where secrets go; it must never be shown (see util/redact.ts). */
+export interface Secret {
+  name: string;
+  value: string;
+}
+
+/** Where a config carries credentials: a server's env, headers, URL or arguments; the HTTP tokens; the store URL. */
+function holdsSecrets(path: readonly string[]): boolean {
+  if (path[0] === "mcpServers") return ["env", "headers", "url", "args"].includes(path[2] ?? "");
+  return path[0] === "metatools" && ((path[1] === "http" && path[2] === "tokens") || (path[1] === "store" && path[2] === "url"));
+}
+
+export function substituteEnv(value: unknown, env: NodeJS.ProcessEnv, file: string, path: string[] = [], secrets?: Secret[]): unknown {
   if (typeof value === "string") {
     return value.replace(REFERENCE, (_match, name: string, fallback: string | undefined) => {
       const found = env[name];
-      if (found !== undefined && found !== "") return found;
+      if (found !== undefined && found !== "") {
+        // Short values (a port, a flag) are not worth hiding and would blank out ordinary text.
+        if (secrets && found.length >= 6 && holdsSecrets(path)) secrets.push({ name, value: found });
+        return found;
+      }
       if (fallback !== undefined) return fallback;
       throw new ConfigError(
         file,
@@ -26,10 +42,10 @@ export function substituteEnv(value: unknown, env: NodeJS.ProcessEnv, file: stri
       );
     });
   }
-  if (Array.isArray(value)) return value.map((item, i) => substituteEnv(item, env, file, [...path, String(i)]));
+  if (Array.isArray(value)) return value.map((item, i) => substituteEnv(item, env, file, [...path, String(i)], secrets));
   if (value !== null && typeof value === "object") {
     const out: Record<string, unknown> = {};
-    for (const [key, item] of Object.entries(value)) out[key] = substituteEnv(item, env, file, [...path, key]);
+    for (const [key, item] of Object.entries(value)) out[key] = substituteEnv(item, env, file, [...path, key], secrets);
     return out;
   }
   return value;

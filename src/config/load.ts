@@ -6,7 +6,7 @@ import { existsSync, readFileSync, statSync } from "node:fs";
 import { dirname, isAbsolute, join, resolve } from "node:path";
 import type { z } from "zod";
 import { ConfigError } from "../util/errors.js";
-import { cacheHome, formatPath, substituteEnv } from "./env.js";
+import { cacheHome, formatPath, substituteEnv, type Secret } from "./env.js";
 import { resolveHttp } from "./http.js";
 import { DEFAULTS, type BackendSpec, type CodeConfig, type EmbedderConfig, type ResolvedConfig } from "./resolved.js";
 import { configFileSchema, NAMESPACE_PATTERN, serverSchema, type ConfigFile, type MetatoolsSection, type ServerConfig } from "./schema.js";
@@ -52,7 +52,8 @@ export function parseConfig(
   options: { file: string; env?: NodeJS.ProcessEnv; builtinCatalogDir?: string; cwd?: string; root?: string },
 ): ResolvedConfig {
   const { file } = options;
-  const substituted = substituteEnv(raw, options.env ?? process.env, file);
+  const secrets: Secret[] = [];
+  const substituted = substituteEnv(raw, options.env ?? process.env, file, [], secrets);
   const servers = (substituted as { mcpServers?: unknown } | null)?.mcpServers;
   // Servers first: the file-level union would only say "invalid input".
   for (const [name, server] of isPlainObject(servers) ? Object.entries(servers) : []) {
@@ -74,7 +75,9 @@ export function parseConfig(
     check(schema, server, file, ["mcpServers", name]);
   }
   const parsed = check(configFileSchema, substituted, file, []);
-  return resolveConfig(parsed, { file, baseDir: dirname(file), cwd: options.cwd ?? process.cwd(), builtinCatalogDir: options.builtinCatalogDir, root: options.root, env: options.env });
+  const config = resolveConfig(parsed, { file, baseDir: dirname(file), cwd: options.cwd ?? process.cwd(), builtinCatalogDir: options.builtinCatalogDir, root: options.root, env: options.env });
+  config.secrets = secrets;
+  return config;
 }
 
 function resolveConfig(
@@ -117,6 +120,7 @@ function resolveConfig(
     },
     budgets: { inlineBytes: m.budgets?.inlineBytes ?? DEFAULTS.inlineBytes },
     http: resolveHttp(m.http, where.env ?? process.env),
+    secrets: [],
     security: {
       scan: m.security?.scan ?? true,
       ...(m.security?.lockFile === false || !where.file ? {} : { lockFile: resolve(where.baseDir, m.security?.lockFile ?? "metatools.lock.json") }),

@@ -2,6 +2,7 @@
  * The resolved configuration: every default applied, every path absolute.
  * Everything past the config loader trusts this shape.
  */
+import type { Secret } from "./env.js";
 import type { HttpConfig } from "./http.js";
 
 export type SearchMode = "auto" | "bm25" | "semantic" | "hybrid";
@@ -50,6 +51,8 @@ export interface ResolvedConfig {
   };
   budgets: { inlineBytes: number };
   http: HttpConfig;
+  /** Values the environment supplied to credential fields: redacted from logs, errors and responses. */
+  secrets: Secret[];
   /** lockFile: absolute path, or undefined (no config file, or turned off). */
   security: { scan: boolean; lockFile?: string; maxDescriptionChars: number };
   timeouts: { connectMs: number; callMs: number; startupGraceMs: number };

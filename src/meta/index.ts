@@ -45,11 +45,19 @@ export function createMetaDispatcher(app: Metatools) {
     if (!tool) throw new Error(`unknown meta-tool "${name}"`);
     const span = spanOf(app, tool.name, args);
     return app.telemetry.measure(OPERATIONS[tool.name], span.name, span.attributes, async (notes) => {
-      const body = await dispatch(app, validator, tool, args, { signal: extra.signal, onProgress: extra.onProgress, span: notes });
+      const body = withoutSecrets(app, await dispatch(app, validator, tool, args, { signal: extra.signal, onProgress: extra.onProgress, span: notes }));
       notes.set({ [ATTR.outcome]: outcomeOf(body), [ATTR.bytes]: jsonBytes(body), [ATTR.handle]: typeof body.handle === "string" });
       return body;
     });
   };
+}
+
+/** A response that would show a secret from the environment (an error quoting a URL, a tool echoing its env) shows it redacted. */
+function withoutSecrets(app: Metatools, body: MetaBody): MetaBody {
+  if (!app.config.secrets.length) return body;
+  const text = JSON.stringify(body);
+  const clean = app.redact(text);
+  return clean === text ? body : (JSON.parse(clean) as MetaBody);
 }
 
 async function dispatch(app: Metatools, validator: SchemaValidator, tool: MetaTool, args: Record<string, unknown>, context: Omit<MetaContext, "app" | "budget">): Promise<MetaBody> {
