@@ -1,0 +1,82 @@
+/**
+ * Backends that fail in every way a process can, through a real MCP client:
+ * killed with SIGKILL mid-call, never answering, exiting at start, writing
+ * garbage to stdout, answering 50 MB. The server stays up, every call gets a
+ * clear answer within its timeout, healthy backends keep serving, and a
+ * killed backend comes back.
+ */
+import { fileURLToPath } from "node:url";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { openSession, servers, type Session } from "../helpers/harness.js";
+
+const fixture = fileURLToPath(new URL("../fixtures/faulty-server.mjs", import.meta.url));
+const faulty = (fault = "") => ({ command: process.execPath, args: [fixture], env: { FAULT: fault } });
+let session: Session;
+
+beforeAll(async () => {
+  session = await openSession({
+    mcpServers: { ok: servers.everything(), victim: faulty(), dead: faulty("exit"), noisy: faulty("garbage") },
+    metatools: { code: { enabled: false }, timeouts: { callMs: 2000 } },
+  });
+}, 30_000);
+
+afterAll(() => session?.close());
+
+/** Polls until the victim answers again (after a reconnect), at most 10 s. */
+async function untilBack(): Promise<Record<string, any>> {
+  let back: Record<string, any> = {};
+  for (let i = 0; i < 100 && back.ok !== true; i++) {
+    back = await run("victim:echo", { text: "back" });
+    if (back.ok !== true) await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+  return back;
+}
+
+const run = (tool_id: string, args: Record<string, unknown> = {}, extra: Record<string, unknown> = {}) => session.call("run_tool", { tool_id, args, ...extra });
+
+describe("faulty backends", () => {
+  it("a backend that exits at start is reported with its stderr; the others serve", async () => {
+    const search = await session.call("search_tools", { query: "echo" });
+    const dead = search.unavailable.find((u: { namespace: string }) => u.namespace === "dead");
+    expect(dead.error ?? dead.reason ?? JSON.stringify(dead)).toContain("refusing to start");
+    expect((await run("ok:echo", { message: "still here" })).result).toContain("still here");
+  });
+
+  it("a backend that writes garbage to stdout still answers", async () => {
+    expect((await run("noisy:echo", { text: "through the noise" })).result).toBe("echo: through the noise");
+  });
+
+  it("a call that never answers times out, clearly, and the backend keeps serving", async () => {
+    const started = Date.now();
+    const hung = await run("victim:hang", {}, { timeout_ms: 500 });
+    expect(Date.now() - started).toBeLessThan(5000);
+    expect(hung.ok).toBe(false);
+    expect(hung.error.code).toBe("timeout");
+    expect((await run("victim:echo", { text: "after" })).result).toBe("echo: after");
+  });
+
+  it("a 50 MB answer does not take the server down, and gets a clear answer", async () => {
+    const big = await run("victim:big", { mb: 50 });
+    expect(JSON.stringify(big).length).toBeLessThan(20_000);
+    // Today the backend's connection drops under it (the answer is one 50 MB line); the call says so, naming it.
+    if (big.ok !== true) expect(big.error.message).toContain("victim");
+    expect((await run("ok:echo", { message: "alive" })).result).toContain("alive");
+    expect(await untilBack()).toMatchObject({ ok: true });
+  }, 60_000);
+
+  it("kill -9 mid-call: the call fails fast naming the backend, and the backend comes back", async () => {
+    const pidCall = await run("victim:pid");
+    const pid = Number(pidCall.result);
+    expect(pidCall, JSON.stringify(pidCall)).toMatchObject({ ok: true });
+    const inFlight = run("victim:hang", {}, { timeout_ms: 20_000 });
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    const started = Date.now();
+    process.kill(pid, "SIGKILL");
+    const failed = await inFlight;
+    expect(Date.now() - started).toBeLessThan(5000);
+    expect(failed.ok).toBe(false);
+    expect(JSON.stringify(failed.error)).toContain("victim");
+    expect(await untilBack()).toMatchObject({ ok: true, result: "echo: back" });
+    expect(Number((await run("victim:pid")).result)).not.toBe(pid);
+  }, 30_000);
+});
