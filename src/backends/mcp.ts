@@ -17,6 +17,8 @@ export class McpBackend implements Backend {
   private client: Client | undefined;
   private listener: (event: BackendEvent) => void = () => {};
   private closing = false;
+  /** The transport's last few errors on this connection. */
+  private transportErrors: string[] = [];
   private readonly stderr = new StderrTail();
 
   constructor(private readonly spec: StdioBackendSpec | RemoteBackendSpec) {}
@@ -45,7 +47,11 @@ export class McpBackend implements Backend {
     client.onclose = () => {
       if (this.client === client && !this.closing) this.listener({ type: "disconnected", error: this.stderrError("connection closed") });
     };
-    client.onerror = () => {};
+    // Kept to explain a close that follows it (the SDK's stdio reader drops the connection on an oversized message).
+    client.onerror = (error) => {
+      if (this.client === client) this.transportErrors = [...this.transportErrors.slice(-2), error.message];
+    };
+    this.transportErrors = [];
     this.client = client;
     try {
       await client.connect(transport, { signal, timeout: this.spec.connectTimeoutMs });
@@ -94,7 +100,7 @@ export class McpBackend implements Backend {
       }
       if (options.signal?.aborted) throw new BackendError("cancelled", `${this.namespace}:${name} was cancelled`);
       if (error instanceof McpError && error.code === ErrorCode.ConnectionClosed) {
-        throw new BackendError("backend_down", this.stderrError(`${this.namespace} closed the connection`).message);
+        throw new BackendError("backend_down", this.stderrError(`${this.namespace} closed the connection${explainTransportError(this.transportErrors)}`).message);
       }
       if (error instanceof McpError) throw new BackendError("upstream_error", error.message, { upstreamCode: error.code });
       throw new BackendError("upstream_error", error instanceof Error ? error.message : String(error));
@@ -124,6 +130,14 @@ export class McpBackend implements Backend {
     const tail = this.stderr.text();
     return new Error(tail ? `${message}; stderr ends with: ${tail.slice(-600)}` : message);
   }
+}
+
+/** Why a connection closed, in the agent's terms, from the transport's last error. */
+function explainTransportError(messages: readonly string[]): string {
+  const oversized = messages.map((m) => /ReadBuffer exceeded maximum size of (\d+) bytes/.exec(m)).find(Boolean);
+  const message = messages[0];
+  if (oversized) return `: its answer was larger than ${Math.round(Number(oversized[1]) / 2 ** 20)} MiB, the most one MCP stdio message may be; ask for less (a smaller page, range or limit). The backend is restarted`;
+  return message ? ` after an error: ${message}` : "";
 }
 
 function toUpstream(tool: Tool): UpstreamTool {
