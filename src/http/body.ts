@@ -12,6 +12,9 @@ export interface ParsedBody {
   messages: number;
 }
 
+/** How much of an oversized body is still read (and dropped) so the client gets its 413 rather than a reset. */
+const DRAIN_BYTES = 1 << 20;
+
 export async function readJsonBody(req: IncomingMessage, maxBytes: number): Promise<ParsedBody | Refusal> {
   const tooLarge = (size: string): Refusal => ({ status: 413, message: `request body of ${size} exceeds the limit of ${maxBytes} bytes (metatools.http.maxBodyBytes)` });
   const declared = Number(req.headers["content-length"]);
@@ -20,9 +23,12 @@ export async function readJsonBody(req: IncomingMessage, maxBytes: number): Prom
   let size = 0;
   for await (const chunk of req as AsyncIterable<Buffer>) {
     size += chunk.length;
-    if (size > maxBytes) return tooLarge("more bytes than that");
-    chunks.push(chunk);
+    if (size <= maxBytes) chunks.push(chunk);
+    // Past the limit the rest is read and dropped, up to a bound, so the client (still sending) can read the 413;
+    // beyond the bound the connection is closed unread.
+    else if (size > maxBytes + DRAIN_BYTES) break;
   }
+  if (size > maxBytes) return tooLarge("more bytes than that");
   let body: unknown;
   try {
     body = JSON.parse(Buffer.concat(chunks).toString("utf8"));
