@@ -34,6 +34,8 @@ export interface AppOptions {
   extraBackends?: Backend[];
   /** Reconnect delays; tests shorten them. */
   backoffMs?: number[];
+  /** How long an open circuit waits before the next try (BackendManager). */
+  breakerMs?: number;
   /** Spans and metrics; default the global OpenTelemetry providers (no-ops unless an SDK is registered). */
   telemetry?: Telemetry;
 }
@@ -97,7 +99,7 @@ export function createMetatools(config: ResolvedConfig, options: AppOptions = {}
         spec: { namespace: backend.namespace, connectTimeoutMs: config.timeouts.connectMs, callTimeoutMs: config.timeouts.callMs },
       })),
     ],
-    { logger, backoffMs: options.backoffMs },
+    { logger, backoffMs: options.backoffMs, breakerMs: options.breakerMs },
   );
   backends.onTools((namespace, tools, info) => {
     registry.setNamespace(namespace, tools, info?.name, backends.state(namespace)?.runnable ?? true);

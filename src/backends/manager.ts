@@ -21,6 +21,8 @@ export interface BackendState {
   info?: BackendInfo;
   toolCount: number;
   runnable: boolean;
+  /** When the next connect attempt is due (ISO time), while not ready. */
+  retryAt?: string;
 }
 
 /** Called whenever a backend's tool list is (re)loaded or emptied. */
@@ -28,8 +30,16 @@ export type ToolsListener = (namespace: string, tools: UpstreamTool[], info: Bac
 
 export interface ManagerOptions {
   logger: Logger;
-  /** Delays between reconnect attempts; after the last one the backend stays failed. Default 1s, 2s, 4s, 8s, 16s. */
+  /**
+   * Delays between reconnect attempts. Default: exponential from 1 s to 16 s
+   * (5 attempts), each with ±25% jitter so many metatools do not retry a
+   * shared backend in step. A list given here is used as is (tests).
+   */
   backoffMs?: number[];
+  /** After the attempts run out the circuit opens: one attempt per this long, said in the backend's state. Default 300000. */
+  breakerMs?: number;
+  /** Jitter source, for tests. */
+  random?: () => number;
 }
 
 interface Entry {
@@ -38,12 +48,16 @@ interface Entry {
   state: BackendState;
   abort?: AbortController;
   retryTimer?: NodeJS.Timeout;
+  /** Consecutive failed connects (a ready connection resets it). */
+  failures: number;
 }
 
 export class BackendManager {
   private readonly entries = new Map<string, Entry>();
   private readonly listeners: ToolsListener[] = [];
   private readonly backoffMs: number[];
+  private readonly breakerMs: number;
+  private readonly jitter: (ms: number) => number;
   private closed = false;
   private startup: Promise<void> = Promise.resolve();
 
@@ -51,10 +65,13 @@ export class BackendManager {
     backends: { backend: Backend; spec: Entry["spec"] }[],
     private readonly options: ManagerOptions,
   ) {
+    const random = options.random ?? Math.random;
+    this.jitter = options.backoffMs ? (ms) => ms : (ms) => Math.round(ms * (0.75 + random() * 0.5));
     this.backoffMs = options.backoffMs ?? [1000, 2000, 4000, 8000, 16000];
+    this.breakerMs = options.breakerMs ?? 300_000;
     for (const { backend, spec } of backends) {
       const state: BackendState = { namespace: backend.namespace, kind: backend.kind, status: "connecting", toolCount: 0, runnable: backend.runnable };
-      const entry: Entry = { backend, spec, state };
+      const entry: Entry = { backend, spec, state, failures: 0 };
       backend.onEvent((event) => {
         if (event.type === "tools_changed") void this.refresh(entry);
         else this.onDisconnected(entry, event.error);
@@ -119,7 +136,8 @@ export class BackendManager {
       await raceAbort(backend.connect(abort.signal), abort.signal);
       const tools = await raceAbort(backend.listTools(abort.signal), abort.signal);
       if (this.closed) return;
-      entry.state = { ...entry.state, status: "ready", error: undefined, info: backend.info(), toolCount: tools.length };
+      entry.failures = 0;
+      entry.state = { ...entry.state, status: "ready", error: undefined, retryAt: undefined, info: backend.info(), toolCount: tools.length };
       this.emit(entry, tools);
       this.options.logger.info(`${backend.namespace}: ready with ${tools.length} tools`);
     } catch (error) {
@@ -156,10 +174,22 @@ export class BackendManager {
     this.scheduleRetry(entry, 1);
   }
 
+  /**
+   * The next attempt: along the backoff while it lasts; then the circuit
+   * opens and the backend stays "failed", tried once per breaker period,
+   * with the time of the next try in its state so errors can say when.
+   */
   private scheduleRetry(entry: Entry, attempt: number): void {
-    const delay = this.backoffMs[attempt - 1];
-    if (delay === undefined || this.closed) return;
-    entry.state = { ...entry.state, status: "reconnecting" };
+    if (this.closed) return;
+    entry.failures = attempt - 1;
+    const step = this.backoffMs[attempt - 1];
+    const delay = step === undefined ? this.breakerMs : this.jitter(step);
+    const retryAt = new Date(Date.now() + delay).toISOString();
+    if (step === undefined) {
+      const why = entry.state.error ? `${entry.state.error}; ` : "";
+      entry.state = { ...entry.state, status: "failed", retryAt, error: `${why}circuit open after ${entry.failures} failed attempts: next try at ${retryAt}` };
+      this.options.logger.error(`${entry.backend.namespace}: circuit open after ${entry.failures} failed attempts; next try at ${retryAt}`);
+    } else entry.state = { ...entry.state, status: "reconnecting", retryAt };
     entry.retryTimer = setTimeout(() => void this.connect(entry, attempt), delay);
     entry.retryTimer.unref();
   }

@@ -78,7 +78,9 @@ function respond(outcome: Exclude<RunOutcome, { kind: "ok" }>, args: RunArgs, to
         `Backend "${outcome.record.namespace}" is ${state?.status ?? "not connected"}${why}`,
         state?.status === "connecting" || state?.status === "reconnecting"
           ? hint(`It is ${state.status}; retry in a few seconds: ${formatCall(next)}`, next)
-          : warning(`Its tools cannot run until the backend is fixed (check the command or URL in the config) and metatools restarted.`),
+          : warning(
+              `Its tools cannot run until it connects${state?.retryAt ? `; metatools tries it again at ${state.retryAt}` : ""}. If it keeps failing, check its command or URL in the config.`,
+            ),
       );
     }
     case "invalid_output": {

@@ -10,6 +10,7 @@ export function unavailableBackends(app: Metatools): Record<string, unknown>[] {
     namespace: s.namespace,
     status: s.status,
     ...(s.error ? { error: s.error.length > ERROR_CHARS ? `${s.error.slice(0, ERROR_CHARS - 1)}…` : s.error } : {}),
+    ...(s.retryAt ? { retry_at: s.retryAt } : {}),
   }));
   if (down.length > MAX_LISTED) listed.push({ namespace: `…${down.length - MAX_LISTED} more`, status: "not listed" });
   return listed;

@@ -5,9 +5,11 @@
  * clear answer within its timeout, healthy backends keep serving, and a
  * killed backend comes back.
  */
+import { writeFileSync } from "node:fs";
+import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { openSession, servers, type Session } from "../helpers/harness.js";
+import { openSession, servers, tempDir, type Session } from "../helpers/harness.js";
 
 const fixture = fileURLToPath(new URL("../fixtures/faulty-server.mjs", import.meta.url));
 const faulty = (fault = "") => ({ command: process.execPath, args: [fixture], env: { FAULT: fault } });
@@ -79,5 +81,39 @@ describe("faulty backends", () => {
     expect(JSON.stringify(failed.error)).toContain("victim");
     expect(await untilBack()).toMatchObject({ ok: true, result: "echo: back" });
     expect(Number((await run("victim:pid")).result)).not.toBe(pid);
+  }, 30_000);
+
+  it("a backend that keeps failing opens its circuit, says when it retries, and closes it once it starts", async () => {
+    const dir = tempDir();
+    const faultFile = join(dir, "fault");
+    writeFileSync(faultFile, "exit");
+    const flaky = await openSession(
+      { mcpServers: { flaky: { command: process.execPath, args: [fixture], env: { FAULT_FILE: faultFile } } }, metatools: { code: { enabled: false } } },
+      { breakerMs: 1500 },
+    );
+    try {
+      // The harness retries after 200 and 400 ms; the third failure opens the circuit.
+      let state = flaky.app.backends.state("flaky")!;
+      for (let i = 0; i < 50 && !state.error?.includes("circuit open"); i++) {
+        await new Promise((resolve) => setTimeout(resolve, 100));
+        state = flaky.app.backends.state("flaky")!;
+      }
+      expect(state.status).toBe("failed");
+      expect(state.error).toMatch(/refusing to start.*circuit open after 2 failed attempts: next try at /);
+      expect(Date.parse(state.retryAt!)).toBeGreaterThan(Date.now());
+      const search = await flaky.call("search_tools", { query: "echo" });
+      expect(search.unavailable[0]).toMatchObject({ namespace: "flaky", status: "failed", retry_at: state.retryAt });
+      // It recovers: the next try finds it working.
+      writeFileSync(faultFile, "");
+      let echo: Record<string, any> = {};
+      for (let i = 0; i < 60 && echo.ok !== true; i++) {
+        await new Promise((resolve) => setTimeout(resolve, 100));
+        echo = await flaky.call("run_tool", { tool_id: "flaky:echo", args: { text: "recovered" } });
+      }
+      expect(echo).toMatchObject({ ok: true, result: "echo: recovered" });
+      expect(flaky.app.backends.state("flaky")).toMatchObject({ status: "ready", retryAt: undefined });
+    } finally {
+      await flaky.close();
+    }
   }, 30_000);
 });

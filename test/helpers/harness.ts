@@ -51,12 +51,12 @@ export interface Session {
   close(): Promise<void>;
 }
 
-export async function openSession(config: ConfigFile, options: { builtinCatalog?: boolean; file?: string; telemetry?: Telemetry } = {}): Promise<Session> {
+export async function openSession(config: ConfigFile, options: { builtinCatalog?: boolean; file?: string; telemetry?: Telemetry; breakerMs?: number } = {}): Promise<Session> {
   const resolved = parseConfig(config, {
     file: options.file ?? join(tempDir(), "metatools.json"),
     builtinCatalogDir: options.builtinCatalog === false ? undefined : BUILTIN_CATALOG_DIR,
   });
-  const app = createMetatools(resolved, { backoffMs: [200, 400], telemetry: options.telemetry });
+  const app = createMetatools(resolved, { backoffMs: [200, 400], breakerMs: options.breakerMs, telemetry: options.telemetry });
   await app.start();
   const server = createSessionServer(app);
   const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
