@@ -69,11 +69,16 @@ async function dispatch(app: Metatools, validator: SchemaValidator, tool: MetaTo
   if (check.ok === false) {
     const problems = explainErrors(check.errors, args, tool.inputSchema);
     const next: NextCall = { tool: tool.name, arguments: correctArgs(tool.inputSchema, args, check.errors) };
-    return recoverable(
-      "invalid_args",
-      `Arguments for ${tool.name} do not match its schema: ${problems.map((p) => `${p.field}: expected ${p.expected}`).join("; ")}.`,
-      hint(`Corrected call: ${formatCall(next)}`, next),
-      { problems },
+    // Errors echo what was sent; a huge value sent must not make a huge error.
+    return enforceBudget(
+      recoverable(
+        "invalid_args",
+        `Arguments for ${tool.name} do not match its schema: ${problems.map((p) => `${p.field}: expected ${p.expected}`).join("; ")}.`,
+        hint(`Corrected call: ${formatCall(next)}`, next),
+        { problems },
+      ),
+      budget,
+      tool.name,
     );
   }
   const body = await tool.handle(args, { app, budget, ...context });
@@ -101,9 +106,23 @@ export function servedTools(app: Metatools): ServedTool[] {
   }));
 }
 
-/** Each tool fits its own output; should one fail to, this replaces the body rather than send too much. */
+/**
+ * Each tool fits its own output; should one fail to (usually an error
+ * quoting a huge value the caller sent), long strings are shortened, and if
+ * that is not enough the body is replaced rather than send too much.
+ */
 function enforceBudget(body: MetaBody, budget: number, tool: string): MetaBody {
   const size = jsonBytes(body);
   if (size <= budget) return body;
+  const shortened = shortenStrings(body, 200) as MetaBody;
+  if (jsonBytes(shortened) <= budget) return shortened;
   return recoverable("over_budget", `${tool} built a ${size}-byte response, over the ${budget}-byte budget; it was withheld.`, hint("Ask for less: a smaller limit, one tool id, or a lower detail_level."));
+}
+
+/** A copy with every string over `max` characters cut, saying how long it was. */
+function shortenStrings(value: unknown, max: number): unknown {
+  if (typeof value === "string") return value.length > max ? `${value.slice(0, max)}… (${value.length} characters)` : value;
+  if (Array.isArray(value)) return value.map((v) => shortenStrings(v, max));
+  if (value !== null && typeof value === "object") return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, shortenStrings(v, max)]));
+  return value;
 }
