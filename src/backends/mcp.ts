@@ -49,7 +49,11 @@ export class McpBackend implements Backend {
     };
     // Kept to explain a close that follows it (the SDK's stdio reader drops the connection on an oversized message).
     client.onerror = (error) => {
-      if (this.client === client) this.transportErrors = [...this.transportErrors.slice(-2), error.message];
+      if (this.client !== client) return;
+      this.transportErrors = [...this.transportErrors.slice(-2), error.message];
+      // An oversized answer over HTTP leaves its request unanswered: drop the connection, as the stdio reader does,
+      // so the call fails now (saying why) instead of at its timeout; the backend reconnects.
+      if (error.message.includes(OVERSIZED)) void client.close();
     };
     this.transportErrors = [];
     this.client = client;
@@ -134,11 +138,16 @@ export class McpBackend implements Backend {
 
 /** Why a connection closed, in the agent's terms, from the transport's last error. */
 function explainTransportError(messages: readonly string[]): string {
+  const capped = messages.find((m) => m.includes(OVERSIZED));
+  if (capped) return `: ${capped.slice(capped.indexOf(OVERSIZED))}. The backend is reconnected`;
   const oversized = messages.map((m) => /ReadBuffer exceeded maximum size of (\d+) bytes/.exec(m)).find(Boolean);
   const message = messages[0];
   if (oversized) return `: its answer was larger than ${Math.round(Number(oversized[1]) / 2 ** 20)} MiB, the most one MCP stdio message may be; ask for less (a smaller page, range or limit). The backend is restarted`;
   return message ? ` after an error: ${message}` : "";
 }
+
+/** The start of cappedFetch's error (transports.ts), however the SDK wraps it. */
+const OVERSIZED = "the answer was larger than";
 
 function toUpstream(tool: Tool): UpstreamTool {
   return {

@@ -44,8 +44,34 @@ export function stdioTransport(spec: StdioBackendSpec, stderr: StderrTail): Tran
   return transport;
 }
 
+/** The most one answer may carry: the MCP SDK's own limit for a stdio message, so both kinds of backend agree. */
+export const MAX_ANSWER_BYTES = 10 * 2 ** 20;
+
 export function remoteTransport(spec: RemoteBackendSpec): Transport {
   const url = new URL(spec.url);
   const requestInit = { headers: spec.headers };
-  return spec.kind === "sse" ? new SSEClientTransport(url, { requestInit }) : new StreamableHTTPClientTransport(url, { requestInit });
+  return spec.kind === "sse" ? new SSEClientTransport(url, { requestInit }) : new StreamableHTTPClientTransport(url, { requestInit, fetch: cappedFetch(MAX_ANSWER_BYTES) });
+}
+
+/**
+ * fetch whose answers to requests (POSTs) stop with an error past `maxBytes`
+ * while they are read, so a 100 MB answer is never held whole. The GET event
+ * stream is left alone: it lives long and carries many small messages.
+ */
+export function cappedFetch(maxBytes: number): typeof fetch {
+  return async (input, init) => {
+    const response = await fetch(input, init);
+    if ((init?.method ?? "GET").toUpperCase() !== "POST" || !response.body) return response;
+    let seen = 0;
+    const limited = response.body.pipeThrough(
+      new TransformStream<Uint8Array, Uint8Array>({
+        transform(chunk, controller) {
+          seen += chunk.byteLength;
+          if (seen > maxBytes) controller.error(new Error(`the answer was larger than ${Math.round(maxBytes / 2 ** 20)} MiB, the most one answer may be; ask for less (a smaller page, range or limit)`));
+          else controller.enqueue(chunk);
+        },
+      }),
+    );
+    return new Response(limited, { status: response.status, statusText: response.statusText, headers: response.headers });
+  };
 }

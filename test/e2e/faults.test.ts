@@ -9,6 +9,8 @@ import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { z } from "zod";
+import { startHttpBackend } from "../fixtures/http-backend.js";
 import { openSession, servers, tempDir, type Session } from "../helpers/harness.js";
 
 const fixture = fileURLToPath(new URL("../fixtures/faulty-server.mjs", import.meta.url));
@@ -116,4 +118,27 @@ describe("faulty backends", () => {
       await flaky.close();
     }
   }, 30_000);
+
+  it("an HTTP backend's 50 MB answer is cut while it is read, with a clear error, and the backend keeps serving", async () => {
+    const http = await startHttpBackend({
+      tools: (server) =>
+        server.registerTool("huge", { description: "Answers `mb` megabytes.", inputSchema: { mb: z.number() } }, async ({ mb }) => ({ content: [{ type: "text", text: "x".repeat(mb * 2 ** 20) }] })),
+    });
+    const remote = await openSession({ mcpServers: { remote: { type: "http", url: http.url } }, metatools: { code: { enabled: false } } });
+    try {
+      const huge = await remote.call("run_tool", { tool_id: "remote:huge", args: { mb: 50 } });
+      expect(huge.ok).toBe(false);
+      expect(huge.error.message).toContain("the answer was larger than 10 MiB");
+      expect(JSON.stringify(huge).length).toBeLessThan(20_000);
+      let after: Record<string, any> = {};
+      for (let i = 0; i < 50 && after.ok !== true; i++) {
+        after = await remote.call("run_tool", { tool_id: "remote:weather_forecast", args: { city: "Oslo" } });
+        if (after.ok !== true) await new Promise((resolve) => setTimeout(resolve, 100));
+      }
+      expect(after).toMatchObject({ ok: true });
+    } finally {
+      await remote.close();
+      await http.close();
+    }
+  }, 60_000);
 });

@@ -84,4 +84,15 @@ describe("progress and cancellation", () => {
     // The server is still serving.
     expect(await session.call("run_tool", { tool_id: "kv:lookup", args: { key: "after" } })).toMatchObject({ ok: true });
   });
+
+  it("cancels the backend's call when it times out, not just the wait for it", async () => {
+    const before = loggedCalls(callLog).filter((c) => c === "slow:cancelled").length;
+    const timedOut = await session.call("run_tool", { tool_id: "kv:slow", args: { steps: 100, step_ms: 30 }, cache: "bypass", timeout_ms: 200 });
+    expect(timedOut.error.code).toBe("timeout");
+    const deadline = Date.now() + 3000;
+    const cancelled = () => loggedCalls(callLog).filter((c) => c === "slow:cancelled").length;
+    while (cancelled() === before && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 30));
+    // The backend saw notifications/cancelled and stopped its work.
+    expect(cancelled()).toBe(before + 1);
+  });
 });
