@@ -8,9 +8,8 @@ import { copyFileSync, mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { TransformersEmbedder, type TransformersSpec } from "../src/embed/transformers.js";
-import { runCli } from "./helpers/cli.js";
 import { openSession, tempDir } from "./helpers/harness.js";
-import { writeModel, writeTools } from "./helpers/semantic.js";
+import { expectBm25Fallback, writeModel, writeTools } from "./helpers/semantic.js";
 
 const spec = (model: string, dtype: "q8" | "fp32" = "q8"): TransformersSpec => ({ type: "transformers", model, dtype, pooling: "mean", queryPrefix: "", documentPrefix: "", allowDownload: false });
 const dot = (a: Float32Array, b: Float32Array) => a.reduce((sum, x, i) => sum + x * b[i]!, 0);
@@ -80,20 +79,6 @@ describe("transformers.js embedder", () => {
       { model: corrupt, says: /cannot load the model in .*corrupt.*model_quantized\.onnx/ },
       { model: noTokenizer, says: /model folder .*no-tokenizer has no tokenizer\.json/ },
     ];
-    for (const { model, says } of cases) {
-      const configFile = join(dir, "metatools.json");
-      writeFileSync(
-        configFile,
-        JSON.stringify({ mcpServers: { notes: { type: "catalog", tools } }, metatools: { code: { enabled: false }, search: { embedder: { type: "transformers", model }, embeddingCache: false } } }),
-      );
-      const cli = await runCli(["search", "send email", "--config", configFile, "--json"]);
-      expect(cli.stderr).toMatch(says);
-      expect(cli.stderr).toContain("semantic search is off");
-      expect(cli.code).toBe(0);
-      const body = JSON.parse(cli.stdout);
-      expect(body.mode).toBe("bm25");
-      expect(body.hits[0].id).toBe("notes:send_mail");
-      expect(body.warning).toContain(model);
-    }
+    for (const { model, says } of cases) await expectBm25Fallback(dir, tools, { type: "transformers", model }, says, model);
   });
 });

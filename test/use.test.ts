@@ -8,9 +8,8 @@ import { cpSync, mkdirSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { installedUseModel, UseEmbedder } from "../src/embed/use.js";
-import { runCli } from "./helpers/cli.js";
 import { openSession, tempDir } from "./helpers/harness.js";
-import { writeTools } from "./helpers/semantic.js";
+import { expectBm25Fallback, writeTools } from "./helpers/semantic.js";
 
 const dot = (a: Float32Array, b: Float32Array) => a.reduce((sum, x, i) => sum + x * b[i]!, 0);
 
@@ -95,17 +94,6 @@ describe("Universal Sentence Encoder embedder", () => {
       { model: noVocab, says: /model folder .*no-vocab has no vocab\.json/ },
       { model: corrupt, says: /cannot load the model in .*corrupt/ },
     ];
-    for (const { model, says } of cases) {
-      const configFile = join(dir, "metatools.json");
-      writeFileSync(configFile, JSON.stringify({ mcpServers: { notes: { type: "catalog", tools } }, metatools: { code: { enabled: false }, search: { embedder: { type: "use", model }, embeddingCache: false } } }));
-      const cli = await runCli(["search", "send email", "--config", configFile, "--json"]);
-      expect(cli.stderr).toMatch(says);
-      expect(cli.stderr).toContain("semantic search is off");
-      expect(cli.code).toBe(0);
-      const body = JSON.parse(cli.stdout);
-      expect(body.mode).toBe("bm25");
-      expect(body.hits[0].id).toBe("notes:send_mail");
-      expect(body.warning).toContain(model);
-    }
+    for (const { model, says } of cases) await expectBm25Fallback(dir, tools, { type: "use", model }, says, model);
   });
 });

@@ -6,7 +6,10 @@
  */
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
+import { expect } from "vitest";
+import type { MetatoolsSection } from "../../src/config/schema.js";
 import { WordVectors } from "../../src/embed/vectors-file.js";
+import { runCli } from "./cli.js";
 import { writeModelFolder } from "./onnx-model.js";
 
 /** Words in frequency order; synonyms share a direction, so "remove" lands near "delete". */
@@ -62,3 +65,23 @@ export function writeTools(dir: string): string {
   return file;
 }
 
+
+type EmbedderSpec = NonNullable<NonNullable<MetatoolsSection["search"]>["embedder"]>;
+
+/**
+ * Runs `metatools search` with an embedder that cannot load: stderr says why
+ * (`says`), the command still succeeds on BM25, and the reply's warning
+ * names `path`.
+ */
+export async function expectBm25Fallback(dir: string, tools: string, embedder: EmbedderSpec, says: RegExp, path: string): Promise<void> {
+  const configFile = join(dir, "metatools.json");
+  writeFileSync(configFile, JSON.stringify({ mcpServers: { notes: { type: "catalog", tools } }, metatools: { code: { enabled: false }, search: { embedder, embeddingCache: false } } }));
+  const cli = await runCli(["search", "send email", "--config", configFile, "--json"]);
+  expect(cli.stderr).toMatch(says);
+  expect(cli.stderr).toContain("semantic search is off");
+  expect(cli.code).toBe(0);
+  const body = JSON.parse(cli.stdout);
+  expect(body.mode).toBe("bm25");
+  expect(body.hits[0].id).toBe("notes:send_mail");
+  expect(body.warning).toContain(path);
+}
