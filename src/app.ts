@@ -122,9 +122,9 @@ export function createMetatools(config: ResolvedConfig, options: AppOptions = {}
     redact,
     // The embedder's load is awaited, so a broken one is reported at start; indexing goes on in the background.
     start: () => {
-      lockWatch ??= setInterval(() => {
+      if (lock) lockWatch ??= setInterval(() => {
         try {
-          if (lock?.reload()) registry.regate();
+          if (lock.reload()) registry.regate();
         } catch (error) {
           logger.error(error instanceof Error ? error.message : String(error));
         }

@@ -45,7 +45,9 @@ export function createMetaDispatcher(app: Metatools) {
     if (!tool) throw new Error(`unknown meta-tool "${name}"`);
     const span = spanOf(app, tool.name, args);
     return app.telemetry.measure(OPERATIONS[tool.name], span.name, span.attributes, async (notes) => {
-      const body = withoutSecrets(app, await dispatch(app, validator, tool, args, { signal: extra.signal, onProgress: extra.onProgress, span: notes }));
+      // One place for the budget, whichever way the reply was made (a refusal can quote what was sent).
+      const raw = await dispatch(app, validator, tool, args, { signal: extra.signal, onProgress: extra.onProgress, span: notes });
+      const body = enforceBudget(withoutSecrets(app, raw), app.config.budgets.inlineBytes, tool.name);
       notes.set({ [ATTR.outcome]: outcomeOf(body), [ATTR.bytes]: jsonBytes(body), [ATTR.handle]: typeof body.handle === "string" });
       return body;
     });
@@ -69,20 +71,14 @@ async function dispatch(app: Metatools, validator: SchemaValidator, tool: MetaTo
   if (check.ok === false) {
     const problems = explainErrors(check.errors, args, tool.inputSchema);
     const next: NextCall = { tool: tool.name, arguments: correctArgs(tool.inputSchema, args, check.errors) };
-    // Errors echo what was sent; a huge value sent must not make a huge error.
-    return enforceBudget(
-      recoverable(
-        "invalid_args",
-        `Arguments for ${tool.name} do not match its schema: ${problems.map((p) => `${p.field}: expected ${p.expected}`).join("; ")}.`,
-        hint(`Corrected call: ${formatCall(next)}`, next),
-        { problems },
-      ),
-      budget,
-      tool.name,
+    return recoverable(
+      "invalid_args",
+      `Arguments for ${tool.name} do not match its schema: ${problems.map((p) => `${p.field}: expected ${p.expected}`).join("; ")}.`,
+      hint(`Corrected call: ${formatCall(next)}`, next),
+      { problems },
     );
   }
-  const body = await tool.handle(args, { app, budget, ...context });
-  return enforceBudget(body, budget, tool.name);
+  return tool.handle(args, { app, budget, ...context });
 }
 
 /** `ok`, or the error code when it looks like one (a backend's own structured errors can carry anything). */

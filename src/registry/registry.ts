@@ -41,24 +41,9 @@ export class ToolRegistry {
 
   /** Replaces a namespace's tools (an empty list removes them) and notifies listeners. */
   setNamespace(namespace: string, tools: readonly UpstreamTool[], serverName: string | undefined, runnable: boolean): void {
-    for (const old of this.byNamespace.get(namespace) ?? []) this.byId.delete(old.id);
-    for (const [id, q] of this.held) if (q.namespace === namespace) this.held.delete(id);
     this.listed.set(namespace, { tools, serverName, runnable });
-    // Quarantined tools are kept apart: invisible to search, refused by run, listed by quarantined().
-    const gated = this.gate?.admit(namespace, tools) ?? { admitted: tools, quarantined: [] };
-    for (const q of gated.quarantined) if (this.allowed(q.id)) this.held.set(q.id, q);
-    const records: ToolRecord[] = [];
-    for (const tool of gated.admitted) {
-      const record = buildRecord(namespace, tool, this.catalog.entriesFor(namespace, tool.name, serverName), runnable);
-      if (!this.allowed(record.id) || this.byId.has(record.id)) continue;
-      records.push(record);
-      this.byId.set(record.id, record);
-    }
-    if (records.length) this.byNamespace.set(namespace, records);
-    else this.byNamespace.delete(namespace);
-    for (const listener of this.listeners) listener(namespace, records);
+    this.place(namespace, this.gateOf(namespace, tools));
   }
-
   /** Why a tool is quarantined, if it is. */
   quarantineOf(id: string): Quarantined | undefined {
     return this.held.get(id);
@@ -70,11 +55,35 @@ export class ToolRegistry {
 
   /** Decides every namespace again, e.g. after approvals changed the lock file; only namespaces whose outcome changes are replaced. */
   regate(): void {
-    for (const [namespace, { tools, serverName, runnable }] of this.listed) {
-      const before = this.quarantined().filter((q) => q.namespace === namespace).map((q) => q.id).join();
-      const after = this.gate?.admit(namespace, tools).quarantined.map((q) => q.id).sort().join() ?? "";
-      if (before !== after) this.setNamespace(namespace, tools, serverName, runnable);
+    for (const [namespace, { tools }] of this.listed) {
+      const gated = this.gateOf(namespace, tools);
+      const before = [...this.held.values()].filter((q) => q.namespace === namespace).map((q) => q.id).sort().join();
+      if (before !== gated.quarantined.map((q) => q.id).sort().join()) this.place(namespace, gated);
     }
+  }
+
+  /** What the gate admits of a namespace's tools; quarantined tools that access rules hide anyway are left out. */
+  private gateOf(namespace: string, tools: readonly UpstreamTool[]): { admitted: readonly UpstreamTool[]; quarantined: Quarantined[] } {
+    const gated = this.gate?.admit(namespace, tools) ?? { admitted: tools, quarantined: [] };
+    return { admitted: gated.admitted, quarantined: gated.quarantined.filter((q) => this.allowed(q.id)) };
+  }
+
+  /** Installs a namespace's gated tools as records; quarantined ones are kept apart: invisible to search, refused by run, listed by quarantined(). */
+  private place(namespace: string, gated: { admitted: readonly UpstreamTool[]; quarantined: readonly Quarantined[] }): void {
+    const { serverName, runnable } = this.listed.get(namespace)!;
+    for (const old of this.byNamespace.get(namespace) ?? []) this.byId.delete(old.id);
+    for (const [id, q] of this.held) if (q.namespace === namespace) this.held.delete(id);
+    for (const q of gated.quarantined) this.held.set(q.id, q);
+    const records: ToolRecord[] = [];
+    for (const tool of gated.admitted) {
+      const record = buildRecord(namespace, tool, this.catalog.entriesFor(namespace, tool.name, serverName), runnable);
+      if (!this.allowed(record.id) || this.byId.has(record.id)) continue;
+      records.push(record);
+      this.byId.set(record.id, record);
+    }
+    if (records.length) this.byNamespace.set(namespace, records);
+    else this.byNamespace.delete(namespace);
+    for (const listener of this.listeners) listener(namespace, records);
   }
 
   get(id: string): ToolRecord | undefined {

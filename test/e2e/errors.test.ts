@@ -155,6 +155,10 @@ describe("hostile argument shapes", () => {
     expect(tooDeep.error.message).toMatch(/nested deeper than 32 levels/);
     const tooBig = JSON.parse((await session.raw("run_tool", { tool_id: "weather:weather_forecast", args: { city: "x".repeat(2 << 20) } })).text);
     expect(tooBig.error.message).toMatch(/larger than 1048576 bytes/);
+    // A refusal quotes the path; a 20,000-character key in it still makes a reply within the budget.
+    const longKey = await session.raw("run_tool", { tool_id: "weather:weather_forecast", args: { city: "Oslo", ["k".repeat(20_000)]: deep } });
+    expect(Buffer.byteLength(longKey.text)).toBeLessThanOrEqual(10_000);
+    expect(JSON.parse(longKey.text).problems[0].expected).toBe("nested deeper than 32 levels");
     const fine = JSON.parse((await session.raw("search_tools", { query: "weather" })).text);
     expect(fine.hits.length).toBeGreaterThan(0);
   });
