@@ -15,7 +15,7 @@ import { servedTools } from "../meta/index.js";
 import { createSessionServer } from "../serving.js";
 import { MetatoolsError } from "../util/errors.js";
 import type { Logger } from "../util/log.js";
-import { readJsonBody } from "./body.js";
+import { readJsonBody, type ParsedBody } from "./body.js";
 import { BearerAuth, checkOrigin, corsHeaders, isLoopback, RateLimiter, type Refusal } from "./guard.js";
 import { Sessions } from "./sessions.js";
 
@@ -53,7 +53,7 @@ export async function serveHttp(app: Metatools, options: HttpOptions, logger: Lo
     const caller = auth.enabled ? auth.check(req.headers.authorization) : { key: `address:${req.socket.remoteAddress ?? "?"}` };
     if ("status" in caller) return refuse(res, caller);
     // A POST's body is read here, under the limit, so a batch is charged per message; GET and DELETE cost one.
-    let parsed: { body: unknown; messages: number } | undefined;
+    let parsed: ParsedBody | undefined;
     if (req.method === "POST") {
       const read = await readJsonBody(req, http.maxBodyBytes);
       if ("status" in read) return refuse(res, read);
