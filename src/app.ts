@@ -57,6 +57,8 @@ export interface Metatools {
   /** Tool poisoning and rug-pull checks: quarantined tools, approvals. */
   gate: ToolGate;
   telemetry: Telemetry;
+  /** Pings the shared store (cache and output handles); never rejects. */
+  checkStore(): Promise<StoreHealth>;
   /** Starts every backend; settles when each has connected or failed. Never rejects. */
   start(): Promise<void>;
   close(): Promise<void>;
@@ -120,6 +122,7 @@ export function createMetatools(config: ResolvedConfig, options: AppOptions = {}
     telemetry: options.telemetry ?? new Telemetry(),
     gate,
     redact,
+    checkStore: () => storeHealth(stores.cache),
     // The embedder's load is awaited, so a broken one is reported at start; indexing goes on in the background.
     start: () => {
       if (lock) lockWatch ??= setInterval(() => {
@@ -137,7 +140,12 @@ export function createMetatools(config: ResolvedConfig, options: AppOptions = {}
     },
   };
   function startAll(): Promise<void> {
-    return Promise.all([backends.start(), checkStore(stores.cache, logger), semantic?.ready]).then(() => undefined);
+    const store = storeHealth(stores.cache).then((health) => {
+      if (health.kind === "memory") return;
+      if (health.ok) logger.info(`store: ${health.where}`);
+      else logger.error(`${health.error}; results are not cached and large outputs cannot be kept until it is reachable`);
+    });
+    return Promise.all([backends.start(), store, semantic?.ready]).then(() => undefined);
   }
   async function closeAll(): Promise<void> {
     await backends.close();
@@ -146,14 +154,23 @@ export function createMetatools(config: ResolvedConfig, options: AppOptions = {}
   }
 }
 
-/** A shared store that cannot be reached is logged at start; metatools still serves, calling backends uncached. */
-async function checkStore(store: KeyValue, logger: Logger): Promise<void> {
-  if (store.kind === "memory") return;
-  try {
-    await store.get("ping");
-    logger.info(`store: ${store.where}`);
-  } catch (error) {
-    logger.error(`${error instanceof Error ? error.message : String(error)}; results are not cached and large outputs cannot be kept until it is reachable`);
-  }
+export interface StoreHealth {
+  kind: KeyValue["kind"];
+  /** Where it is, with any password masked. */
+  where: string;
+  ok: boolean;
+  error?: string;
+  /** Round trip of one read. */
+  ms: number;
 }
 
+/** One read from the store: a shared store that cannot be reached still lets metatools serve, calling backends uncached. */
+async function storeHealth(store: KeyValue): Promise<StoreHealth> {
+  const started = performance.now();
+  try {
+    await store.get("ping");
+    return { kind: store.kind, where: store.where, ok: true, ms: performance.now() - started };
+  } catch (error) {
+    return { kind: store.kind, where: store.where, ok: false, error: error instanceof Error ? error.message : String(error), ms: performance.now() - started };
+  }
+}

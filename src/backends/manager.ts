@@ -23,6 +23,8 @@ export interface BackendState {
   runnable: boolean;
   /** When the next connect attempt is due (ISO time), while not ready. */
   retryAt?: string;
+  /** How long the last connect attempt took, to ready (connect and first tools/list) or to failure. */
+  connectMs?: number;
 }
 
 /** Called whenever a backend's tool list is (re)loaded or emptied. */
@@ -132,12 +134,14 @@ export class BackendManager {
     const abort = new AbortController();
     entry.abort = abort;
     const timer = setTimeout(() => abort.abort(new Error(`no answer within ${spec.connectTimeoutMs} ms`)), spec.connectTimeoutMs);
+    const started = performance.now();
+    const took = () => Math.round(performance.now() - started);
     try {
       await raceAbort(backend.connect(abort.signal), abort.signal);
       const tools = await raceAbort(backend.listTools(abort.signal), abort.signal);
       if (this.closed) return;
       entry.failures = 0;
-      entry.state = { ...entry.state, status: "ready", error: undefined, retryAt: undefined, info: backend.info(), toolCount: tools.length };
+      entry.state = { ...entry.state, status: "ready", error: undefined, retryAt: undefined, info: backend.info(), toolCount: tools.length, connectMs: took() };
       this.emit(entry, tools);
       this.options.logger.info(`${backend.namespace}: ready with ${tools.length} tools`);
     } catch (error) {
@@ -145,7 +149,7 @@ export class BackendManager {
       if (this.closed) return;
       const message = errorMessage(error);
       const reason = message.startsWith(backend.namespace) ? message : `${backend.namespace}: ${message}`;
-      entry.state = { ...entry.state, status: "failed", error: reason, toolCount: 0 };
+      entry.state = { ...entry.state, status: "failed", error: reason, toolCount: 0, connectMs: took() };
       this.options.logger.error(reason);
       this.scheduleRetry(entry, attempt + 1);
     } finally {

@@ -8,6 +8,7 @@ import { startTelemetrySdk } from "../observe/sdk.js";
 import { ConfigError, MetatoolsError } from "../util/errors.js";
 import { bench } from "./commands/bench.js";
 import { describe } from "./commands/describe.js";
+import { doctor } from "./commands/doctor.js";
 import { evaluate } from "./commands/eval.js";
 import { indexTools } from "./commands/index-tools.js";
 import { run } from "./commands/run.js";
@@ -22,6 +23,7 @@ const COMMANDS: Record<string, { run: (argv: string[]) => Promise<number>; help:
   search: { run: search, help: "search QUERY [--limit N] [--namespace NS] [--tags a,b] [--offset N] [--json]" },
   describe: { run: describe, help: "describe ID [--detail summary|schema|full] [--json]" },
   run: { run: run, help: "run ID --args JSON [--timeout MS] [--cache use|refresh|bypass] [--json]" },
+  doctor: { run: doctor, help: "doctor [--json]                         config, backends (status, tools, connect time, quarantined), store, embedder: problems and fixes" },
   eval: { run: evaluate, help: "eval DIR [--mode bm25|semantic|hybrid|all] [--embedder use | --vectors FILE] [--limit K] [--json]" },
   index: { run: indexTools, help: "index [--json]                          embed every tool not yet in the embedding cache, with progress" },
   vectors: { run: vectors, help: "vectors import [--from FILE] [--out FILE] [--words N]   word vectors for semantic search" },

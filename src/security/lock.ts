@@ -61,6 +61,11 @@ export class LockFile {
     return true;
   }
 
+  /** Tools pinned. */
+  get size(): number {
+    return this.pins.size;
+  }
+
   get(id: string): Pin | undefined {
     return this.pins.get(id);
   }

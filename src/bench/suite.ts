@@ -1,0 +1,129 @@
+/**
+ * Runs the benchmark suites and gathers one report: search latency and cold
+ * start over synthetic catalogs (BM25, and hybrid with word vectors), the code
+ * tools, run_tool overhead and cache hits, HTTP under load, and token economics.
+ */
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { codeBench, type CodeBenchRow } from "./code.js";
+import { encoderBench, type EncoderBench } from "./encoder.js";
+import { execBench, type ExecBenchRow } from "./exec.js";
+import { httpLoad, type HttpLoadResult } from "./http.js";
+import { coldStart, searchLatency, type ColdStartResult, type LatencyResult, type SemanticBench } from "./measure.js";
+import { datasetTokens, liveTokens, loadTokenizer, type TokenRow } from "./tokens.js";
+import { installedUseModel } from "../embed/use.js";
+
+export const SUITES = ["search", "code", "exec", "http", "tokens"] as const;
+export type Suite = (typeof SUITES)[number];
+
+export interface BenchOptions {
+  suites: ReadonlySet<Suite>;
+  /** Catalog sizes for search latency. */
+  sizes: readonly number[];
+  /** Cold starts per median. */
+  runs: number;
+  codeFiles: number;
+  /** Calls per run_tool path. */
+  calls: number;
+  /** Concurrent HTTP clients, and calls each. */
+  clients: number;
+  httpCalls: number;
+  redisUrl?: string;
+  /** Word vectors for the hybrid rows; without them only BM25 is measured. */
+  vectorsFile?: string;
+  /** Retrieval-set folders (tools.jsonl, queries.jsonl) for token economics. */
+  datasets: readonly string[];
+  /** Tasks (queries) per catalog for token economics. */
+  tasks: number;
+}
+
+export interface ColdStartSummary {
+  tools: number;
+  runs: number;
+  medianMs: number;
+  rssMb: number;
+}
+
+export interface BenchReport {
+  search: LatencyResult[];
+  hybrid: LatencyResult[];
+  coldStart?: ColdStartSummary;
+  warmColdStart?: ColdStartSummary;
+  useEmbedder?: EncoderBench;
+  code: CodeBenchRow[];
+  exec: ExecBenchRow[];
+  http: HttpLoadResult[];
+  tokens: TokenRow[];
+}
+
+export async function runBench(options: BenchOptions, progress: (line: string) => void): Promise<BenchReport> {
+  const report: BenchReport = { search: [], hybrid: [], code: [], exec: [], http: [], tokens: [] };
+  const dir = mkdtempSync(join(tmpdir(), "metatools-bench-"));
+  const has = (suite: Suite) => options.suites.has(suite);
+  try {
+    if (has("tokens")) {
+      const count = await loadTokenizer();
+      for (const dataset of options.datasets) {
+        progress(`token economics on ${dataset}, ${options.tasks} tasks…`);
+        report.tokens.push(await datasetTokens(dataset, count, options.tasks));
+      }
+      progress("token economics on live servers (everything, filesystem, code)…");
+      const live = await liveTokens(dir, count);
+      if (live) report.tokens.push(live);
+      else progress("the everything and filesystem servers are not installed (dev dependencies): live-server row skipped");
+    }
+    if (has("http")) {
+      for (const stateless of [false, true]) {
+        progress(`${options.clients} clients × ${options.httpCalls} calls over HTTP${stateless ? " (stateless)" : ""}…`);
+        report.http.push(await httpLoad(dir, { clients: options.clients, calls: options.httpCalls, stateless }));
+      }
+    }
+    if (has("exec")) {
+      progress(`run_tool against a direct client, ${options.calls} calls per path…`);
+      report.exec = await execBench(dir, { calls: options.calls, redisUrl: options.redisUrl });
+    }
+    if (has("code")) {
+      progress(`code tools over ${options.codeFiles} generated files…`);
+      report.code = await codeBench(join(dir, "tree"), options.codeFiles);
+    }
+    if (has("search")) await searchSuite(options, dir, report, progress);
+    return report;
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+async function searchSuite(options: BenchOptions, dir: string, report: BenchReport, progress: (line: string) => void): Promise<void> {
+  for (const size of options.sizes) {
+    progress(`search latency at ${size} tools…`);
+    report.search.push(await searchLatency(size, dir));
+  }
+  progress(`cold start at 10000 tools, ${options.runs} runs…`);
+  report.coldStart = await medianColdStart(options.runs, dir);
+  const vectors = options.vectorsFile;
+  if (vectors) {
+    // Each size embeds into an empty cache of its own; the warm start then reuses the 10k-tool one.
+    const semantic = (size: number): SemanticBench => ({ embedder: { type: "static", vectors }, cacheDir: join(dir, `embeddings-${size}`) });
+    for (const size of options.sizes) {
+      progress(`hybrid search at ${size} tools (embedding them first)…`);
+      report.hybrid.push(await searchLatency(size, dir, semantic(size)));
+    }
+    if (options.sizes.includes(10_000)) {
+      progress(`cold start at 10000 tools with a warm embedding cache, ${options.runs} runs…`);
+      report.warmColdStart = await medianColdStart(options.runs, dir, semantic(10_000));
+    }
+  } else progress("no word vectors (run `metatools vectors import`, or pass --vectors FILE): hybrid search not measured");
+  if (installedUseModel()) {
+    progress("the Universal Sentence Encoder (use embedder)…");
+    report.useEmbedder = await encoderBench();
+  }
+}
+
+async function medianColdStart(runs: number, dir: string, semantic?: SemanticBench): Promise<ColdStartSummary> {
+  const cold: ColdStartResult[] = [];
+  for (let i = 0; i < runs; i++) cold.push(await coldStart(10_000, dir, semantic));
+  cold.sort((a, b) => a.startToFirstSearchMs - b.startToFirstSearchMs);
+  const median = cold[Math.floor(cold.length / 2)]!;
+  return { tools: 10_000, runs, medianMs: median.startToFirstSearchMs, rssMb: median.rssMb };
+}

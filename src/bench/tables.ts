@@ -1,0 +1,110 @@
+/**
+ * The benchmark report as tables, one per suite: the CLI prints them as
+ * text, `--report` writes them as Markdown. Where the project has a target,
+ * the row shows it and the ratio measured / target (≤ 1.00 meets it).
+ */
+import type { Table } from "../util/table.js";
+import type { BenchReport } from "./suite.js";
+
+/** Targets from the project's acceptance criteria. */
+export const TARGETS = { p50At10k: 2, p50At100k: 20, coldStartMs: 1500, rssMb: 300, hybridP50At10k: 15, warmColdStartMs: 2000, tokenRatio: 100 };
+
+export interface Section {
+  id: keyof Omit<BenchReport, "hybrid" | "coldStart" | "warmColdStart" | "useEmbedder">;
+  title: string;
+  table: Table;
+}
+
+export function reportSections(report: BenchReport): Section[] {
+  const sections: Section[] = [];
+  if (report.tokens.length) sections.push({ id: "tokens", title: "Token economics", table: tokenTable(report) });
+  if (report.search.length) sections.push({ id: "search", title: "Search", table: searchTable(report) });
+  if (report.exec.length) sections.push({ id: "exec", title: "run_tool overhead and cache hits", table: execTable(report) });
+  if (report.code.length) sections.push({ id: "code", title: "Code tools", table: codeTable(report) });
+  if (report.http.length) sections.push({ id: "http", title: "Streamable HTTP under load", table: httpTable(report) });
+  return sections;
+}
+
+const fixed = (v: number, digits = 2) => v.toFixed(digits);
+const int = (v: number) => Math.round(v).toLocaleString("en-US");
+
+function tokenTable(report: BenchReport): Table {
+  return {
+    head: ["catalog", "tools", "every schema", "metatools flow", "ratio", "tasks", "found in search", "of which: definitions", "search", "describe"],
+    rows: report.tokens.map((t) => [
+      t.catalog,
+      int(t.tools),
+      int(t.allSchemas),
+      int(t.flow),
+      `${fixed(t.ratio, 1)}×`,
+      String(t.tasks),
+      t.foundInSearch === undefined ? "" : `${fixed(t.foundInSearch * 100, 0)}%`,
+      int(t.definitions),
+      int(t.search),
+      int(t.describe),
+    ]),
+    note: `tokens per task, cl100k_base. every schema = every backend's tools/list in the context; metatools flow = its 3 tool definitions and instructions + one search_tools reply + one describe_tool reply for the top hit (means over the tasks). found in search = tasks whose reply listed a tool the dataset marks relevant. Target: ≥ ${TARGETS.tokenRatio}× on a catalog of StableToolBench's size`,
+  };
+}
+
+function searchTable(report: BenchReport): Table {
+  const rows: [string, number, number | undefined][] = [];
+  for (const l of report.search) {
+    const target = l.tools === 10_000 ? TARGETS.p50At10k : l.tools === 100_000 ? TARGETS.p50At100k : undefined;
+    rows.push([`BM25 search p50 @ ${int(l.tools)} tools (ms)`, l.p50Ms, target], [`BM25 search p99 @ ${int(l.tools)} tools (ms)`, l.p99Ms, undefined], [`index build @ ${int(l.tools)} tools (ms)`, l.indexMs, undefined]);
+  }
+  if (report.coldStart) rows.push(["start → first search @ 10,000 tools (ms)", report.coldStart.medianMs, TARGETS.coldStartMs], ["RSS @ 10,000 tools (MB)", report.coldStart.rssMb, TARGETS.rssMb]);
+  for (const h of report.hybrid) {
+    rows.push(
+      [`hybrid p50 @ ${int(h.tools)} tools (ms)`, h.p50Ms, h.tools === 10_000 ? TARGETS.hybridP50At10k : undefined],
+      [`hybrid p99 @ ${int(h.tools)} tools (ms)`, h.p99Ms, undefined],
+      [`index + embed @ ${int(h.tools)} tools (ms)`, h.indexMs, undefined],
+      [`embedding @ ${int(h.tools)} tools (tools/s)`, h.embedPerSecond ?? 0, undefined],
+    );
+  }
+  if (report.warmColdStart) rows.push(["warm-cache start → hybrid @ 10,000 (ms)", report.warmColdStart.medianMs, TARGETS.warmColdStartMs], ["RSS with embeddings @ 10,000 (MB)", report.warmColdStart.rssMb, undefined]);
+  if (report.useEmbedder) {
+    const u = report.useEmbedder;
+    rows.push(["use embedder: query p50 (ms)", u.queryP50Ms, undefined], ["use embedder: query p99 (ms)", u.queryP99Ms, undefined], ["use embedder: tools/s", u.toolsPerSecond, undefined]);
+  }
+  return {
+    head: ["metric", "measured", "target", "ratio", ""],
+    align: ["left", "right", "right", "right", "left"],
+    rows: rows.map(([name, value, target]) => [name, fixed(value), target ? `≤${target}` : "", target ? fixed(value / target) : "", target ? (value <= target ? "ok" : "OVER") : ""]),
+    note: "synthetic catalogs; latency through the whole search_tools path (ranking, formatting, budget); hybrid with GloVe word vectors. ratio = measured / target, ≤ 1.00 meets it",
+  };
+}
+
+function execTable(report: BenchReport): Table {
+  const cell = (v: number | undefined, digits = 3) => (v === undefined ? "" : fixed(v, digits));
+  return {
+    head: ["run_tool path", "median ms", "p90 ms", "added ms", "ratio", "target", ""],
+    align: ["left", "right", "right", "right", "right", "right", "left"],
+    rows: report.exec.map((r) => {
+      const measured = r.addedMs ?? r.medianMs;
+      const target = r.targetMs === undefined ? "" : `≤${r.targetMs}${r.addedMs !== undefined ? " added" : ""}`;
+      return [r.name, cell(r.medianMs), cell(r.p90Ms), cell(r.addedMs), cell(r.ratio, 2), target, r.targetMs === undefined ? "" : measured <= r.targetMs ? "ok" : "OVER"];
+    }),
+    note: 'added = median minus the direct client\'s median; ratio = median / direct median. "stdio" is what an agent sees: one more process hop than direct. "in-process" is metatools\' own work on a call: validation, cache policy, presentation, telemetry, budget',
+  };
+}
+
+function codeTable(report: BenchReport): Table {
+  return {
+    head: ["code tool call", "files", "matches", "cold ms", "warm ms", "warm/cold"],
+    rows: report.code.map((r) => [r.call, String(r.files), String(r.total), fixed(r.coldMs, 1), fixed(r.warmMs, 1), fixed(r.warmMs / r.coldMs)]),
+    note: "cold = first call in a fresh process: every file read and parsed; warm = median of 3 repeats, outlines cached",
+  };
+}
+
+function httpTable(report: BenchReport): Table {
+  return {
+    head: ["mode", "calls", "errors", "p50 ms", "p99 ms", "calls/s", "heap MB", "ratio", "RSS MB", "sessions", ""],
+    rows: report.http.map((r) => {
+      const ratio = r.after.heapMb / r.before.heapMb;
+      const ok = r.errors === 0 && ratio <= 1.1 && r.after.sessions === 0;
+      return [r.mode, String(r.clients * r.callsPerClient), String(r.errors), fixed(r.p50Ms), fixed(r.p99Ms), fixed(r.callsPerSecond, 0), `${r.before.heapMb} → ${r.after.heapMb}`, fixed(ratio), `${r.before.rssMb} → ${r.after.rssMb}`, `${r.before.sessions} → ${r.after.sessions}`, ok ? "ok" : "FAIL"];
+    }),
+    note: `${report.http[0]?.clients ?? 0} concurrent clients, mixed search/describe/run. heap = the server's live heap after a full GC, after a warm-up and after the run; targets: 0 errors, heap after ≤ 1.10 × before, no session left open${report.http.find((r) => r.firstError) ? `. first error: ${report.http.find((r) => r.firstError)!.firstError}` : ""}`,
+  };
+}

@@ -1,0 +1,72 @@
+/**
+ * `metatools doctor`: one screen that says whether metatools will work and,
+ * when not, what to do. Exit 0: healthy; 1: problems found; 2: the config
+ * itself is invalid (the message names the file and field).
+ */
+import { loadConfig } from "../../config/load.js";
+import { ConfigError } from "../../util/errors.js";
+import { diagnose, type DoctorReport } from "../doctor.js";
+import { logLevel, parseFlags } from "../flags.js";
+import { withApp } from "../open.js";
+import { styleFor, type Style } from "../style.js";
+import { textTable } from "../../util/table.js";
+
+export async function doctor(argv: string[]): Promise<number> {
+  const { values } = parseFlags(argv, {});
+  const level = logLevel(values["log-level"], "silent");
+  const style = styleFor(process.stdout);
+  try {
+    loadConfig({ configPath: values.config, root: values.root });
+  } catch (error) {
+    if (!(error instanceof ConfigError)) throw error;
+    if (values.json) process.stdout.write(`${JSON.stringify({ config: { ok: false, error: error.message } }, null, 2)}\n`);
+    else process.stdout.write(`${"config".padEnd(10)} ${style.bad("✗")} ${error.message}\n`);
+    return 2;
+  }
+  // Backends' own errors are in the report; the log would say them twice.
+  return withApp(values, level, async (app) => {
+    await app.search.semantic?.ready;
+    const report = await diagnose(app);
+    if (values.json) process.stdout.write(`${JSON.stringify(report, null, 2)}\n`);
+    else process.stdout.write(`${render(report, style)}\n`);
+    return report.problems.length ? 1 : 0;
+  });
+}
+
+export function render(report: DoctorReport, style: Style): string {
+  const mark = { ok: style.ok("✓"), bad: style.bad("✗"), off: style.dim("–") };
+  const { config } = report;
+  const lines = [
+    `${"config".padEnd(10)} ${mark.ok} ${config.file ?? "no config file: built-in tools only (see metatools init)"}: ${config.backends} backend${config.backends === 1 ? "" : "s"}${config.codeRoot ? `, code tools over ${config.codeRoot}` : ", code tools off"}`,
+    "",
+  ];
+  const statusStyle = (status: string) => (status === "ready" ? style.ok : status === "quarantined" || status === "connecting" || status === "reconnecting" ? style.warn : style.bad);
+  const table = {
+    head: ["backend", "kind", "status", "tools", "quarantined", "connect", "details"],
+    align: ["left", "left", "left", "right", "right", "right", "left"] as const,
+    rows: report.backends.map((b) => [b.namespace, b.kind, b.status, String(b.tools), b.quarantined ? String(b.quarantined) : "", b.connectMs === undefined ? "" : `${b.connectMs} ms`, oneLine(b.detail, 70)]),
+  };
+  lines.push(textTable(table, (cell, row, column) => (column === 2 ? statusStyle(report.backends[row]!.status)(cell) : cell)), "");
+
+  const { store, embedder, lockFile } = report;
+  const where = store.kind === "memory" ? "memory (this process only; set metatools.store.url to share across processes)" : store.where;
+  lines.push(`${"store".padEnd(10)} ${store.ok ? mark.ok : mark.bad} ${where}${store.ok ? (store.kind === "memory" ? "" : `: reachable, ${store.ms.toFixed(1)} ms`) : `: ${store.error}`}`);
+  if (embedder.status === "off") lines.push(`${"embedder".padEnd(10)} ${mark.off} off: search is BM25 only (metatools.search.embedder turns on semantic and hybrid search)`);
+  else if (embedder.status === "failed") lines.push(`${"embedder".padEnd(10)} ${mark.bad} ${embedder.id ?? "failed"}: ${embedder.error}`);
+  else lines.push(`${"embedder".padEnd(10)} ${mark.ok} ${embedder.id}: ${embedder.embedded} of ${embedder.total} tools embedded${embedder.status === "indexing" ? " (still embedding)" : ""}${embedder.cacheFile ? `, cache ${embedder.cacheFile}` : ""}`);
+  lines.push(lockFile ? `${"lock file".padEnd(10)} ${mark.ok} ${lockFile.file}: ${lockFile.pinned} tool definitions pinned` : `${"lock file".padEnd(10)} ${mark.off} off: tool definitions are not pinned (metatools.security.lockFile)`);
+
+  lines.push("");
+  if (!report.problems.length) lines.push(style.ok("no problems found"));
+  else {
+    lines.push(style.bold(`${report.problems.length} problem${report.problems.length === 1 ? "" : "s"}:`));
+    for (const p of report.problems) lines.push(`  ${mark.bad} ${p.subject}: ${p.problem.replace(/\n/g, "\n      ")}`, `    → ${p.fix}`);
+  }
+  return lines.join("\n");
+}
+
+/** The first line of a message, shortened for a table cell; the problems list below the table has it whole. */
+function oneLine(text: string, max: number): string {
+  const first = text.split("\n")[0]!;
+  return first.length > max ? `${first.slice(0, max - 1)}…` : first;
+}

@@ -1,0 +1,119 @@
+/**
+ * What `metatools doctor` finds: the config, each backend (status, tools,
+ * connect time, quarantined tools), the store, the embedder and the lock
+ * file, with every problem and what to do about it. Collected from a started
+ * app, so it sees exactly what `serve` would.
+ */
+import type { Metatools, StoreHealth } from "../app.js";
+import { maskUrl } from "../store/open.js";
+
+export interface DoctorBackend {
+  namespace: string;
+  kind: string;
+  /** The manager's status; "quarantined" when ready but some of its tools are held until a person approves them. */
+  status: string;
+  /** Tools agents can use now. */
+  tools: number;
+  quarantined: number;
+  connectMs?: number;
+  /** The server's name and version when ready; the error when not. */
+  detail: string;
+}
+
+export interface DoctorEmbedder {
+  status: "off" | "ready" | "indexing" | "failed";
+  id?: string;
+  /** Tools embedded (in the vector index) of all tools. */
+  embedded?: number;
+  total?: number;
+  cacheFile?: string;
+  error?: string;
+}
+
+export interface DoctorProblem {
+  subject: string;
+  problem: string;
+  /** What to do about it. */
+  fix: string;
+}
+
+export interface DoctorReport {
+  config: { file?: string; backends: number; codeRoot?: string };
+  backends: DoctorBackend[];
+  store: StoreHealth;
+  embedder: DoctorEmbedder;
+  lockFile?: { file: string; pinned: number };
+  problems: DoctorProblem[];
+}
+
+export async function diagnose(app: Metatools): Promise<DoctorReport> {
+  const { config } = app;
+  const held = app.registry.quarantined();
+  const problems: DoctorProblem[] = [];
+  const backends = app.backends.states().map((state): DoctorBackend => {
+    const quarantined = held.filter((q) => q.namespace === state.namespace);
+    const tools = app.registry.namespaceRecords(state.namespace).length;
+    const ready = state.status === "ready";
+    // Between retries the manager says "reconnecting"; to a person checking health, an attempt that ended in an error failed.
+    const status = ready && quarantined.length ? "quarantined" : !ready && state.error ? "failed" : state.status;
+    const error = state.error?.startsWith(`${state.namespace}: `) ? state.error.slice(state.namespace.length + 2) : state.error;
+    if (!ready && state.status !== "connecting") {
+      const spec = config.backends.find((b) => b.namespace === state.namespace);
+      const run = spec && "command" in spec ? `run it by hand to see why: ${[spec.command, ...spec.args].join(" ")}` : "check the URL, the network and its headers";
+      problems.push({ subject: state.namespace, problem: `${state.status}: ${error ?? "no answer"}`, fix: `${run}${state.retryAt ? `; a running metatools retries ${retryIn(state.retryAt)}` : ""}` });
+    }
+    if (quarantined.length) {
+      problems.push({
+        subject: state.namespace,
+        problem: `${quarantined.length} tool${quarantined.length === 1 ? "" : "s"} quarantined: ${quarantined.map((q) => `${q.id} (${q.reason})`).join("; ")}`,
+        fix: `read them with \`metatools approve --list\`; if you trust them, \`metatools approve ${quarantined.map((q) => q.id).join(" ")}\``,
+      });
+    }
+    const server = state.info ? `${state.info.name}${state.info.version ? ` ${state.info.version}` : ""}` : "";
+    return {
+      namespace: state.namespace,
+      kind: state.kind,
+      status,
+      tools,
+      quarantined: quarantined.length,
+      ...(state.connectMs === undefined ? {} : { connectMs: state.connectMs }),
+      detail: ready ? [server, quarantined.length ? `${quarantined.map((q) => q.name).join(", ")} held until approved` : ""].filter(Boolean).join("; ") : (error ?? ""),
+    };
+  });
+
+  const store = await app.checkStore();
+  if (!store.ok) problems.push({ subject: "store", problem: store.error ?? "unreachable", fix: `start it, or check metatools.store.url (${maskUrl(config.store.url)}); until then results are not cached and large outputs cannot be kept` });
+
+  const embedder = embedderStatus(app);
+  if (embedder.status === "failed") problems.push({ subject: "embedder", problem: embedder.error ?? "failed", fix: "fix metatools.search.embedder (see docs/retrieval.md); search runs on BM25 alone meanwhile" });
+
+  const lock = app.gate.lock;
+  return {
+    config: { file: config.file, backends: config.backends.length, ...(config.code ? { codeRoot: config.code.root } : {}) },
+    backends,
+    store,
+    embedder,
+    ...(lock ? { lockFile: { file: lock.file, pinned: lock.size } } : {}),
+    problems,
+  };
+}
+
+function embedderStatus(app: Metatools): DoctorEmbedder {
+  const semantic = app.search.semantic;
+  if (!semantic) return { status: "off" };
+  if (semantic.error && !semantic.embedder) return { status: "failed", error: semantic.error };
+  const total = app.registry.size;
+  return {
+    status: semantic.error ? "failed" : semantic.indexing.length ? "indexing" : "ready",
+    ...(semantic.embedder ? { id: semantic.embedder.id } : {}),
+    embedded: semantic.size,
+    total,
+    ...(semantic.cacheFile ? { cacheFile: semantic.cacheFile } : {}),
+    ...(semantic.error ? { error: semantic.error } : {}),
+  };
+}
+
+function retryIn(at: string): string {
+  const seconds = Math.max(0, (Date.parse(at) - Date.now()) / 1000);
+  return seconds < 90 ? `in ${Math.ceil(seconds)} s` : `at ${at}`;
+}

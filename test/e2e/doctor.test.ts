@@ -1,0 +1,81 @@
+import { writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { describe, expect, it } from "vitest";
+import { runCli } from "../helpers/cli.js";
+import { servers, tempDir } from "../helpers/harness.js";
+
+/** A config with one healthy backend, one that cannot start, and one serving a poisoned tool. */
+function mixedConfig(dir: string, extra: Record<string, unknown> = {}): string {
+  const file = join(dir, "metatools.json");
+  writeFileSync(
+    file,
+    JSON.stringify({
+      mcpServers: { everything: servers.everything(), broken: { command: join(dir, "no-such-server"), args: ["--port", "1"] }, weather: servers.poisoned() },
+      metatools: { code: { enabled: false }, ...extra },
+    }),
+  );
+  return file;
+}
+
+describe("metatools doctor", () => {
+  it("reports a healthy, a failing and a quarantined backend as one table, with fixes, and exits 1", async () => {
+    const dir = tempDir();
+    const file = mixedConfig(dir);
+    const { code, stdout } = await runCli(["doctor", "--config", file]);
+    expect(code).toBe(1);
+    const rows = Object.fromEntries(stdout.split("\n").filter((l) => /^(everything|broken|weather) /.test(l)).map((l) => [l.split(/\s+/)[0], l.split(/\s+/).slice(1)]));
+    expect(rows.everything?.slice(0, 3)).toEqual(["stdio", "ready", "13"]);
+    expect(rows.broken?.slice(0, 3)).toEqual(["stdio", "failed", "0"]);
+    expect(rows.weather?.slice(0, 4)).toEqual(["stdio", "quarantined", "2", "1"]);
+    expect(stdout).toContain(`config     ✓ ${file}: 3 backends, code tools off`);
+    expect(stdout).toContain("2 problems:");
+    expect(stdout).toContain(`run it by hand to see why: ${join(dir, "no-such-server")} --port 1`);
+    expect(stdout).toContain("metatools approve weather:weather");
+    expect(stdout).toMatch(/lock file\s+✓ .*metatools\.lock\.json: \d+ tool definitions pinned/);
+    // Not a terminal: no colour codes.
+    expect(stdout).not.toContain("\u001b[");
+  });
+
+  it("gives the same findings as JSON, with connect times", async () => {
+    const dir = tempDir();
+    const { code, stdout } = await runCli(["doctor", "--json", "--config", mixedConfig(dir)]);
+    expect(code).toBe(1);
+    const report = JSON.parse(stdout) as { backends: { namespace: string; status: string; tools: number; quarantined: number; connectMs?: number }[]; problems: { subject: string }[]; store: { ok: boolean; kind: string }; embedder: { status: string } };
+    const by = Object.fromEntries(report.backends.map((b) => [b.namespace, b]));
+    expect(by.everything).toMatchObject({ status: "ready", tools: 13, quarantined: 0 });
+    expect(by.broken).toMatchObject({ status: "failed", tools: 0 });
+    expect(by.weather).toMatchObject({ status: "quarantined", tools: 2, quarantined: 1 });
+    for (const name of ["everything", "broken", "weather"]) expect(by[name]!.connectMs).toBeGreaterThanOrEqual(0);
+    expect(report.problems.map((p) => p.subject).sort()).toEqual(["broken", "weather"]);
+    expect(report.store).toMatchObject({ kind: "memory", ok: true });
+    expect(report.embedder.status).toBe("off");
+  });
+
+  it("exits 0 on a healthy setup, colours only when asked, and names an unreachable store as a problem", async () => {
+    const dir = tempDir();
+    writeFileSync(join(dir, "metatools.json"), JSON.stringify({ mcpServers: { everything: servers.everything() } }));
+    const healthy = await runCli(["doctor"], { cwd: dir, env: { FORCE_COLOR: "1" } });
+    expect(healthy.code).toBe(0);
+    expect(healthy.stdout).toContain("\u001b[32mno problems found\u001b[39m");
+    const noColor = await runCli(["doctor"], { cwd: dir, env: { FORCE_COLOR: "1", NO_COLOR: "1" } });
+    expect(noColor.stdout).not.toContain("\u001b[");
+
+    writeFileSync(join(dir, "metatools.json"), JSON.stringify({ mcpServers: {}, metatools: { store: { url: "redis://127.0.0.1:1" } } }));
+    const down = await runCli(["doctor", "--json"], { cwd: dir });
+    expect(down.code).toBe(1);
+    const report = JSON.parse(down.stdout) as { store: { ok: boolean; error: string }; problems: { subject: string; fix: string }[] };
+    expect(report.store.ok).toBe(false);
+    expect(report.problems).toEqual([expect.objectContaining({ subject: "store", fix: expect.stringContaining("metatools.store.url") })]);
+  });
+
+  it("exits 2 on an invalid config, naming the file and field", async () => {
+    const dir = tempDir();
+    writeFileSync(join(dir, "metatools.json"), JSON.stringify({ mcpServers: { x: { command: 42 } } }));
+    const text = await runCli(["doctor"], { cwd: dir });
+    expect(text.code).toBe(2);
+    expect(text.stdout).toMatch(/^config\s+✗ .*metatools\.json.*mcpServers\.x\.command/m);
+    const json = await runCli(["doctor", "--json"], { cwd: dir });
+    expect(json.code).toBe(2);
+    expect(JSON.parse(json.stdout)).toMatchObject({ config: { ok: false, error: expect.stringContaining("mcpServers.x.command") } });
+  });
+});
