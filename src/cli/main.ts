@@ -10,6 +10,7 @@ import { bench } from "./commands/bench.js";
 import { describe } from "./commands/describe.js";
 import { doctor } from "./commands/doctor.js";
 import { evaluate } from "./commands/eval.js";
+import { init } from "./commands/init.js";
 import { indexTools } from "./commands/index-tools.js";
 import { run } from "./commands/run.js";
 import { approve } from "./commands/approve.js";
@@ -19,6 +20,7 @@ import { vectors } from "./commands/vectors.js";
 import { UsageError } from "./flags.js";
 
 const COMMANDS: Record<string, { run: (argv: string[]) => Promise<number>; help: string }> = {
+  init: { run: init, help: "init [--from claude-desktop|claude-code|cursor|FILE]... [--out FILE] [--force] [--dry-run] [--client C] [--json]   import a client's MCP servers into metatools.json; print how to register metatools there" },
   serve: { run: serve, help: "serve [--config F] [--root DIR] [--http PORT [--host H] [--stateless] [--allow-unauthenticated]]   MCP server on stdio, or Streamable HTTP on /mcp" },
   search: { run: search, help: "search QUERY [--limit N] [--namespace NS] [--tags a,b] [--offset N] [--json]" },
   describe: { run: describe, help: "describe ID [--detail summary|schema|full] [--json]" },

@@ -1,0 +1,95 @@
+/**
+ * `metatools init`: imports the MCP servers an existing client already runs
+ * (Claude Desktop, Claude Code, Cursor, or any file with `mcpServers`) into a
+ * metatools config, then prints how to register metatools in that client in
+ * their place. Nothing but the new config is written.
+ */
+import { chmodSync, existsSync, writeFileSync } from "node:fs";
+import { resolve } from "node:path";
+import { fileURLToPath } from "node:url";
+import { parseConfig } from "../../config/load.js";
+import { CLIENT_NAMES, CLIENTS, clientFiles, defaultPlaces, InitError, readClient, readFile, type ClientId, type ClientSource } from "../init/clients.js";
+import { convertServers } from "../init/convert.js";
+import { parseFlags, UsageError } from "../flags.js";
+import { styleFor } from "../style.js";
+
+export async function init(argv: string[]): Promise<number> {
+  const { values, positionals } = parseFlags(argv, { from: { type: "string", multiple: true }, out: { type: "string" }, force: { type: "boolean" }, "dry-run": { type: "boolean" }, client: { type: "string" } });
+  if (positionals.length) throw new UsageError(`unexpected "${positionals[0]}": name sources with --from (${CLIENTS.join(", ")} or a file)`);
+  if (values.client !== undefined && !CLIENTS.includes(values.client as ClientId)) throw new UsageError(`--client takes ${CLIENTS.join(", ")}, got "${values.client}"`);
+  const out = resolve(values.out ?? values.config ?? "metatools.json");
+  const places = defaultPlaces();
+  let sources: ClientSource[];
+  try {
+    sources = values.from?.length ? values.from.flatMap((from) => fromOne(from, places)) : CLIENTS.flatMap((c) => readClient(c, places));
+  } catch (error) {
+    if (error instanceof InitError) throw new UsageError(error.message);
+    throw error;
+  }
+  if (!values["dry-run"] && existsSync(out) && !values.force) {
+    process.stderr.write(`metatools init: ${out} exists; pass --force to replace it, --out FILE to write elsewhere, or --dry-run to see the result\n`);
+    return 1;
+  }
+  const converted = convertServers(sources);
+  const config = { mcpServers: converted.servers };
+  // Checked as metatools will read it; referenced variables need not be set yet.
+  const env = { ...process.env, ...Object.fromEntries(converted.variables.map((name) => [name, process.env[name] || "set-later"])) };
+  parseConfig(config, { file: out, env });
+  const text = `${JSON.stringify(config, null, 2)}\n`;
+  if (values["dry-run"]) {
+    process.stdout.write(text);
+    return 0;
+  }
+  writeFileSync(out, text, { mode: converted.literalSecrets.length ? 0o600 : 0o644 });
+  if (converted.literalSecrets.length) chmodSync(out, 0o600);
+
+  const clients = values.client ? [values.client as ClientId] : [...new Set(sources.map((s) => s.client).filter((c): c is ClientId => c !== "file"))];
+  const register = Object.fromEntries((clients.length ? clients : CLIENTS).map((c) => [c, registration(c, out, places)]));
+  if (values.json) {
+    process.stdout.write(`${JSON.stringify({ file: out, servers: converted.servers, sources: sources.map(({ client, file, scope, servers }) => ({ client, file, scope, count: Object.keys(servers).length })), notes: converted.notes, literalSecrets: converted.literalSecrets, variables: converted.variables, register }, null, 2)}\n`);
+    return 0;
+  }
+  const style = styleFor(process.stdout);
+  const names = Object.keys(converted.servers);
+  const lines: string[] = [];
+  if (!sources.length) {
+    lines.push(`No MCP client config found (looked for ${CLIENTS.flatMap((c) => clientFiles(c, places)).join(", ")}).`, `Wrote ${out} with no servers: metatools serves its built-in code tools; add servers under "mcpServers".`);
+  } else {
+    lines.push(style.bold(`Wrote ${out} with ${names.length} server${names.length === 1 ? "" : "s"}:`));
+    for (const s of sources) lines.push(`  from ${s.client === "file" ? "" : `${CLIENT_NAMES[s.client]}: `}${s.file}${s.scope ? ` ${s.scope}` : ""} (${Object.keys(s.servers).length})`);
+    lines.push(`  ${names.join(", ") || "(none)"}`);
+  }
+  for (const note of converted.notes) lines.push(style.dim(`  note: ${note}`));
+  if (converted.literalSecrets.length) {
+    const many = converted.literalSecrets.length > 1;
+    lines.push(style.warn(`  secrets: ${converted.literalSecrets.join(", ")} ${many ? "hold literal values" : "holds a literal value"}; the file is readable only by you. Better: write "\${NAME}" there and set NAME in the environment metatools runs in.`));
+  }
+  if (converted.variables.length) lines.push(`  set before serving: ${converted.variables.join(", ")}`);
+  for (const [client, how] of Object.entries(register)) lines.push("", style.bold(`Register metatools in ${CLIENT_NAMES[client as ClientId]}`), how);
+  // As the user launched us: through npx (from a clone or a project) or from the PATH.
+  const self = process.env.npm_command === "exec" ? "npx metatools" : "metatools";
+  const configFlag = out === resolve("metatools.json") ? "" : ` --config ${out}`;
+  lines.push("", `Check it:  ${self} doctor${configFlag}`, `Try it:    ${self} search "read a file"${configFlag}`);
+  process.stdout.write(`${lines.join("\n")}\n`);
+  return 0;
+}
+
+function fromOne(from: string, places: ReturnType<typeof defaultPlaces>): ClientSource[] {
+  if (!CLIENTS.includes(from as ClientId)) return [readFile(resolve(from))];
+  const found = readClient(from as ClientId, places);
+  if (!found.length) throw new InitError(`no ${CLIENT_NAMES[from as ClientId]} config found (looked for ${clientFiles(from as ClientId, places).join(", ")}); pass its file with --from FILE`);
+  return found;
+}
+
+/** How to put metatools in a client's config, launching this very installation (absolute paths: GUI apps do not share the shell's PATH). */
+function registration(client: ClientId, configFile: string, places: ReturnType<typeof defaultPlaces>): string {
+  const cli = fileURLToPath(new URL("../main.js", import.meta.url));
+  const args = [cli, "serve", "--config", configFile];
+  if (client === "claude-code") {
+    const quote = (s: string) => (/^[\w./:@-]+$/.test(s) ? s : `'${s.replace(/'/g, "'\\''")}'`);
+    return `  claude mcp add --scope user metatools -- ${[process.execPath, ...args].map(quote).join(" ")}\n  then remove the imported servers: claude mcp remove NAME (for each), so the agent sees only metatools`;
+  }
+  const file = clientFiles(client, places)[0]!;
+  const snippet = [`  {`, `    "mcpServers": {`, `      "metatools": { "command": ${JSON.stringify(process.execPath)}, "args": ${JSON.stringify(args).replace(/","/g, '", "')} }`, `    }`, `  }`].join("\n");
+  return `  in ${file}, replace the servers under "mcpServers" with:\n${snippet}\n  then restart ${CLIENT_NAMES[client]}.`;
+}
