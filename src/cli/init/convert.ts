@@ -34,7 +34,7 @@ export function convertServers(sources: readonly ClientSource[]): Converted {
       }
       const namespace = uniqueName(out, name, converted);
       if (namespace === undefined) continue;
-      if (namespace !== name) out.notes.push(`${name}${where} is now "${namespace}": ${renameReason(name, namespace)}`);
+      if (namespace !== name) out.notes.push(`${name}${where} is now "${namespace}": ${renameReason(name)}`);
       const dropped = Object.keys(entry as object).filter((k) => k !== "type" && !(converted.url ? REMOTE_KEYS : STDIO_KEYS).includes(k));
       if (dropped.length) out.notes.push(`${namespace}${where}: left out ${dropped.map((k) => `"${k}"`).join(", ")}, client settings metatools does not use`);
       out.servers[namespace] = converted;
@@ -96,7 +96,7 @@ function uniqueName(out: Converted, name: string, entry: Record<string, unknown>
   }
 }
 
-function renameReason(name: string, namespace: string): string {
+function renameReason(name: string): string {
   if (RESERVED_NAMESPACES.includes(name)) return `metatools serves "${name}" itself`;
   if (/^[A-Za-z0-9][A-Za-z0-9_.-]{0,59}$/.test(name)) return "the name was taken by a different server";
   return "tool ids are namespace:tool, so names keep to letters, digits, _ . - (64 at most)";
