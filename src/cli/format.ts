@@ -3,6 +3,9 @@
  * Returns the exit code: 1 when the body reports `ok: false`.
  */
 import type { MetaBody } from "../meta/types.js";
+import { textTable } from "../util/table.js";
+import { typeOf } from "../util/schema-words.js";
+import { styleFor, type Style } from "./style.js";
 
 export function printBody(tool: string, body: MetaBody, json: boolean): number {
   const failed = body.ok === false;
@@ -10,41 +13,71 @@ export function printBody(tool: string, body: MetaBody, json: boolean): number {
     process.stdout.write(`${JSON.stringify(body, null, 2)}\n`);
     return failed ? 1 : 0;
   }
+  const err = styleFor(process.stderr);
   if (failed) {
     const error = body.error as { code: string; message: string };
-    process.stderr.write(`error (${error.code}): ${error.message}\n`);
+    process.stderr.write(`${err.bad(`error (${error.code})`)}: ${error.message}\n`);
     if (body.problems) for (const p of body.problems as { field: string; expected: string }[]) process.stderr.write(`  ${p.field}: expected ${p.expected}\n`);
     if (typeof body.result === "string") process.stdout.write(`${body.result}\n`);
-    printGuidance(body, process.stderr);
+    printGuidance(body, err);
     return 1;
   }
-  if (tool === "search_tools") printSearch(body);
-  else if (tool === "run_tool") printRun(body);
-  else process.stdout.write(`${JSON.stringify(body, null, 2)}\n`);
-  printGuidance(body, process.stderr);
+  const style = styleFor(process.stdout);
+  if (tool === "search_tools") process.stdout.write(`${searchText(body, style)}\n`);
+  else if (tool === "describe_tool") process.stdout.write(`${(Array.isArray(body.tools) ? (body.tools as MetaBody[]) : [body]).map((t) => describeText(t, style)).join("\n\n")}\n`);
+  else printRun(body, err);
+  printGuidance(body, err);
   return 0;
 }
 
-function printSearch(body: MetaBody): void {
+function searchText(body: MetaBody, style: Style): string {
   const hits = body.hits as { id: string; summary: string; call: string; score: number; read_only?: boolean; destructive?: boolean }[];
   const byNs = (body.by_namespace as { namespace: string; count: number }[]).map((n) => `${n.namespace} ${n.count}`).join(", ");
-  const lines = [`${body.total} matching tools${byNs ? ` (${byNs})` : ""}; showing ${body.shown} from ${Number(body.offset) + 1}`];
+  const lines = [`${body.total} matching tools${byNs ? ` (${byNs})` : ""}; showing ${body.shown} from ${Number(body.offset) + 1}${body.mode ? `, ranked ${String(body.mode)}` : ""}`];
   hits.forEach((h, i) => {
-    const flags = [h.read_only ? "read-only" : "", h.destructive ? "destructive" : ""].filter(Boolean).join(", ");
-    lines.push("", `${String(Number(body.offset) + i + 1).padStart(3)}. ${h.id}  (score ${h.score}${flags ? `, ${flags}` : ""})`, `     ${h.summary}`, `     ${h.call}`);
+    const flags = [h.read_only ? "read-only" : "", h.destructive ? style.warn("destructive") : ""].filter(Boolean).join(", ");
+    lines.push("", `${String(Number(body.offset) + i + 1).padStart(3)}. ${style.bold(h.id)}  ${style.dim(`score ${h.score}`)}${flags ? `  ${flags}` : ""}`, `     ${h.summary}`, `     ${style.dim(h.call)}`);
   });
   for (const u of (body.unavailable as { namespace: string; status: string; error?: string }[] | undefined) ?? []) {
-    lines.push(`  ! ${u.namespace}: ${u.status}${u.error ? ` — ${u.error}` : ""}`);
+    lines.push(style.warn(`  ! ${u.namespace}: ${u.status}${u.error ? ` — ${u.error}` : ""}`));
   }
-  process.stdout.write(`${lines.join("\n")}\n`);
+  return lines.join("\n");
 }
 
-function printRun(body: MetaBody): void {
+/** One tool's docs as a person reads them: what it does, its call, a parameter table, notes and examples. */
+function describeText(tool: MetaBody, style: Style): string {
+  const a = (tool.annotations ?? {}) as Record<string, boolean | undefined>;
+  const hints = [a.readOnlyHint ? "read-only" : "", a.destructiveHint ? style.warn("destructive") : "", a.idempotentHint ? "idempotent" : ""].filter(Boolean).join(", ");
+  const lines = [`${style.bold(String(tool.id))}${tool.title ? ` — ${String(tool.title)}` : ""}${hints ? `  (${hints})` : ""}`];
+  if (tool.summary) lines.push(String(tool.summary));
+  if (tool.description && tool.description !== tool.summary) lines.push("", String(tool.description));
+  if (tool.call) lines.push("", `call: ${String(tool.call)}`);
+  const schema = tool.input_schema as { properties?: Record<string, Record<string, unknown>>; required?: string[] } | undefined;
+  const props = Object.entries(schema?.properties ?? {});
+  if (props.length) {
+    const required = new Set(schema?.required ?? []);
+    lines.push("", textTable({ head: ["parameter", "type", "meaning"], align: ["left", "left", "left"], rows: props.map(([name, p]) => [`${name}${required.has(name) ? "*" : ""}`, typeOf(p), String(p.description ?? "")]) }));
+    if (required.size) lines.push(style.dim("(* required)"));
+  }
+  if (tool.notes) lines.push("", `notes: ${String(tool.notes)}`);
+  for (const e of (tool.examples as { title: string; call: { tool_id: string; args: unknown }; result?: string }[] | undefined) ?? []) {
+    lines.push("", `example: ${e.title}`, `  metatools run ${e.call.tool_id} --args '${JSON.stringify(e.call.args).replace(/'/g, "'\\''")}'`);
+    if (e.result) lines.push(`  → ${e.result}`);
+  }
+  for (const ref of (tool.external_refs as { title: string; url: string }[] | undefined) ?? []) lines.push(`see: ${ref.title} ${ref.url}`);
+  return lines.join("\n");
+}
+
+function printRun(body: MetaBody, err: Style): void {
   if (typeof body.result === "string") process.stdout.write(`${body.result}\n`);
   if (body.structured !== undefined) process.stdout.write(`${JSON.stringify(body.structured, null, 2)}\n`);
   if (body.content) process.stdout.write(`${JSON.stringify(body.content, null, 2)}\n`);
+  const facts = [typeof body.cache === "string" ? `cache ${body.cache}${typeof body.cache_age_s === "number" ? ` (${body.cache_age_s} s old)` : ""}` : "", typeof body.duration_ms === "number" ? `${body.duration_ms} ms` : ""].filter(Boolean);
+  if (facts.length) process.stderr.write(`${err.dim(`${String(body.tool_id ?? "")}: ${facts.join(", ")}`)}\n`);
 }
 
-function printGuidance(body: MetaBody, out: NodeJS.WritableStream): void {
-  for (const key of ["must_follow", "warning", "hint"]) if (typeof body[key] === "string") out.write(`${key}: ${body[key] as string}\n`);
+function printGuidance(body: MetaBody, out: Style): void {
+  for (const key of ["must_follow", "warning", "hint"]) {
+    if (typeof body[key] === "string") process.stderr.write(`${key === "hint" ? key : out.warn(key)}: ${body[key] as string}\n`);
+  }
 }

@@ -23,6 +23,8 @@ export interface EvalOptions {
   embeddingCache?: string;
   /** Fusion settings to measure; default the configured ones. */
   fusion?: FusionSettings;
+  /** Told as tools are embedded ("embedding") and queries ranked (the mode's name). */
+  onProgress?: (stage: string, done: number, total: number) => void;
 }
 
 export async function evaluateDataset(dir: string, modes: readonly EvalMode[], options: EvalOptions = {}): Promise<Partial<Record<EvalMode, Metrics>>> {
@@ -36,6 +38,8 @@ export async function evaluateDataset(dir: string, modes: readonly EvalMode[], o
   config.search.embeddingCache = options.embeddingCache;
   if (options.fusion) config.search.fusion = options.fusion;
   const app = createMetatools(config);
+  const progress = options.onProgress;
+  if (progress && app.search.semantic) app.search.semantic.onProgress = (p) => progress("embedding", p.done, p.total);
   await app.start();
   try {
     const state = app.backends.state(NAMESPACE);
@@ -50,13 +54,15 @@ export async function evaluateDataset(dir: string, modes: readonly EvalMode[], o
       }
       const acc = createAccumulator();
       const prefix = `${NAMESPACE}:`;
-      for (const q of queries) {
+      for (const [i, q] of queries.entries()) {
+        if (i % 25 === 0) progress?.(mode, i, queries.length);
         const outcome = await app.search.search({ query: q.query, limit: 10, offset: 0, namespaces: [NAMESPACE], tags: [], mode: mode as SearchMode });
         acc.add(
           outcome.hits.map((h) => h.record.id.slice(prefix.length)),
           q.relevant,
         );
       }
+      progress?.(mode, queries.length, queries.length);
       out[mode] = acc.result(tools);
     }
     return out;

@@ -53,6 +53,26 @@ describe("metatools CLI", () => {
     const bad = await runCli(["run", "fs:read_text_fil", "--args", "{}"], { cwd: dir });
     expect(bad.code).toBe(1);
     expect(bad.stderr).toContain("fs:read_text_file");
+    // describe as a person reads it: the call, then a parameter table with required ones starred; no JSON, no colour in a pipe.
+    const described = await runCli(["describe", "fs:read_text_file"], { cwd: dir });
+    expect(described.code).toBe(0);
+    expect(described.stdout).toMatch(/^fs:read_text_file/);
+    expect(described.stdout).toMatch(/^call: read_text_file\(path\*/m);
+    expect(described.stdout).toMatch(/^parameter\s+type\s+meaning$/m);
+    expect(described.stdout).toMatch(/^path\*\s+string/m);
+    expect(described.stdout).not.toContain('"input_schema"');
+    expect(described.stdout).not.toContain("\u001b[");
+    const coloured = await runCli(["search", "list directory"], { cwd: dir, env: { FORCE_COLOR: "1" } });
+    expect(coloured.stdout).toContain("\u001b[1mfs:list_directory\u001b[22m");
+  });
+
+  it("answers --help for the whole CLI and for each command, from the one command table", async () => {
+    const all = await runCli(["--help"]);
+    expect(all.code).toBe(0);
+    for (const name of ["init", "serve", "search", "describe", "run", "doctor", "approve", "index", "vectors", "eval", "bench"]) expect(all.stdout).toMatch(new RegExp(`^  ${name} +\\S`, "m"));
+    const one = await runCli(["doctor", "--help"]);
+    expect(one.code).toBe(0);
+    expect(one.stdout).toBe("metatools doctor [--json]\n  one table: config, each backend's status, tools, connect time and quarantined tools, store, embedder; problems with fixes\n");
   });
 
   it("rejects bad flags with usage", async () => {

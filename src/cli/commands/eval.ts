@@ -3,6 +3,7 @@ import { loadConfig } from "../../config/load.js";
 import type { EmbedderConfig } from "../../config/resolved.js";
 import { EVAL_MODES, evaluateDataset, type EvalMode } from "../../eval/run.js";
 import { intFlag, parseFlags, UsageError } from "../flags.js";
+import { ProgressView } from "../progress.js";
 
 export async function evaluate(argv: string[]): Promise<number> {
   const { values, positionals } = parseFlags(argv, { mode: { type: "string" }, limit: { type: "string" }, vectors: { type: "string" }, embedder: { type: "string" } });
@@ -19,7 +20,15 @@ export async function evaluate(argv: string[]): Promise<number> {
     process.stderr.write("metatools eval: skipping semantic, hybrid: no embedder (pass --embedder use or --vectors FILE, or set metatools.search.embedder)\n");
     modes = ["bm25"];
   }
-  const results = await evaluateDataset(resolve(positionals[0]!), modes, { sample: intFlag(values.limit, "limit", 1), embedder, embeddingCache: config.search.embeddingCache, fusion: config.search.fusion });
+  const view = new ProgressView(process.stderr);
+  const results = await evaluateDataset(resolve(positionals[0]!), modes, {
+    sample: intFlag(values.limit, "limit", 1),
+    embedder,
+    embeddingCache: config.search.embeddingCache,
+    fusion: config.search.fusion,
+    onProgress: (stage, done, total) => view.update(stage === "embedding" ? "embedding tools" : `${stage} queries`, done, total, stage === "embedding" ? `embedded ${total} tools` : `${stage}: ${total} queries ranked`),
+  });
+  view.finish();
   if (values.json) {
     process.stdout.write(`${JSON.stringify(results, null, 2)}\n`);
     return 0;

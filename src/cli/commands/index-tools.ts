@@ -4,9 +4,9 @@
  * bar shows tools embedded per namespace; otherwise one line per namespace.
  * Later starts (serve, search) then find every vector cached.
  */
-import type { IndexProgress } from "../../search/semantic.js";
 import { logLevel, parseFlags, UsageError } from "../flags.js";
 import { openApp } from "../open.js";
+import { ProgressView } from "../progress.js";
 
 export async function indexTools(argv: string[]): Promise<number> {
   const { values, positionals } = parseFlags(argv, {});
@@ -15,7 +15,7 @@ export async function indexTools(argv: string[]): Promise<number> {
   const started = performance.now();
   const app = await openApp(values, logLevel(values["log-level"], "warn"), (app) => {
     if (!app.search.semantic) return;
-    app.search.semantic.onProgress = (p) => progress.update(p);
+    app.search.semantic.onProgress = (p) => progress.update(`embedding ${p.namespace}`, p.done, p.total, `indexed ${p.namespace}: ${p.total} tools`);
   });
   try {
     const semantic = app.search.semantic;
@@ -48,34 +48,5 @@ export async function indexTools(argv: string[]): Promise<number> {
     return 0;
   } finally {
     await app.close();
-  }
-}
-
-const BAR = 24;
-
-/** A one-line bar redrawn in place on a terminal; a line per finished namespace elsewhere. */
-class ProgressView {
-  private readonly tty: boolean;
-  private drawn = false;
-  private lastDraw = 0;
-
-  constructor(private readonly out: NodeJS.WriteStream) {
-    this.tty = out.isTTY === true;
-  }
-
-  update({ namespace, done, total }: IndexProgress): void {
-    if (this.tty) {
-      // At most ten redraws a second, and always the last one.
-      const now = performance.now();
-      if (done < total && now - this.lastDraw < 100) return;
-      this.lastDraw = now;
-      const filled = total ? Math.round((done / total) * BAR) : BAR;
-      this.out.write(`\r\x1b[2Kembedding ${namespace} [${"#".repeat(filled)}${".".repeat(BAR - filled)}] ${done}/${total}`);
-      this.drawn = true;
-    } else if (done === total) this.out.write(`indexed ${namespace}: ${total} tools\n`);
-  }
-
-  finish(): void {
-    if (this.drawn) this.out.write("\r\x1b[2K");
   }
 }

@@ -14,6 +14,10 @@ export async function vectors(argv: string[]): Promise<number> {
   mkdirSync(dirname(out), { recursive: true });
   process.stderr.write(`reading ${from}…\n`);
   const header = importWinkVectors(from, out, words);
+  if (values.json) {
+    process.stdout.write(`${JSON.stringify({ file: out, words: header.count, dimensions: header.dimensions, source: header.source, embedder: { type: "static", vectors: out } }, null, 2)}\n`);
+    return 0;
+  }
   process.stdout.write(
     `wrote ${out}: ${header.count} words × ${header.dimensions} dimensions (${header.source}).\nUse it in metatools.json:\n  "metatools": { "search": { "embedder": { "type": "static", "vectors": ${JSON.stringify(out)} } } }\n`,
   );

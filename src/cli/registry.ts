@@ -1,0 +1,61 @@
+/**
+ * Every `metatools` command: how it is called, what it is for, and its
+ * handler. `metatools --help` and docs/reference/cli.md are made from this
+ * table, so the two cannot disagree.
+ */
+import { approve } from "./commands/approve.js";
+import { bench } from "./commands/bench.js";
+import { describe } from "./commands/describe.js";
+import { doctor } from "./commands/doctor.js";
+import { evaluate } from "./commands/eval.js";
+import { indexTools } from "./commands/index-tools.js";
+import { init } from "./commands/init.js";
+import { run } from "./commands/run.js";
+import { search } from "./commands/search.js";
+import { serve } from "./commands/serve.js";
+import { vectors } from "./commands/vectors.js";
+
+export interface Command {
+  name: string;
+  /** Arguments and flags after the command's name. */
+  usage: string;
+  /** One line: what it is for. */
+  summary: string;
+  run(argv: string[]): Promise<number>;
+}
+
+export const COMMANDS: readonly Command[] = [
+  { name: "init", usage: "[--from claude-desktop|claude-code|cursor|FILE]... [--out FILE] [--force] [--dry-run] [--client C] [--json]", summary: "import the MCP servers your client runs into metatools.json, and print how to register metatools there", run: init },
+  { name: "serve", usage: "[--http PORT [--host H] [--stateless] [--allow-unauthenticated]]", summary: "the MCP server: on stdio (what clients launch), or Streamable HTTP on /mcp", run: serve },
+  { name: "search", usage: "QUERY [--limit N] [--offset N] [--namespace NS]... [--tags a,b] [--mode auto|bm25|semantic|hybrid] [--json]", summary: "rank tools for a task, as search_tools does", run: search },
+  { name: "describe", usage: "ID... [--detail summary|schema|full] [--examples N] [--json]", summary: "a tool's docs: schema, notes and examples, as describe_tool gives them", run: describe },
+  { name: "run", usage: "ID --args JSON [--timeout MS] [--cache use|refresh|bypass] [--json]", summary: "run a tool through metatools (validated, cached, observed), as run_tool does", run },
+  { name: "doctor", usage: "[--json]", summary: "one table: config, each backend's status, tools, connect time and quarantined tools, store, embedder; problems with fixes", run: doctor },
+  { name: "approve", usage: "ID... | --all | --list [--json]", summary: "let in quarantined tools a person has read (pins their definitions in the lock file)", run: approve },
+  { name: "index", usage: "[--json]", summary: "embed every tool not yet in the embedding cache, with a progress bar", run: indexTools },
+  { name: "vectors", usage: "import [--from FILE] [--out FILE] [--words N] [--json]", summary: "build the word-vectors file for offline semantic search", run: vectors },
+  { name: "eval", usage: "DIR [--mode bm25|semantic|hybrid|all] [--embedder use | --vectors FILE] [--limit K] [--json]", summary: "retrieval quality on a dataset (tools.jsonl + queries.jsonl): hit@k, MRR, nDCG, recall", run: evaluate },
+  {
+    name: "bench",
+    usage: "[--suite all|search|code|exec|http|tokens] [--dataset DIR]... [--vectors FILE] [--report FILE] [--sizes 1000,10000,100000] [--tasks N] [--clients N] [--calls N] [--code-files N] [--runs N] [--redis URL] [--json]",
+    summary: "benchmarks: search latency, cold start, RSS, run_tool overhead, cache hits, HTTP load, token economics; --report writes the Markdown page with charts",
+    run: bench,
+  },
+];
+
+export const COMMON_FLAGS = "Every command takes --config FILE (default ./metatools.json, or $METATOOLS_CONFIG), --root DIR (the code tools' project root; default the working directory) and --log-level debug|info|warn|error|silent.";
+
+export const EXIT_CODES = "Exit codes: 0 done; 1 the operation failed or found problems (the message says what to do); 2 bad usage or an invalid config (the message names the file and the field).";
+
+/** `metatools --help`. */
+export function usage(): string {
+  return [
+    "usage: metatools <command> [options]",
+    "",
+    ...COMMANDS.map((c) => `  ${c.name.padEnd(9)} ${c.summary}\n  ${" ".repeat(9)} metatools ${c.name} ${c.usage}`),
+    "",
+    COMMON_FLAGS,
+    EXIT_CODES,
+    "Colour only on a terminal (NO_COLOR turns it off, FORCE_COLOR on). Logs go to stderr; stdout carries the result, or the protocol under serve.",
+  ].join("\n");
+}
