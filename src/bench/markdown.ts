@@ -49,9 +49,12 @@ export function writeMarkdownReport(file: string, report: BenchReport, command: 
     "```",
     "",
     "Each figure is one run on a shared machine: compare ratios, not milliseconds across machines. See [retrieval.md](retrieval.md) for search quality.",
+    "",
+    "Inputs: `--dataset` takes retrieval sets in the eval format (a folder with `tools.jsonl` and `queries.jsonl`, see [retrieval.md](retrieval.md)); the ones measured here are the tool sets and queries of StableToolBench (THUNLP-MT/StableToolBench) and MetaTool (HowieHwong/MetaTool). `--vectors` is the GloVe file `metatools vectors import` writes; without it the hybrid rows are skipped. The live-server row runs the public everything and filesystem servers from npm (dev dependencies) and the built-in code tools.",
   ];
   for (const section of reportSections(report)) {
     lines.push("", `## ${section.title}`, "", INTRO[section.id] ?? "");
+    if (section.id === "tokens") lines.push("", tokenSummary(report));
     if (charts[section.id]) lines.push("", charts[section.id]!);
     lines.push("", markdownTable(section.table));
   }
@@ -64,6 +67,22 @@ export function writeMarkdownReport(file: string, report: BenchReport, command: 
     written.push(path);
     return `![${alt}](${link})`;
   }
+}
+
+/** What the token table says, in a sentence made from its own rows. */
+function tokenSummary(report: BenchReport): string {
+  const rows = [...report.tokens].sort((a, b) => b.tools - a.tools);
+  const big = rows[0]!;
+  const small = rows[rows.length - 1]!;
+  const int = (v: number) => Math.round(v).toLocaleString("en-US");
+  const perTask = (t: (typeof rows)[number]) => int(t.search + t.describe);
+  const lines = [`On the largest catalog (${big.catalog}, ${int(big.tools)} tools) a task costs ${int(big.flow)} tokens through metatools against ${int(big.allSchemas)} with every schema loaded: ${big.ratio.toFixed(1)}× fewer.`];
+  if (small !== big) {
+    lines.push(
+      `The flow's cost hardly depends on the catalog (about ${int(big.definitions)} tokens of definitions once, then ${perTask(big)} per task for the search and describe replies), so a small catalog saves less: ${small.catalog}, ${int(small.tools)} tools, ${small.ratio.toFixed(1)}×.`,
+    );
+  }
+  return lines.join(" ");
 }
 
 function latencyChart(report: BenchReport): string | undefined {

@@ -73,7 +73,7 @@ function reproduce(argv: string[], file: string): string {
     if (inline === undefined && ["--report", "--dataset", "--vectors"].includes(flag)) i++;
     if (flag === "--report") args.push(flag, relative(process.cwd(), file));
     else if (flag === "--dataset") args.push(flag, `path/to/${basename(resolve(value))}`);
-    else if (flag === "--vectors") args.push(flag, `path/to/${basename(value)}`);
+    else if (flag === "--vectors") args.push(flag, "path/to/glove-100d.mtvec");
     else args.push(argv[i - (inline === undefined && ["--report", "--dataset", "--vectors"].includes(flag) ? 1 : 0)]!);
   }
   return `npm run bench -- ${args.join(" ")}`;

@@ -1,0 +1,75 @@
+import { existsSync, readFileSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { describe, expect, it } from "vitest";
+import { writeMarkdownReport } from "../src/bench/markdown.js";
+import type { BenchReport } from "../src/bench/suite.js";
+import { syntheticTools } from "../src/bench/synthetic.js";
+import { datasetTokens, loadTokenizer } from "../src/bench/tokens.js";
+import { tempDir, writeSyntheticTools } from "./helpers/harness.js";
+
+describe("token economics", () => {
+  it("counts with a real BPE tokenizer", async () => {
+    const count = await loadTokenizer();
+    // cl100k_base: "hello world" is two tokens, and a long word splits into several.
+    expect(count("hello world")).toBe(2);
+    expect(count("antidisestablishmentarianism")).toBeGreaterThan(3);
+  });
+
+  it("sets every schema of a catalog against three definitions, a search and a describe per task", async () => {
+    const dir = tempDir();
+    writeSyntheticTools(dir, 400);
+    const tools = syntheticTools(400);
+    // Each query names its tool's own words, so search finds it; the set says which tool is relevant.
+    writeFileSync(join(dir, "queries.jsonl"), tools.slice(0, 40).map((t, i) => JSON.stringify({ id: i, query: t.description, relevant: [t.id] })).join("\n"));
+    const count = await loadTokenizer();
+    const row = await datasetTokens(dir, count, 20);
+    expect(row).toMatchObject({ catalog: dir.split("/").pop(), tools: 400, tasks: 20 });
+    // The baseline holds every tool's name, description and schema; the flow a fixed part and two replies.
+    expect(row.allSchemas).toBeGreaterThan(tools.reduce((n, t) => n + count(t.description), 0));
+    expect(row.definitions).toBeGreaterThan(500);
+    expect(row.search).toBeGreaterThan(50);
+    expect(row.describe).toBeGreaterThan(20);
+    expect(row.flow).toBeCloseTo(row.definitions + row.search + row.describe, 6);
+    expect(row.ratio).toBeCloseTo(row.allSchemas / row.flow, 6);
+    expect(row.ratio).toBeGreaterThan(10);
+    expect(row.foundInSearch).toBeGreaterThan(0.8);
+  });
+});
+
+describe("the Markdown report", () => {
+  it("writes the page with its tables and both charts beside it", () => {
+    const dir = tempDir();
+    const report: BenchReport = {
+      search: [1000, 10000].map((tools, i) => ({ tools, mode: "bm25", queries: 400, p50Ms: 0.1 * (i + 1), p99Ms: 1 + i, indexMs: 100 * (i + 1) })),
+      hybrid: [1000, 10000].map((tools, i) => ({ tools, mode: "hybrid", queries: 400, p50Ms: 0.4 * (i + 1), p99Ms: 3 + i, indexMs: 150 * (i + 1), embedPerSecond: 9000 })),
+      coldStart: { tools: 10000, runs: 3, medianMs: 1200, rssMb: 190 },
+      code: [],
+      exec: [],
+      http: [],
+      tokens: [
+        { catalog: "big", tools: 2479, tasks: 200, allSchemas: 272846, definitions: 1019, search: 551, describe: 178, flow: 1748, ratio: 156.1, foundInSearch: 0.93 },
+        { catalog: "small", tools: 32, tasks: 10, allSchemas: 5949, definitions: 1101, search: 410, describe: 282, flow: 1793, ratio: 3.3 },
+      ],
+    };
+    const file = join(dir, "benchmarks.md");
+    const written = writeMarkdownReport(file, report, "npm run bench -- --report benchmarks.md");
+    expect(written).toEqual([file, join(dir, "benchmarks", "search-latency.svg"), join(dir, "benchmarks", "tokens.svg")]);
+    const page = readFileSync(file, "utf8");
+    expect(page).toContain("npm run bench -- --report benchmarks.md");
+    expect(page).toContain("![tokens per task](benchmarks/tokens.svg)");
+    expect(page).toContain("![search latency against catalog size](benchmarks/search-latency.svg)");
+    expect(page).toContain("| big | 2,479 | 272,846 | 1,748 | 156.1× | 200 | 93% |");
+    expect(page).toContain("156.1× fewer");
+    expect(page).toContain("| start → first search @ 10,000 tools (ms) | 1200.00 | ≤1500 | 0.80 | ok |");
+    for (const svg of written.slice(1)) {
+      expect(existsSync(svg)).toBe(true);
+      const text = readFileSync(svg, "utf8");
+      expect(text.startsWith("<svg xmlns=\"http://www.w3.org/2000/svg\"")).toBe(true);
+      expect(text.trimEnd().endsWith("</svg>")).toBe(true);
+      expect(text.match(/<text /g)?.length).toBe(text.match(/<\/text>/g)?.length);
+    }
+    const latency = readFileSync(written[1]!, "utf8");
+    for (const series of ["BM25 p50", "BM25 p99", "hybrid p50", "hybrid p99"]) expect(latency).toContain(`>${series}</text>`);
+    expect(readFileSync(written[2]!, "utf8")).toContain(">big (2.48k tools)</text>");
+  });
+});
