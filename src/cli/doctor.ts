@@ -59,8 +59,8 @@ export async function diagnose(app: Metatools): Promise<DoctorReport> {
     const error = state.error?.startsWith(`${state.namespace}: `) ? state.error.slice(state.namespace.length + 2) : state.error;
     if (!ready && state.status !== "connecting") {
       const spec = config.backends.find((b) => b.namespace === state.namespace);
-      const run = spec && "command" in spec ? `run it by hand to see why: ${[spec.command, ...spec.args].join(" ")}` : "check the URL, the network and its headers";
-      problems.push({ subject: state.namespace, problem: `${state.status}: ${error ?? "no answer"}`, fix: `${run}${state.retryAt ? `; a running metatools retries ${retryIn(state.retryAt)}` : ""}` });
+      const run = !spec ? "this backend is built in: run with --log-level debug and report the error" : "command" in spec ? `run it by hand to see why: ${[spec.command, ...spec.args].join(" ")}` : "check the URL, the network and its headers";
+      problems.push({ subject: state.namespace, problem: `${status}: ${error ?? "no answer"}`, fix: `${run}${state.retryAt ? `; a running metatools retries ${retryIn(state.retryAt)}` : ""}` });
     }
     if (quarantined.length) {
       problems.push({

@@ -29,6 +29,7 @@ describe("metatools doctor", () => {
     expect(rows.weather?.slice(0, 4)).toEqual(["stdio", "quarantined", "2", "1"]);
     expect(stdout).toContain(`config     ✓ ${file}: 3 backends, code tools off`);
     expect(stdout).toContain("2 problems:");
+    expect(stdout).toMatch(/✗ broken: failed: /);
     expect(stdout).toContain(`run it by hand to see why: ${join(dir, "no-such-server")} --port 1`);
     expect(stdout).toContain("metatools approve weather:weather");
     expect(stdout).toMatch(/lock file\s+✓ .*metatools\.lock\.json: \d+ tool definitions pinned/);
@@ -68,7 +69,20 @@ describe("metatools doctor", () => {
     expect(report.problems).toEqual([expect.objectContaining({ subject: "store", fix: expect.stringContaining("metatools.store.url") })]);
   });
 
-  it("exits 2 on an invalid config, naming the file and field", async () => {
+  it("shows secrets from the environment redacted, in the table, the problems and the JSON", async () => {
+    const dir = tempDir();
+    writeFileSync(join(dir, "metatools.json"), JSON.stringify({ mcpServers: { api: { command: join(dir, "no-such-server"), args: ["--token", "${DOCTOR_TOKEN}"] } } }));
+    const env = { DOCTOR_TOKEN: "ghp_supersecretvalue123" };
+    const text = await runCli(["doctor"], { cwd: dir, env });
+    expect(text.code).toBe(1);
+    expect(text.stdout).toContain("run it by hand to see why:");
+    expect(text.stdout).not.toContain("ghp_supersecretvalue123");
+    const json = await runCli(["doctor", "--json"], { cwd: dir, env });
+    expect(json.stdout).toContain("--token");
+    expect(json.stdout).not.toContain("ghp_supersecretvalue123");
+  });
+
+  it("exits 2 on an invalid config or lock file, naming the file and field", async () => {
     const dir = tempDir();
     writeFileSync(join(dir, "metatools.json"), JSON.stringify({ mcpServers: { x: { command: 42 } } }));
     const text = await runCli(["doctor"], { cwd: dir });
@@ -77,5 +91,12 @@ describe("metatools doctor", () => {
     const json = await runCli(["doctor", "--json"], { cwd: dir });
     expect(json.code).toBe(2);
     expect(JSON.parse(json.stdout)).toMatchObject({ config: { ok: false, error: expect.stringContaining("mcpServers.x.command") } });
+
+    // Valid config, corrupt lock file: found only as the app is built, and still reported by doctor itself.
+    writeFileSync(join(dir, "metatools.json"), JSON.stringify({ mcpServers: {} }));
+    writeFileSync(join(dir, "metatools.lock.json"), "{ half a file");
+    const lock = await runCli(["doctor"], { cwd: dir });
+    expect(lock.code).toBe(2);
+    expect(lock.stdout).toMatch(/^config\s+✗ .*metatools\.lock\.json.*not valid JSON/m);
   });
 });

@@ -1,20 +1,24 @@
-import { mkdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
+import { mkdirSync, readFileSync, realpathSync, statSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
+import { clientFiles } from "../../src/cli/init/clients.js";
 import { loadConfig } from "../../src/config/load.js";
 import { runCli } from "../helpers/cli.js";
 import { servers, tempDir } from "../helpers/harness.js";
 
 /** A home and a project folder holding the three clients' configs, as a user's machine would. */
 function machine(): { home: string; project: string; env: NodeJS.ProcessEnv } {
-  const home = tempDir("metatools-home-");
-  const project = tempDir("metatools-project-");
+  // Real paths: the child's working directory is reported resolved (macOS's /var is a link).
+  const home = realpathSync(tempDir("metatools-home-"));
+  const project = realpathSync(tempDir("metatools-project-"));
+  const env = { HOME: home, USERPROFILE: home, APPDATA: join(home, "AppData", "Roaming"), XDG_CONFIG_HOME: "" };
+  const desktop = clientFiles("claude-desktop", { home, cwd: project, platform: process.platform, env })[0]!;
   const write = (file: string, json: unknown) => {
     mkdirSync(join(file, ".."), { recursive: true });
     writeFileSync(file, JSON.stringify(json));
   };
   const everything = servers.everything();
-  write(join(home, ".config", "Claude", "claude_desktop_config.json"), {
+  write(desktop, {
     mcpServers: {
       everything,
       github: { command: "npx", args: ["-y", "@modelcontextprotocol/server-github"], env: { GITHUB_PERSONAL_ACCESS_TOKEN: "ghp_literal_secret_value" }, alwaysAllow: ["search"] },
@@ -25,7 +29,7 @@ function machine(): { home: string; project: string; env: NodeJS.ProcessEnv } {
   // Claude Code: the same server at user scope (kept once), a clashing name in this project's local scope.
   write(join(home, ".claude.json"), { numStartups: 3, mcpServers: { everything }, projects: { [project]: { mcpServers: { github: { type: "http", url: "https://api.githubcopilot.com/mcp/" } } } } });
   write(join(project, ".cursor", "mcp.json"), { mcpServers: { linear: { url: "https://mcp.linear.app/sse", type: "sse", headers: { Authorization: "Bearer ${env:LINEAR_TOKEN}" } }, code: { command: "code-mcp" } } });
-  return { home, project, env: { HOME: home, XDG_CONFIG_HOME: "", npm_command: "" } };
+  return { home, project, env: { ...env, npm_command: "" } };
 }
 
 describe("metatools init", () => {
@@ -36,7 +40,10 @@ describe("metatools init", () => {
     const result = JSON.parse(stdout) as { file: string; servers: Record<string, Record<string, unknown>>; notes: string[]; literalSecrets: string[]; variables: string[]; register: Record<string, string>; sources: { client: string }[] };
     expect(result.file).toBe(join(project, "metatools.json"));
     expect(Object.keys(result.servers).sort()).toEqual(["code-server", "everything", "github", "github-2", "linear", "my-tools"]);
-    expect(result.servers.github).toEqual({ command: "npx", args: ["-y", "@modelcontextprotocol/server-github"], env: { GITHUB_PERSONAL_ACCESS_TOKEN: "ghp_literal_secret_value" } });
+    // What is printed masks the literal token; the file keeps it, readable by its owner only.
+    expect(result.servers.github).toEqual({ command: "npx", args: ["-y", "@modelcontextprotocol/server-github"], env: { GITHUB_PERSONAL_ACCESS_TOKEN: "<secret: 24 characters>" } });
+    expect(stdout).not.toContain("ghp_literal_secret_value");
+    expect(JSON.parse(readFileSync(result.file, "utf8")).mcpServers.github.env.GITHUB_PERSONAL_ACCESS_TOKEN).toBe("ghp_literal_secret_value");
     expect(result.servers["github-2"]).toEqual({ url: "https://api.githubcopilot.com/mcp/" });
     expect(result.servers.linear).toEqual({ type: "sse", url: "https://mcp.linear.app/sse", headers: { Authorization: "Bearer ${LINEAR_TOKEN}" } });
     expect(result.notes.join("\n")).toMatch(/skipped metatools .*: that is metatools itself/);
@@ -78,10 +85,48 @@ describe("metatools init", () => {
     expect(readFileSync(join(project, "metatools.json"), "utf8")).toBe(written);
   });
 
+  it("leaves out metatools as it registered itself, skips what metatools would refuse, and finds secrets in args and URLs", async () => {
+    const { home, project, env } = machine();
+    const first = JSON.parse((await runCli(["init", "--json", "--from", "claude-desktop"], { cwd: project, env })).stdout) as { register: Record<string, string> };
+    // The user follows the printed snippet: Claude Desktop now launches this very CLI.
+    const snippet = /"metatools": (\{.*\})\n/.exec(first.register["claude-desktop"]!)![1]!;
+    writeFileSync(join(project, ".cursor", "mcp.json"), "{ not json");
+    writeFileSync(
+      join(home, ".claude.json"),
+      JSON.stringify({
+        mcpServers: {
+          metatools: JSON.parse(snippet),
+          db: { command: "npx", args: ["-y", "pg-mcp", "postgresql://ada:hunter22@db.local/app", "--root=${workspaceFolder}"] },
+          search: { url: "https://search.example.com/mcp?api_key=sk-12345678" },
+          odd: { command: "odd-mcp", args: "--not-a-list", disabled: "yes" },
+          empty: { url: "" },
+          "valid_name.": { command: "x" },
+        },
+      }),
+    );
+    const { code, stdout } = await runCli(["init", "--json", "--force"], { cwd: project, env });
+    expect(code).toBe(0);
+    const result = JSON.parse(stdout) as { servers: Record<string, Record<string, unknown>>; notes: string[]; literalSecrets: string[] };
+    const notes = result.notes.join("\n");
+    expect(Object.keys(result.servers)).not.toContain("metatools");
+    expect(notes).toMatch(/skipped metatools \(.*\.claude\.json\): that is metatools itself/);
+    expect(notes).toMatch(/skipped Cursor: cannot read .*mcp\.json/);
+    expect(notes).toMatch(/skipped empty .*: metatools would refuse it: url: /);
+    expect(notes).toMatch(/odd .*: left out "args": expected a list of strings/);
+    expect(notes).toMatch(/odd .*: left out "disabled": expected true or false/);
+    expect(notes).toMatch(/db .*: \$\{workspaceFolder\} became /);
+    expect(result.servers.odd).toEqual({ command: "odd-mcp" });
+    expect(result.servers["valid_name."]).toEqual({ command: "x" });
+    expect(result.servers.db!.args).toEqual(["-y", "pg-mcp", "<secret: 38 characters>", `--root=${project}`]);
+    expect(result.literalSecrets).toEqual(expect.arrayContaining(["db.args", "search.url", "github.env.GITHUB_PERSONAL_ACCESS_TOKEN"]));
+    expect(stdout).not.toContain("hunter22");
+    expect(stdout).not.toContain("sk-12345678");
+  });
+
   it("says where it looked when a client has no config, and refuses a file with no mcpServers", async () => {
-    const home = tempDir("metatools-home-");
-    const project = tempDir("metatools-project-");
-    const env = { HOME: home, XDG_CONFIG_HOME: "" };
+    const home = realpathSync(tempDir("metatools-home-"));
+    const project = realpathSync(tempDir("metatools-project-"));
+    const env = { HOME: home, USERPROFILE: home, XDG_CONFIG_HOME: "" };
     const missing = await runCli(["init", "--from", "cursor"], { cwd: project, env });
     expect(missing.code).toBe(2);
     expect(missing.stderr).toContain(`no Cursor config found (looked for ${join(home, ".cursor", "mcp.json")}, ${join(project, ".cursor", "mcp.json")})`);

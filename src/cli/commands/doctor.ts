@@ -15,22 +15,26 @@ export async function doctor(argv: string[]): Promise<number> {
   const { values } = parseFlags(argv, {});
   const level = logLevel(values["log-level"], "silent");
   const style = styleFor(process.stdout);
-  try {
-    loadConfig({ configPath: values.config, root: values.root });
-  } catch (error) {
+  const invalid = (error: unknown): number => {
     if (!(error instanceof ConfigError)) throw error;
-    if (values.json) process.stdout.write(`${JSON.stringify({ config: { ok: false, error: error.message } }, null, 2)}\n`);
+    if (values.json) process.stdout.write(`${JSON.stringify({ config: { ok: false, error: error.message }, problems: [{ subject: "config", problem: error.message, fix: "correct the field named, then run metatools doctor again" }] }, null, 2)}\n`);
     else process.stdout.write(`${"config".padEnd(10)} ${style.bad("✗")} ${error.message}\n`);
     return 2;
+  };
+  try {
+    loadConfig({ configPath: values.config, root: values.root });
+    // Backends' own errors are in the report; the log would say them twice. A catalog or lock file can still be invalid: found as the app is built.
+    return await withApp(values, level, async (app) => {
+      await app.search.semantic?.ready;
+      // Errors and command lines can quote secrets from the environment: the report shows them redacted, like every other output.
+      const report = JSON.parse(app.redact(JSON.stringify(await diagnose(app)))) as DoctorReport;
+      if (values.json) process.stdout.write(`${JSON.stringify(report, null, 2)}\n`);
+      else process.stdout.write(`${render(report, style)}\n`);
+      return report.problems.length ? 1 : 0;
+    });
+  } catch (error) {
+    return invalid(error);
   }
-  // Backends' own errors are in the report; the log would say them twice.
-  return withApp(values, level, async (app) => {
-    await app.search.semantic?.ready;
-    const report = await diagnose(app);
-    if (values.json) process.stdout.write(`${JSON.stringify(report, null, 2)}\n`);
-    else process.stdout.write(`${render(report, style)}\n`);
-    return report.problems.length ? 1 : 0;
-  });
 }
 
 export function render(report: DoctorReport, style: Style): string {

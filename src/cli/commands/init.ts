@@ -4,12 +4,12 @@
  * metatools config, then prints how to register metatools in that client in
  * their place. Nothing but the new config is written.
  */
-import { chmodSync, existsSync, writeFileSync } from "node:fs";
+import { chmodSync, existsSync, renameSync, writeFileSync } from "node:fs";
 import { resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { parseConfig } from "../../config/load.js";
 import { CLIENT_NAMES, CLIENTS, clientFiles, defaultPlaces, InitError, readClient, readFile, type ClientId, type ClientSource } from "../init/clients.js";
-import { convertServers } from "../init/convert.js";
+import { convertServers, maskSecrets } from "../init/convert.js";
 import { parseFlags, UsageError } from "../flags.js";
 import { styleFor } from "../style.js";
 
@@ -20,8 +20,10 @@ export async function init(argv: string[]): Promise<number> {
   const out = resolve(values.out ?? values.config ?? "metatools.json");
   const places = defaultPlaces();
   let sources: ClientSource[];
+  const unreadable: string[] = [];
   try {
-    sources = values.from?.length ? values.from.flatMap((from) => fromOne(from, places)) : CLIENTS.flatMap((c) => readClient(c, places));
+    // Named sources must all be read; found ones are taken when they can be (a client may be writing its file right now).
+    sources = values.from?.length ? values.from.flatMap((from) => fromOne(from, places)) : CLIENTS.flatMap((c) => readSkipping(c, places, unreadable));
   } catch (error) {
     if (error instanceof InitError) throw new UsageError(error.message);
     throw error;
@@ -30,23 +32,26 @@ export async function init(argv: string[]): Promise<number> {
     process.stderr.write(`metatools init: ${out} exists; pass --force to replace it, --out FILE to write elsewhere, or --dry-run to see the result\n`);
     return 1;
   }
-  const converted = convertServers(sources);
+  const cli = fileURLToPath(new URL("../main.js", import.meta.url));
+  const converted = convertServers(sources, { self: cli, home: places.home, cwd: places.cwd });
+  converted.notes.unshift(...unreadable.map((why) => `skipped ${why}`));
   const config = { mcpServers: converted.servers };
   // Checked as metatools will read it; referenced variables need not be set yet.
   const env = { ...process.env, ...Object.fromEntries(converted.variables.map((name) => [name, process.env[name] || "set-later"])) };
   parseConfig(config, { file: out, env });
   const text = `${JSON.stringify(config, null, 2)}\n`;
+  const mask = (printed: string) => maskSecrets(printed, converted.secretValues);
   if (values["dry-run"]) {
-    process.stdout.write(text);
+    process.stdout.write(mask(text));
+    if (converted.secretValues.length) process.stderr.write("metatools init: literal secrets are masked in this preview; the file gets them as they are\n");
     return 0;
   }
-  writeFileSync(out, text, { mode: converted.literalSecrets.length ? 0o600 : 0o644 });
-  if (converted.literalSecrets.length) chmodSync(out, 0o600);
+  writeConfig(out, text, converted.literalSecrets.length > 0);
 
   const clients = values.client ? [values.client as ClientId] : [...new Set(sources.map((s) => s.client).filter((c): c is ClientId => c !== "file"))];
-  const register = Object.fromEntries((clients.length ? clients : CLIENTS).map((c) => [c, registration(c, out, places)]));
+  const register = Object.fromEntries((clients.length ? clients : CLIENTS).map((c) => [c, registration(c, cli, out, places)]));
   if (values.json) {
-    process.stdout.write(`${JSON.stringify({ file: out, servers: converted.servers, sources: sources.map(({ client, file, scope, servers }) => ({ client, file, scope, count: Object.keys(servers).length })), notes: converted.notes, literalSecrets: converted.literalSecrets, variables: converted.variables, register }, null, 2)}\n`);
+    process.stdout.write(mask(`${JSON.stringify({ file: out, servers: converted.servers, sources: sources.map(({ client, file, scope, servers }) => ({ client, file, scope, count: Object.keys(servers).length })), notes: converted.notes, literalSecrets: converted.literalSecrets, variables: converted.variables, register }, null, 2)}\n`));
     return 0;
   }
   const style = styleFor(process.stdout);
@@ -62,7 +67,7 @@ export async function init(argv: string[]): Promise<number> {
   for (const note of converted.notes) lines.push(style.dim(`  note: ${note}`));
   if (converted.literalSecrets.length) {
     const many = converted.literalSecrets.length > 1;
-    lines.push(style.warn(`  secrets: ${converted.literalSecrets.join(", ")} ${many ? "hold literal values" : "holds a literal value"}; the file is readable only by you. Better: write "\${NAME}" there and set NAME in the environment metatools runs in.`));
+    lines.push(style.warn(`  secrets: ${converted.literalSecrets.join(", ")} ${many ? "hold literal values" : "holds a literal value"}; the file is readable only by you${process.platform === "win32" ? " (on POSIX systems)" : ""}. Better: write "\${NAME}" there and set NAME in the environment metatools runs in.`));
   }
   if (converted.variables.length) lines.push(`  set before serving: ${converted.variables.join(", ")}`);
   for (const [client, how] of Object.entries(register)) lines.push("", style.bold(`Register metatools in ${CLIENT_NAMES[client as ClientId]}`), how);
@@ -70,8 +75,26 @@ export async function init(argv: string[]): Promise<number> {
   const self = process.env.npm_command === "exec" ? "npx metatools" : "metatools";
   const configFlag = out === resolve("metatools.json") ? "" : ` --config ${out}`;
   lines.push("", `Check it:  ${self} doctor${configFlag}`, `Try it:    ${self} search "read a file"${configFlag}`);
-  process.stdout.write(`${lines.join("\n")}\n`);
+  process.stdout.write(mask(`${lines.join("\n")}\n`));
   return 0;
+}
+
+/** Secrets go in a file only its owner reads, written whole and renamed (so no moment shows them to others, even over an old file). */
+function writeConfig(file: string, text: string, secret: boolean): void {
+  const temp = `${file}.${process.pid}.tmp`;
+  writeFileSync(temp, text, { mode: secret ? 0o600 : 0o644 });
+  chmodSync(temp, secret ? 0o600 : 0o644);
+  renameSync(temp, file);
+}
+
+function readSkipping(client: ClientId, places: ReturnType<typeof defaultPlaces>, unreadable: string[]): ClientSource[] {
+  try {
+    return readClient(client, places);
+  } catch (error) {
+    if (!(error instanceof InitError)) throw error;
+    unreadable.push(`${CLIENT_NAMES[client]}: ${error.message}`);
+    return [];
+  }
 }
 
 function fromOne(from: string, places: ReturnType<typeof defaultPlaces>): ClientSource[] {
@@ -82,9 +105,9 @@ function fromOne(from: string, places: ReturnType<typeof defaultPlaces>): Client
 }
 
 /** How to put metatools in a client's config, launching this very installation (absolute paths: GUI apps do not share the shell's PATH). */
-function registration(client: ClientId, configFile: string, places: ReturnType<typeof defaultPlaces>): string {
-  const cli = fileURLToPath(new URL("../main.js", import.meta.url));
-  const args = [cli, "serve", "--config", configFile];
+function registration(client: ClientId, cli: string, configFile: string, places: ReturnType<typeof defaultPlaces>): string {
+  // Claude Code starts servers in the project, the right root for the code tools; a desktop app's working folder can be anything, so name one.
+  const args = [cli, "serve", "--config", configFile, ...(client === "claude-code" ? [] : ["--root", places.cwd])];
   if (client === "claude-code") {
     const quote = (s: string) => (/^[\w./:@-]+$/.test(s) ? s : `'${s.replace(/'/g, "'\\''")}'`);
     return `  claude mcp add --scope user metatools -- ${[process.execPath, ...args].map(quote).join(" ")}\n  then remove the imported servers: claude mcp remove NAME (for each), so the agent sees only metatools`;

@@ -2,32 +2,48 @@
  * Turns client server lists into metatools' `mcpServers`: the fields
  * metatools understands are kept, client-only ones are dropped and named,
  * names become valid namespaces, duplicates merge, metatools itself is left
- * out, and every literal secret is pointed out.
+ * out, entries metatools would refuse are skipped with the reason, and every
+ * literal secret is pointed out.
  */
+import { existsSync, realpathSync } from "node:fs";
+import { resolve } from "node:path";
 import { RESERVED_NAMESPACES } from "../../config/load.js";
+import { NAMESPACE_PATTERN, serverSchema } from "../../config/schema.js";
 import { isObject, type ClientSource } from "./clients.js";
 
 export interface Converted {
   servers: Record<string, Record<string, unknown>>;
   /** What a person should know: renames, dropped fields, skipped entries. */
   notes: string[];
-  /** `name.env.KEY` / `name.headers.KEY` holding a literal credential. */
+  /** Where literal credentials sit: `name.env.KEY`, `name.headers.KEY`, `name.args`, `name.url`. */
   literalSecrets: string[];
+  /** The literal values themselves, to mask wherever the result is printed. */
+  secretValues: string[];
   /** Environment variables the entries reference (`${VAR}`): they must be set where metatools runs. */
   variables: string[];
 }
 
+export interface ConvertOptions {
+  /** This CLI's entry point: an entry that runs it is metatools itself. */
+  self: string;
+  home: string;
+  /** Stands for Cursor's `${workspaceFolder}`. */
+  cwd: string;
+}
+
 const STDIO_KEYS = ["command", "args", "env", "cwd", "disabled"];
 const REMOTE_KEYS = ["url", "headers", "disabled"];
-const SECRET_NAME = /token|secret|password|passwd|api[-_]?key|auth|credential|private/i;
+const SECRET_NAME = /token|secret|password|passwd|api[-_]?key|_key$|^key$|_pat$|auth|credential|private/i;
+const SECRET_ARG = /^--?[\w-]*(token|key|secret|password|passwd)[\w-]*=.+|:\/\/[^/\s:@]+:[^/\s@]+@/i;
 
-export function convertServers(sources: readonly ClientSource[]): Converted {
-  const out: Converted = { servers: {}, notes: [], literalSecrets: [], variables: [] };
+export function convertServers(sources: readonly ClientSource[], options: ConvertOptions): Converted {
+  const out: Converted = { servers: {}, notes: [], literalSecrets: [], secretValues: [], variables: [] };
   for (const source of sources) {
     // Said only when there is more than one file to tell apart.
     const where = sources.length > 1 ? ` (${source.file}${source.scope ? ` ${source.scope}` : ""})` : "";
     for (const [name, entry] of Object.entries(source.servers)) {
-      const converted = convertEntry(entry);
+      const notes: string[] = [];
+      const converted = convertEntry(entry, options, notes);
       if (typeof converted === "string") {
         out.notes.push(`skipped ${name}${where}: ${converted}`);
         continue;
@@ -35,8 +51,7 @@ export function convertServers(sources: readonly ClientSource[]): Converted {
       const namespace = uniqueName(out, name, converted);
       if (namespace === undefined) continue;
       if (namespace !== name) out.notes.push(`${name}${where} is now "${namespace}": ${renameReason(name)}`);
-      const dropped = Object.keys(entry as object).filter((k) => k !== "type" && !(converted.url ? REMOTE_KEYS : STDIO_KEYS).includes(k));
-      if (dropped.length) out.notes.push(`${namespace}${where}: left out ${dropped.map((k) => `"${k}"`).join(", ")}, client settings metatools does not use`);
+      for (const note of notes) out.notes.push(`${namespace}${where}: ${note}`);
       out.servers[namespace] = converted;
       scanValues(out, namespace, converted);
     }
@@ -45,70 +60,109 @@ export function convertServers(sources: readonly ClientSource[]): Converted {
   return out;
 }
 
-/** The entry as metatools config, or why it is skipped. */
-function convertEntry(entry: unknown): Record<string, unknown> | string {
+/** The entry as metatools config, or why it is skipped; `notes` collects what was changed on the way. */
+function convertEntry(entry: unknown, options: ConvertOptions, notes: string[]): Record<string, unknown> | string {
   if (!isObject(entry)) return "not an object";
   const type = typeof entry.type === "string" ? entry.type.toLowerCase() : undefined;
+  let converted: Record<string, unknown>;
   if (typeof entry.url === "string") {
     const remote = type === "sse" ? "sse" : type === undefined || ["http", "streamable-http", "streamablehttp"].includes(type) ? "http" : undefined;
-    if (!remote) return `transport "${entry.type as string}" is not one metatools speaks (stdio, http, sse)`;
-    return pick(entry, REMOTE_KEYS, remote === "sse" ? { type: "sse", url: entry.url } : { url: entry.url });
+    if (!remote) return `transport "${String(entry.type)}" is not one metatools speaks (stdio, http, sse)`;
+    converted = pick(entry, REMOTE_KEYS, remote === "sse" ? { type: "sse" } : {}, options, notes);
+  } else {
+    if (typeof entry.command !== "string" || !entry.command) return 'no "command" or "url"';
+    if (type !== undefined && type !== "stdio") return `transport "${String(entry.type)}" with a command`;
+    converted = pick(entry, STDIO_KEYS, {}, options, notes);
+    if (isMetatools(converted.command as string, (converted.args as string[] | undefined) ?? [], options.self)) return "that is metatools itself";
   }
-  if (typeof entry.command !== "string" || !entry.command) return 'no "command" or "url"';
-  if (type !== undefined && type !== "stdio") return `transport "${entry.type as string}" with a command`;
-  const args = Array.isArray(entry.args) ? entry.args.map(String) : [];
-  if (isMetatools(entry.command, args)) return "that is metatools itself";
-  return pick(entry, STDIO_KEYS, { command: entry.command });
+  const dropped = Object.keys(entry).filter((k) => k !== "type" && !(typeof entry.url === "string" ? REMOTE_KEYS : STDIO_KEYS).includes(k));
+  if (dropped.length) notes.push(`left out ${dropped.map((k) => `"${k}"`).join(", ")}, client settings metatools does not use`);
+  // Checked as metatools checks it, so one bad entry is skipped here rather than refusing the whole file at start.
+  const checked = serverSchema.safeParse(converted);
+  if (!checked.success) return `metatools would refuse it: ${checked.error.issues.map((i) => `${i.path.join(".") || "entry"}: ${i.message}`).join("; ")}`;
+  return converted;
 }
 
-function pick(entry: Record<string, unknown>, keys: readonly string[], start: Record<string, unknown>): Record<string, unknown> {
+/** The fields metatools reads, each of the right type; anything else is named in a note. */
+function pick(entry: Record<string, unknown>, keys: readonly string[], start: Record<string, unknown>, options: ConvertOptions, notes: string[]): Record<string, unknown> {
   const out = { ...start };
+  const text = (value: string) => clientVariables(value, options, notes);
   for (const key of keys) {
     const value = entry[key];
-    if (value === undefined || key in out) continue;
-    if (key === "args" && Array.isArray(value)) out.args = value.map((v) => envSyntax(String(v)));
-    else if ((key === "env" || key === "headers") && isObject(value)) out[key] = Object.fromEntries(Object.entries(value).map(([k, v]) => [k, envSyntax(String(v))]));
-    else if (key === "disabled" && typeof value === "boolean") out.disabled = value;
-    else if (key === "cwd" && typeof value === "string") out.cwd = value;
+    if (value === undefined) continue;
+    const wrong = () => notes.push(`left out "${key}": expected ${key === "args" ? "a list of strings" : key === "disabled" ? "true or false" : key === "env" || key === "headers" ? "an object of strings" : "a string"}`);
+    if (key === "args") {
+      if (Array.isArray(value) && value.every((v) => typeof v === "string" || typeof v === "number")) out.args = value.map((v) => text(String(v)));
+      else wrong();
+    } else if (key === "env" || key === "headers") {
+      if (isObject(value) && Object.values(value).every((v) => typeof v === "string" || typeof v === "number" || typeof v === "boolean")) out[key] = Object.fromEntries(Object.entries(value).map(([k, v]) => [k, text(String(v))]));
+      else wrong();
+    } else if (key === "disabled") {
+      if (typeof value === "boolean") out.disabled = value;
+      else wrong();
+    } else if (typeof value === "string") out[key] = text(value);
+    else wrong();
   }
   return out;
 }
 
-/** Cursor writes `${env:NAME}`; metatools (like Claude Code) reads `${NAME}`. */
-function envSyntax(value: string): string {
-  return value.replace(/\$\{env:([A-Za-z_][A-Za-z0-9_]*)\}/g, "${$1}");
+/** Cursor writes `${env:NAME}`, `${userHome}` and `${workspaceFolder}`; metatools (like Claude Code) reads `${NAME}` and needs the others spelled out. */
+function clientVariables(value: string, options: ConvertOptions, notes: string[]): string {
+  return value
+    .replace(/\$\{env:([A-Za-z_][A-Za-z0-9_]*)\}/g, "${$1}")
+    .replace(/\$\{userHome\}/g, () => options.home)
+    .replace(/\$\{workspaceFolder\}/g, () => {
+      const note = `\${workspaceFolder} became ${options.cwd}, the folder init ran in`;
+      if (!notes.includes(note)) notes.push(note);
+      return options.cwd;
+    });
 }
 
-function isMetatools(command: string, args: readonly string[]): boolean {
-  const words = [command, ...args].map((w) => w.toLowerCase());
-  return words.some((w) => /(^|[/\\@])metatools(\.js|\.cmd)?$|metatools[/\\]dist[/\\]cli[/\\]main\.js$/.test(w)) && words.includes("serve");
+function isMetatools(command: string, args: readonly string[], self: string): boolean {
+  const words = [command, ...args];
+  if (!words.includes("serve")) return false;
+  const real = (p: string) => (existsSync(p) ? realpathSync(p) : resolve(p));
+  const selfPath = real(self);
+  return words.some((w) => /(^|[/\\@])metatools(\.js|\.cmd)?$/i.test(w) || (/main\.js$/.test(w) && real(w) === selfPath));
 }
 
-/** A namespace for `name`: valid, and not taken by a different server (the same server from two files is kept once). */
+/** A namespace for `name`: kept when valid, else made valid; not taken by a different server (the same server from two files is kept once). */
 function uniqueName(out: Converted, name: string, entry: Record<string, unknown>): string | undefined {
-  let base = name.replace(/[^A-Za-z0-9_.-]+/g, "-").replace(/^[^A-Za-z0-9]+|[^A-Za-z0-9]+$/g, "").slice(0, 60) || "server";
+  let base = NAMESPACE_PATTERN.test(name) ? name : name.replace(/[^A-Za-z0-9_.-]+/g, "-").replace(/^[^A-Za-z0-9]+|[^A-Za-z0-9]+$/g, "").slice(0, 60) || "server";
   if (RESERVED_NAMESPACES.includes(base)) base = `${base}-server`;
   for (let i = 1; ; i++) {
-    const candidate = i === 1 ? base : `${base}-${i}`;
-    const taken = out.servers[candidate];
-    if (!taken) return candidate;
-    if (JSON.stringify(taken) === JSON.stringify(entry)) return undefined;
+    const candidate = i === 1 ? base : `${base.slice(0, 60)}-${i}`;
+    if (!Object.hasOwn(out.servers, candidate)) return candidate;
+    if (JSON.stringify(out.servers[candidate]) === JSON.stringify(entry)) return undefined;
   }
 }
 
 function renameReason(name: string): string {
   if (RESERVED_NAMESPACES.includes(name)) return `metatools serves "${name}" itself`;
-  if (/^[A-Za-z0-9][A-Za-z0-9_.-]{0,59}$/.test(name)) return "the name was taken by a different server";
+  if (NAMESPACE_PATTERN.test(name)) return "the name was taken by a different server";
   return "tool ids are namespace:tool, so names keep to letters, digits, _ . - (64 at most)";
 }
 
 function scanValues(out: Converted, namespace: string, entry: Record<string, unknown>): void {
-  const text = JSON.stringify(entry);
-  for (const match of text.matchAll(/\$\{([A-Za-z_][A-Za-z0-9_]*)(?::-[^}]*)?\}/g)) out.variables.push(match[1]!);
+  for (const match of JSON.stringify(entry).matchAll(/\$\{([A-Za-z_][A-Za-z0-9_]*)(?::-[^}]*)?\}/g)) out.variables.push(match[1]!);
+  const literal = (value: string) => !/\$\{[^}]+\}/.test(value);
+  const found = (where: string, value: string) => {
+    out.literalSecrets.push(`${namespace}.${where}`);
+    out.secretValues.push(value);
+  };
   for (const field of ["env", "headers"] as const) {
-    const map = entry[field] as Record<string, string> | undefined;
-    for (const [key, value] of Object.entries(map ?? {})) {
-      if (value && !/\$\{[^}]+\}/.test(value) && (SECRET_NAME.test(key) || /^(bearer|basic|token) /i.test(value))) out.literalSecrets.push(`${namespace}.${field}.${key}`);
+    for (const [key, value] of Object.entries((entry[field] as Record<string, string> | undefined) ?? {})) {
+      if (value && literal(value) && (SECRET_NAME.test(key) || /^(bearer|basic|token) /i.test(value))) found(`${field}.${key}`, value);
     }
   }
+  for (const arg of (entry.args as string[] | undefined) ?? []) if (literal(arg) && SECRET_ARG.test(arg)) found("args", arg);
+  const url = entry.url as string | undefined;
+  if (url && literal(url) && /:\/\/[^/\s:@]+:[^/\s@]+@|[?&][\w-]*(key|token|secret)[\w-]*=/i.test(url)) found("url", url);
+}
+
+/** `text` with every literal secret replaced, for printing. */
+export function maskSecrets(text: string, values: readonly string[]): string {
+  // Raw, and as JSON writes it (quotes and backslashes escaped).
+  const forms = values.filter((v) => v.length >= 4).flatMap((v) => [v, JSON.stringify(v).slice(1, -1)].map((form) => [form, `<secret: ${v.length} characters>`] as const));
+  return forms.reduce((t, [form, mask]) => t.split(form).join(mask), text);
 }
