@@ -25,8 +25,10 @@ export function lineChart(options: { title: string; xLabel: string; yLabel: stri
   const width = 680;
   const height = 380;
   const plot = { left: 70, right: width - 30, top: 70, bottom: height - 56 };
-  const xs = options.series.flatMap((s) => s.points.map((p) => p[0]));
-  const ys = options.series.flatMap((s) => s.points.map((p) => p[1]));
+  // Log axes: zero or negative values cannot be placed; they are left out of the scale and drawn on its floor.
+  const xs = options.series.flatMap((s) => s.points.map((p) => p[0])).filter((v) => v > 0);
+  const ys = options.series.flatMap((s) => s.points.map((p) => p[1])).filter((v) => v > 0);
+  if (!xs.length || !ys.length) return emptyChart(options.title);
   // Points sit inside the frame, clear of the axes and the right edge.
   const xAxis = pointScale(Math.min(...xs), Math.max(...xs), plot.left + 40, plot.right - 60);
   const yAxis = logAxis(Math.min(...ys), Math.max(...ys), plot.bottom, plot.top);
@@ -59,10 +61,11 @@ export function barChart(options: { title: string; xLabel: string; categories: r
   const width = 760;
   const bar = 18;
   const group = options.series.length * bar + 18;
-  const longest = Math.max(...options.categories.map((c) => c.length));
+  const longest = Math.max(...options.categories.map((c) => Math.min(c.length, 44)));
   const plot = { left: Math.min(320, 24 + longest * 6.8), right: width - 90, top: 70, bottom: 70 + options.categories.length * group };
   const height = plot.bottom + 50;
   const values = options.series.flatMap((s) => s.values).filter((v) => v > 0);
+  if (!values.length || !options.categories.length) return emptyChart(options.title);
   const axis = logAxis(Math.min(...values) / 2, Math.max(...values), plot.left, plot.right);
   const format = options.format ?? compact;
   const parts = [header(width, height, options.title)];
@@ -72,7 +75,7 @@ export function barChart(options: { title: string; xLabel: string; categories: r
   }
   options.categories.forEach((category, c) => {
     const top = plot.top + c * group + 9;
-    parts.push(text(plot.left - 10, top + (options.series.length * bar) / 2 + 4, category, "end"));
+    parts.push(text(plot.left - 10, top + (options.series.length * bar) / 2 + 4, category.length > 44 ? `${category.slice(0, 43)}…` : category, "end"));
     options.series.forEach((s, i) => {
       const v = s.values[c] ?? 0;
       const end = v > 0 ? axis.at(v) : plot.left;
@@ -87,22 +90,27 @@ export function barChart(options: { title: string; xLabel: string; categories: r
 function pointScale(min: number, max: number, from: number, to: number): { at: (v: number) => number } {
   const lo = Math.log10(min);
   const span = Math.log10(max) - lo || 1;
-  return { at: (v: number) => round(from + ((Math.log10(v) - lo) / span) * (to - from)) };
+  return { at: (v: number) => round(from + ((Math.min(lo + span, Math.max(lo, Math.log10(Math.max(v, 1e-12)))) - lo) / span) * (to - from)) };
 }
 
 /** A log10 scale from `min` to `max` onto pixels `from`..`to`, widened to whole decades, with a tick per decade. */
 function logAxis(min: number, max: number, from: number, to: number): { at: (v: number) => number; ticks: number[] } {
   const lo = Math.floor(Math.log10(Math.max(min, 1e-6)));
   const hi = Math.max(lo + 1, Math.ceil(Math.log10(Math.max(max, 1e-6))));
-  const at = (v: number) => round(from + ((Math.log10(Math.max(v, 1e-6)) - lo) / (hi - lo)) * (to - from));
+  const at = (v: number) => round(from + ((Math.min(hi, Math.max(lo, Math.log10(Math.max(v, 1e-12)))) - lo) / (hi - lo)) * (to - from));
   return { at, ticks: Array.from({ length: hi - lo + 1 }, (_, i) => 10 ** (lo + i)) };
 }
 
-/** 0.25, 3.1, 42, 1.2k, 2.5M: short labels for ticks and points. */
+/** 0.001, 0.25, 3.1, 42, 1.2k, 2.5M: short labels for ticks and points. */
 export function compact(v: number): string {
   if (v >= 1e6) return `${trim(v / 1e6)}M`;
   if (v >= 1e3) return `${trim(v / 1e3)}k`;
+  if (v > 0 && v < 0.01) return String(Number(v.toPrecision(2)));
   return trim(v);
+}
+
+function emptyChart(title: string): string {
+  return `${header(400, 80, title)}\n<text x="200" y="55" text-anchor="middle" fill="#6b7280">no data</text>\n</svg>\n`;
 }
 
 function trim(v: number): string {

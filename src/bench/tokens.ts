@@ -51,9 +51,11 @@ export interface TokenTask {
 
 export type CountTokens = (text: string) => number;
 
-/** The cl100k_base tokenizer, loaded on first use (its ranks are a few MB). */
+/** The cl100k_base tokenizer, loaded on first use (its ranks are a few MB); js-tiktoken is an optional dependency, installed with the repository's dev dependencies. */
 export async function loadTokenizer(): Promise<CountTokens> {
-  const [{ Tiktoken }, ranks] = await Promise.all([import("js-tiktoken/lite"), import("js-tiktoken/ranks/cl100k_base")]);
+  const [{ Tiktoken }, ranks] = await Promise.all([import("js-tiktoken/lite"), import("js-tiktoken/ranks/cl100k_base")]).catch((error: unknown) => {
+    throw new Error(`token economics needs js-tiktoken: npm install js-tiktoken (${error instanceof Error ? error.message : String(error)})`);
+  });
   const encoder = new Tiktoken(ranks.default);
   return (text) => encoder.encode(text).length;
 }
@@ -83,16 +85,22 @@ export async function tokenEconomics(catalog: string, app: Metatools, tasks: rea
     const definitions = count(JSON.stringify({ tools })) + count(client.getInstructions() ?? "");
     let search = 0;
     let describe = 0;
+    let described = 0;
     let found = 0;
     for (const task of tasks) {
       const searched = await callText(client, "search_tools", { query: task.query });
       search += count(searched);
       const hits = (JSON.parse(searched) as { hits?: { id: string }[] }).hits ?? [];
       if (task.relevant && hits.some((h) => task.relevant!.includes(h.id))) found++;
-      if (hits[0]) describe += count(await callText(client, "describe_tool", { tool_id: hits[0].id }));
+      if (hits[0]) {
+        describe += count(await callText(client, "describe_tool", { tool_id: hits[0].id }));
+        described++;
+      }
     }
     const n = Math.max(1, tasks.length);
-    const flow = definitions + search / n + describe / n;
+    // A task whose search found nothing has no describe; the mean describe is over those made, so the flow is never understated.
+    const meanDescribe = describe / Math.max(1, described);
+    const flow = definitions + search / n + meanDescribe;
     return {
       catalog,
       tools: records.length,
@@ -100,7 +108,7 @@ export async function tokenEconomics(catalog: string, app: Metatools, tasks: rea
       allSchemas,
       definitions,
       search: search / n,
-      describe: describe / n,
+      describe: meanDescribe,
       flow,
       ratio: allSchemas / flow,
       ...(tasks.some((t) => t.relevant) ? { foundInSearch: found / n } : {}),
@@ -120,7 +128,8 @@ async function callText(client: Client, name: string, args: Record<string, unkno
 /** A retrieval set's whole catalog against the flow on `tasks` of its queries (spread over the file). */
 export async function datasetTokens(dir: string, count: CountTokens, tasks: number): Promise<TokenRow> {
   const dataset = loadDataset(resolve(dir));
-  const name = basename(resolve(dir));
+  // The folder's name labels the row and becomes the namespace, so it is made a valid one.
+  const name = basename(resolve(dir)).replace(/[^A-Za-z0-9_.-]+/g, "-").replace(/^[^A-Za-z0-9]+/, "").slice(0, 64) || "dataset";
   // Measured as given, like `metatools eval`: one catalog-only backend, nothing else in the context.
   const config = parseConfig(
     { mcpServers: { [name]: { type: "catalog", tools: dataset.toolsFile } }, metatools: { builtinCatalog: false, code: { enabled: false }, security: { scan: false, lockFile: false } } },

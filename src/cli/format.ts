@@ -23,11 +23,37 @@ export function printBody(tool: string, body: MetaBody, json: boolean): number {
     return 1;
   }
   const style = styleFor(process.stdout);
-  if (tool === "search_tools") process.stdout.write(`${searchText(body, style)}\n`);
-  else if (tool === "describe_tool") process.stdout.write(`${(Array.isArray(body.tools) ? (body.tools as MetaBody[]) : [body]).map((t) => describeText(t, style)).join("\n\n")}\n`);
-  else printRun(body, err);
+  // Backends write these texts: what reaches a terminal carries no control sequences of theirs (colour is added after).
+  if (tool === "search_tools") process.stdout.write(`${searchText(printableDeep(body) as MetaBody, style)}\n`);
+  else if (tool === "describe_tool") {
+    const tools = (Array.isArray(body.tools) ? (body.tools as MetaBody[]) : [body]).map((t) => printableDeep(t) as MetaBody);
+    if (tools.length) process.stdout.write(`${tools.map((t) => describeText(t, style)).join("\n\n")}\n`);
+    const unknown = (body.unknown as { id: string; did_you_mean: string[] }[] | undefined) ?? [];
+    for (const u of unknown) process.stderr.write(`${err.bad("unknown")}: ${u.id}${u.did_you_mean.length ? ` (did you mean ${u.did_you_mean.join(", ")}?)` : ""}\n`);
+    if (Array.isArray(body.not_shown)) process.stderr.write(`${err.warn("not shown")}: ${(body.not_shown as string[]).join(", ")}\n`);
+    printGuidance(body, err);
+    return unknown.length ? 1 : 0;
+  } else printRun(body, err);
   printGuidance(body, err);
   return 0;
+}
+
+/** Text from a backend, safe for a terminal: escape sequences (CSI, OSC) and other C0/C1 controls removed; newlines and tabs kept. */
+export function printable(text: string): string {
+  return (
+    text
+      // eslint-disable-next-line no-control-regex
+      .replace(/\u001b\[[0-?]*[ -/]*[@-~]|\u001b\][^\u0007\u001b]*(?:\u0007|\u001b\\)?/g, "")
+      // eslint-disable-next-line no-control-regex
+      .replace(/[\u0000-\u0008\u000b-\u001f\u007f-\u009f]/g, "")
+  );
+}
+
+function printableDeep(value: unknown): unknown {
+  if (typeof value === "string") return printable(value);
+  if (Array.isArray(value)) return value.map(printableDeep);
+  if (value !== null && typeof value === "object") return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, printableDeep(v)]));
+  return value;
 }
 
 function searchText(body: MetaBody, style: Style): string {
@@ -69,6 +95,7 @@ function describeText(tool: MetaBody, style: Style): string {
 }
 
 function printRun(body: MetaBody, err: Style): void {
+  // A tool's own output goes out as it came: piping it on is the point of run.
   if (typeof body.result === "string") process.stdout.write(`${body.result}\n`);
   if (body.structured !== undefined) process.stdout.write(`${JSON.stringify(body.structured, null, 2)}\n`);
   if (body.content) process.stdout.write(`${JSON.stringify(body.content, null, 2)}\n`);

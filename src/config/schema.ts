@@ -26,7 +26,8 @@ const stdioServer = z
     cwd: z.string().optional().describe("Working directory; relative paths resolve against the config file's folder."),
     ...common,
   })
-  .strict();
+  .strict()
+  .describe("stdio: a child process");
 
 const remoteServer = z
   .object({
@@ -35,7 +36,8 @@ const remoteServer = z
     headers: stringMap.optional().describe("Sent with every request, e.g. Authorization: Bearer ${TOKEN}."),
     ...common,
   })
-  .strict();
+  .strict()
+  .describe("remote: Streamable HTTP or legacy SSE");
 
 const catalogServer = z
   .object({
@@ -43,7 +45,8 @@ const catalogServer = z
     tools: z.string().min(1).describe("A tools.jsonl file ({id, server?, name, description, inputSchema?} per line). Searchable and describable, not runnable."),
     ...common,
   })
-  .strict();
+  .strict()
+  .describe("catalog: a tools.jsonl file");
 
 export const serverSchema = z.union([stdioServer, remoteServer, catalogServer]);
 

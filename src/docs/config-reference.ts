@@ -27,9 +27,8 @@ export function configReference(schema: Schema): string {
     "",
     "One entry per backend; the name becomes the namespace of its tools (`name:tool`), so it keeps to letters, digits, `_`, `.` and `-`. An entry takes one of these shapes:",
   ];
-  const shapes = ["stdio: a child process", "remote: Streamable HTTP or legacy SSE", "catalog: a tools.jsonl file"];
   servers.forEach((shape, i) => {
-    lines.push("", `### ${shapes[i] ?? `shape ${i + 1}`}`, "", table(fields(shape, "")));
+    lines.push("", `### ${(shape.description as string | undefined) ?? `shape ${i + 1}`}`, "", table(fields(shape, "")));
   });
   const section = props.metatools;
   if (section) {

@@ -14,7 +14,8 @@ export interface Table {
 }
 
 /** Aligned plain text; `style` may colour a cell after padding (so colour codes never skew widths). */
-export function textTable(table: Table, style?: (cell: string, row: number, column: number) => string): string {
+export function textTable(input: Table, style?: (cell: string, row: number, column: number) => string): string {
+  const table = oneLineCells(input);
   const align = alignments(table);
   const widths = table.head.map((h, c) => Math.max(width(h), ...table.rows.map((r) => width(r[c] ?? ""))));
   const line = (cells: readonly string[], row: number) =>
@@ -32,12 +33,18 @@ export function textTable(table: Table, style?: (cell: string, row: number, colu
 }
 
 /** A GitHub-flavoured Markdown table, pipes in cells escaped. */
-export function markdownTable(table: Table): string {
+export function markdownTable(input: Table): string {
+  const table = oneLineCells(input);
   const align = alignments(table);
   const cells = (row: readonly string[]) => `| ${row.map((c) => c.replace(/\|/g, "\\|")).join(" | ")} |`;
   const lines = [cells(table.head), `|${align.map((a) => (a === "right" ? " ---: " : " --- ")).join("|")}|`, ...table.rows.map(cells)];
   if (table.note) lines.push("", `<sub>${table.note}</sub>`);
   return lines.join("\n");
+}
+
+/** A cell is one line: line breaks and runs of spaces inside it become one space. */
+function oneLineCells(table: Table): Table {
+  return { ...table, rows: table.rows.map((r) => r.map((cell) => cell.replace(/\s*\n\s*|\s{2,}/g, " "))) };
 }
 
 function alignments(table: Table): ("left" | "right")[] {

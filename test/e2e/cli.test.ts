@@ -62,6 +62,10 @@ describe("metatools CLI", () => {
     expect(described.stdout).toMatch(/^path\*\s+string/m);
     expect(described.stdout).not.toContain('"input_schema"');
     expect(described.stdout).not.toContain("\u001b[");
+    const unknown = await runCli(["describe", "fs:read_text_file", "fs:nope"], { cwd: dir });
+    expect(unknown.code).toBe(1);
+    expect(unknown.stdout).toMatch(/^fs:read_text_file/);
+    expect(unknown.stderr).toContain("unknown: fs:nope");
     const coloured = await runCli(["search", "list directory"], { cwd: dir, env: { FORCE_COLOR: "1" } });
     expect(coloured.stdout).toContain("\u001b[1mfs:list_directory\u001b[22m");
   });

@@ -64,17 +64,25 @@ export async function bench(argv: string[]): Promise<number> {
   return 0;
 }
 
-/** The command line that regenerates the report: the report path relative to the working directory, inputs as placeholders (never this machine's paths). */
+/** Flags whose values are this machine's (paths, URLs with credentials): the regenerating command shows placeholders for them. */
+const PLACEHOLDERS: Record<string, (value: string) => string> = {
+  "--dataset": (v) => `path/to/${basename(resolve(v))}`,
+  "--vectors": () => "path/to/glove-100d.mtvec",
+  "--redis": () => "redis://HOST:6379",
+  "--config": () => "path/to/metatools.json",
+  "--root": () => "path/to/project",
+};
+
+/** The command line that regenerates the report: the report path relative to the working directory, never this machine's paths or secrets. */
 function reproduce(argv: string[], file: string): string {
   const args: string[] = [];
   for (let i = 0; i < argv.length; i++) {
     const [flag, inline] = argv[i]!.split(/=(.*)/s, 2) as [string, string | undefined];
-    const value = inline ?? argv[i + 1] ?? "";
-    if (inline === undefined && ["--report", "--dataset", "--vectors"].includes(flag)) i++;
+    const takesValue = flag === "--report" || flag in PLACEHOLDERS;
+    const value = inline ?? (takesValue ? argv[++i] ?? "" : undefined);
     if (flag === "--report") args.push(flag, relative(process.cwd(), file));
-    else if (flag === "--dataset") args.push(flag, `path/to/${basename(resolve(value))}`);
-    else if (flag === "--vectors") args.push(flag, "path/to/glove-100d.mtvec");
-    else args.push(argv[i - (inline === undefined && ["--report", "--dataset", "--vectors"].includes(flag) ? 1 : 0)]!);
+    else if (flag in PLACEHOLDERS) args.push(flag, PLACEHOLDERS[flag]!(value ?? ""));
+    else args.push(argv[i]!);
   }
   return `npm run bench -- ${args.join(" ")}`;
 }
