@@ -9,7 +9,7 @@ import { basename, dirname, extname, join } from "node:path";
 import { markdownTable } from "../util/table.js";
 import { barChart, compact, lineChart, type LineSeries } from "./svg.js";
 import type { BenchReport } from "./suite.js";
-import { reportSections } from "./tables.js";
+import { int, reportSections } from "./tables.js";
 
 const BLUE = "#2563eb";
 const ORANGE = "#ea580c";
@@ -74,7 +74,6 @@ function tokenSummary(report: BenchReport): string {
   const rows = [...report.tokens].sort((a, b) => b.tools - a.tools);
   const big = rows[0]!;
   const small = rows[rows.length - 1]!;
-  const int = (v: number) => Math.round(v).toLocaleString("en-US");
   const perTask = (t: (typeof rows)[number]) => int(t.search + t.describe);
   const lines = [`On the largest catalog (${big.catalog}, ${int(big.tools)} tools) a task costs ${int(big.flow)} tokens through metatools against ${int(big.allSchemas)} with every schema loaded: ${big.ratio.toFixed(1)}× fewer.`];
   if (small !== big) {

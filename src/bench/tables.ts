@@ -26,7 +26,8 @@ export function reportSections(report: BenchReport): Section[] {
 }
 
 const fixed = (v: number, digits = 2) => v.toFixed(digits);
-const int = (v: number) => Math.round(v).toLocaleString("en-US");
+/** 272,846: whole numbers with thousands separators. */
+export const int = (v: number) => Math.round(v).toLocaleString("en-US");
 
 function tokenTable(report: BenchReport): Table {
   return {

@@ -17,7 +17,7 @@ import { InMemoryTransport } from "@modelcontextprotocol/sdk/inMemory.js";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { createMetatools, type Metatools } from "../app.js";
 import { parseConfig } from "../config/load.js";
-import { loadDataset, sampleQueries } from "../eval/dataset.js";
+import { datasetConfig, loadDataset, sampleQueries } from "../eval/dataset.js";
 import { createSessionServer } from "../serving.js";
 import { everythingServer } from "./exec.js";
 
@@ -131,10 +131,7 @@ export async function datasetTokens(dir: string, count: CountTokens, tasks: numb
   // The folder's name labels the row and becomes the namespace, so it is made a valid one.
   const name = basename(resolve(dir)).replace(/[^A-Za-z0-9_.-]+/g, "-").replace(/^[^A-Za-z0-9]+/, "").slice(0, 64) || "dataset";
   // Measured as given, like `metatools eval`: one catalog-only backend, nothing else in the context.
-  const config = parseConfig(
-    { mcpServers: { [name]: { type: "catalog", tools: dataset.toolsFile } }, metatools: { builtinCatalog: false, code: { enabled: false }, security: { scan: false, lockFile: false } } },
-    { file: dataset.toolsFile },
-  );
+  const config = datasetConfig(name, dataset.toolsFile);
   const queries = sampleQueries(dataset.queries, tasks).map((q) => ({ query: q.query, relevant: q.relevant.map((id) => `${name}:${id}`) }));
   return withStartedApp(config, (app) => tokenEconomics(name, app, queries, count));
 }

@@ -3,6 +3,7 @@
  * Returns the exit code: 1 when the body reports `ok: false`.
  */
 import type { MetaBody } from "../meta/types.js";
+import { mapStrings } from "../util/data.js";
 import { textTable } from "../util/table.js";
 import { typeOf } from "../util/schema-words.js";
 import { styleFor, type Style } from "./style.js";
@@ -24,9 +25,9 @@ export function printBody(tool: string, body: MetaBody, json: boolean): number {
   }
   const style = styleFor(process.stdout);
   // Backends write these texts: what reaches a terminal carries no control sequences of theirs (colour is added after).
-  if (tool === "search_tools") process.stdout.write(`${searchText(printableDeep(body) as MetaBody, style)}\n`);
+  if (tool === "search_tools") process.stdout.write(`${searchText(mapStrings(body, printable) as MetaBody, style)}\n`);
   else if (tool === "describe_tool") {
-    const tools = (Array.isArray(body.tools) ? (body.tools as MetaBody[]) : [body]).map((t) => printableDeep(t) as MetaBody);
+    const tools = (Array.isArray(body.tools) ? (body.tools as MetaBody[]) : [body]).map((t) => mapStrings(t, printable) as MetaBody);
     if (tools.length) process.stdout.write(`${tools.map((t) => describeText(t, style)).join("\n\n")}\n`);
     const unknown = (body.unknown as { id: string; did_you_mean: string[] }[] | undefined) ?? [];
     for (const u of unknown) process.stderr.write(`${err.bad("unknown")}: ${u.id}${u.did_you_mean.length ? ` (did you mean ${u.did_you_mean.join(", ")}?)` : ""}\n`);
@@ -49,12 +50,6 @@ export function printable(text: string): string {
   );
 }
 
-function printableDeep(value: unknown): unknown {
-  if (typeof value === "string") return printable(value);
-  if (Array.isArray(value)) return value.map(printableDeep);
-  if (value !== null && typeof value === "object") return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, printableDeep(v)]));
-  return value;
-}
 
 function searchText(body: MetaBody, style: Style): string {
   const hits = body.hits as { id: string; summary: string; call: string; score: number; read_only?: boolean; destructive?: boolean }[];

@@ -11,7 +11,8 @@ export function cacheHome(env: NodeJS.ProcessEnv = process.env): string {
   return join(env.XDG_CACHE_HOME || join(env.HOME || homedir(), ".cache"), "metatools");
 }
 
-const REFERENCE = /\$\{([A-Za-z_][A-Za-z0-9_]*)(?::-([^}]*))?\}/g;
+/** `${NAME}` or `${NAME:-default}`; group 1 is the name, group 2 the default. */
+export const REFERENCE = /\$\{([A-Za-z_][A-Za-z0-9_]*)(?::-([^}]*))?\}/g;
 
 /** A value the environment supplied where secrets go; it must never be shown (see util/redact.ts). */
 export interface Secret {

@@ -5,6 +5,7 @@
 import { existsSync, readFileSync, statSync } from "node:fs";
 import { dirname, isAbsolute, join, resolve } from "node:path";
 import type { z } from "zod";
+import { isPlainObject } from "../util/data.js";
 import { ConfigError } from "../util/errors.js";
 import { cacheHome, formatPath, substituteEnv, type Secret } from "./env.js";
 import { resolveHttp } from "./http.js";
@@ -235,6 +236,3 @@ function check<T>(schema: z.ZodType<T>, value: unknown, file: string, prefix: st
   throw new ConfigError(file, formatPath(path), detail);
 }
 
-function isPlainObject(value: unknown): value is Record<string, unknown> {
-  return value !== null && typeof value === "object" && !Array.isArray(value);
-}

@@ -4,6 +4,8 @@
  */
 import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
+import { parseConfig } from "../config/load.js";
+import type { ResolvedConfig } from "../config/resolved.js";
 import { MetatoolsError } from "../util/errors.js";
 
 export interface EvalQuery {
@@ -41,6 +43,18 @@ export function loadDataset(dir: string): Dataset {
       queries.push({ id: String(row.id ?? i + 1), query: row.query, relevant: row.relevant.map(String) });
     });
   return { dir, toolsFile, queries };
+}
+
+/**
+ * A config that serves one tools.jsonl as the catalog-only backend `namespace`
+ * and nothing else: no built-in catalog, no code tools, and the tools
+ * measured as given (nothing quarantined, nothing pinned beside the file).
+ */
+export function datasetConfig(namespace: string, toolsFile: string): ResolvedConfig {
+  return parseConfig(
+    { mcpServers: { [namespace]: { type: "catalog", tools: toolsFile } }, metatools: { builtinCatalog: false, code: { enabled: false }, security: { scan: false, lockFile: false } } },
+    { file: toolsFile },
+  );
 }
 
 /** `k` queries spread evenly over the file (datasets are often sorted by tool), or all of them. */

@@ -4,11 +4,10 @@
  * search engine, and the metrics are averaged per mode.
  */
 import { createMetatools } from "../app.js";
-import { parseConfig } from "../config/load.js";
 import type { EmbedderConfig, SearchMode } from "../config/resolved.js";
 import type { FusionSettings } from "../search/engine.js";
 import { MetatoolsError } from "../util/errors.js";
-import { loadDataset, sampleQueries } from "./dataset.js";
+import { datasetConfig, loadDataset, sampleQueries } from "./dataset.js";
 import { createAccumulator, type Metrics } from "./metrics.js";
 
 const NAMESPACE = "eval";
@@ -29,11 +28,7 @@ export interface EvalOptions {
 
 export async function evaluateDataset(dir: string, modes: readonly EvalMode[], options: EvalOptions = {}): Promise<Partial<Record<EvalMode, Metrics>>> {
   const dataset = loadDataset(dir);
-  // A dataset's tools are measured as given: nothing quarantined, nothing pinned beside it.
-  const config = parseConfig(
-    { mcpServers: { [NAMESPACE]: { type: "catalog", tools: dataset.toolsFile } }, metatools: { builtinCatalog: false, code: { enabled: false }, security: { scan: false, lockFile: false } } },
-    { file: dataset.toolsFile },
-  );
+  const config = datasetConfig(NAMESPACE, dataset.toolsFile);
   config.search.embedder = options.embedder;
   config.search.embeddingCache = options.embeddingCache;
   if (options.fusion) config.search.fusion = options.fusion;

@@ -10,6 +10,7 @@ import { correctArgs, explainErrors } from "../exec/explain.js";
 import { SchemaValidator } from "../exec/validator.js";
 import { ATTR, type Operation } from "../observe/telemetry.js";
 import { splitToolId } from "../model/tool.js";
+import { mapStrings } from "../util/data.js";
 import type { CallExtra, ServedTool } from "../server/mcp.js";
 import { describeTool } from "./describe-tool.js";
 import { runTool } from "./run-tool.js";
@@ -117,8 +118,5 @@ function enforceBudget(body: MetaBody, budget: number, tool: string): MetaBody {
 
 /** A copy with every string over `max` characters cut, saying how long it was. */
 function shortenStrings(value: unknown, max: number): unknown {
-  if (typeof value === "string") return value.length > max ? `${value.slice(0, max)}… (${value.length} characters)` : value;
-  if (Array.isArray(value)) return value.map((v) => shortenStrings(v, max));
-  if (value !== null && typeof value === "object") return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, shortenStrings(v, max)]));
-  return value;
+  return mapStrings(value, (text) => (text.length > max ? `${text.slice(0, max)}… (${text.length} characters)` : text));
 }

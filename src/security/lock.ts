@@ -5,9 +5,10 @@
  * and is quarantined until approved again.
  */
 import { createHash } from "node:crypto";
-import { existsSync, readFileSync, renameSync, statSync, writeFileSync } from "node:fs";
+import { existsSync, readFileSync, statSync } from "node:fs";
 import type { UpstreamTool } from "../model/tool.js";
 import { ConfigError } from "../util/errors.js";
+import { writeFileAtomic } from "../util/files.js";
 
 export interface Pin {
   hash: string;
@@ -78,10 +79,7 @@ export class LockFile {
   save(): void {
     const tools = Object.fromEntries([...this.pins.entries()].sort(([a], [b]) => (a < b ? -1 : 1)));
     const body = `${JSON.stringify({ note: "Tool definitions metatools has pinned. A tool whose definition changes is quarantined until `metatools approve` pins the new one.", version: 1, tools }, null, 2)}\n`;
-    // Written whole and renamed, so a reader never sees half a file.
-    const temp = `${this.file}.${process.pid}.tmp`;
-    writeFileSync(temp, body);
-    renameSync(temp, this.file);
+    writeFileAtomic(this.file, body);
     this.mtimeMs = statSync(this.file).mtimeMs;
   }
 }

@@ -5,6 +5,8 @@
  * slice yields a list; otherwise the value itself.
  */
 
+import { isPlainObject } from "./data.js";
+
 type Step = { key: string } | { index: number } | { all: true } | { from?: number; to?: number };
 
 export type JsonPathMiss = { ok: false; error: string; at: string; available?: string[] };
@@ -66,14 +68,14 @@ export function evaluateJsonPath(root: unknown, path: string): JsonPathResult {
     const next: unknown[] = [];
     for (const value of current) {
       if ("key" in step) {
-        if (isObject(value) && Object.hasOwn(value, step.key)) next.push(value[step.key]);
+        if (isPlainObject(value) && Object.hasOwn(value, step.key)) next.push(value[step.key]);
         else if (!many) return { ok: false, error: `no key "${step.key}"`, at, available: keysOf(value) };
       } else if ("index" in step) {
         if (Array.isArray(value) && step.index < value.length && step.index >= -value.length) next.push(value.at(step.index));
         else if (!many) return { ok: false, error: Array.isArray(value) ? `index ${step.index} is out of range (length ${value.length})` : "not an array", at, available: keysOf(value) };
       } else if ("all" in step) {
         if (Array.isArray(value)) next.push(...value);
-        else if (isObject(value)) next.push(...Object.values(value));
+        else if (isPlainObject(value)) next.push(...Object.values(value));
       } else if (Array.isArray(value)) next.push(...value.slice(step.from, step.to));
       else if (!many) return { ok: false, error: "not an array", at, available: keysOf(value) };
     }
@@ -84,12 +86,9 @@ export function evaluateJsonPath(root: unknown, path: string): JsonPathResult {
   return { ok: true, value: many ? current : current[0] };
 }
 
-function isObject(value: unknown): value is Record<string, unknown> {
-  return value !== null && typeof value === "object" && !Array.isArray(value);
-}
 
 function keysOf(value: unknown): string[] | undefined {
-  if (isObject(value)) return Object.keys(value).slice(0, 30);
+  if (isPlainObject(value)) return Object.keys(value).slice(0, 30);
   if (Array.isArray(value)) return [`[0]…[${value.length - 1}]`];
   return undefined;
 }

@@ -3,7 +3,6 @@
  * when not, what to do. Exit 0: healthy; 1: problems found; 2: the config
  * itself is invalid (the message names the file and field).
  */
-import { loadConfig } from "../../config/load.js";
 import { ConfigError } from "../../util/errors.js";
 import { diagnose, type DoctorReport } from "../doctor.js";
 import { logLevel, parseFlags } from "../flags.js";
@@ -22,8 +21,7 @@ export async function doctor(argv: string[]): Promise<number> {
     return 2;
   };
   try {
-    loadConfig({ configPath: values.config, root: values.root });
-    // Backends' own errors are in the report; the log would say them twice. A catalog or lock file can still be invalid: found as the app is built.
+    // Backends' own errors are in the report; the log would say them twice. An invalid config, catalog or lock file is found as the app is built.
     return await withApp(values, level, async (app) => {
       await app.search.semantic?.ready;
       // Errors and command lines can quote secrets from the environment: the report shows them redacted, like every other output.

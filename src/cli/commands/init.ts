@@ -4,7 +4,7 @@
  * metatools config, then prints how to register metatools in that client in
  * their place. Nothing but the new config is written.
  */
-import { chmodSync, existsSync, renameSync, writeFileSync } from "node:fs";
+import { existsSync } from "node:fs";
 import { resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { parseConfig } from "../../config/load.js";
@@ -12,6 +12,7 @@ import { CLIENT_NAMES, CLIENTS, clientFiles, defaultPlaces, InitError, readClien
 import { convertServers, maskSecrets } from "../init/convert.js";
 import { parseFlags, UsageError } from "../flags.js";
 import { styleFor } from "../style.js";
+import { writeFileAtomic } from "../../util/files.js";
 
 export async function init(argv: string[]): Promise<number> {
   const { values, positionals } = parseFlags(argv, { from: { type: "string", multiple: true }, out: { type: "string" }, force: { type: "boolean" }, "dry-run": { type: "boolean" }, client: { type: "string" } });
@@ -46,7 +47,8 @@ export async function init(argv: string[]): Promise<number> {
     if (converted.secretValues.length) process.stderr.write("metatools init: literal secrets are masked in this preview; the file gets them as they are\n");
     return 0;
   }
-  writeConfig(out, text, converted.literalSecrets.length > 0);
+  // Secrets go in a file only its owner reads.
+  writeFileAtomic(out, text, converted.literalSecrets.length ? 0o600 : 0o644);
 
   const clients = values.client ? [values.client as ClientId] : [...new Set(sources.map((s) => s.client).filter((c): c is ClientId => c !== "file"))];
   const register = Object.fromEntries((clients.length ? clients : CLIENTS).map((c) => [c, registration(c, cli, out, places)]));
@@ -77,14 +79,6 @@ export async function init(argv: string[]): Promise<number> {
   lines.push("", `Check it:  ${self} doctor${configFlag}`, `Try it:    ${self} search "read a file"${configFlag}`);
   process.stdout.write(mask(`${lines.join("\n")}\n`));
   return 0;
-}
-
-/** Secrets go in a file only its owner reads, written whole and renamed (so no moment shows them to others, even over an old file). */
-function writeConfig(file: string, text: string, secret: boolean): void {
-  const temp = `${file}.${process.pid}.tmp`;
-  writeFileSync(temp, text, { mode: secret ? 0o600 : 0o644 });
-  chmodSync(temp, secret ? 0o600 : 0o644);
-  renameSync(temp, file);
 }
 
 function readSkipping(client: ClientId, places: ReturnType<typeof defaultPlaces>, unreadable: string[]): ClientSource[] {

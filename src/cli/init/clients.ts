@@ -8,6 +8,7 @@
 import { existsSync, readFileSync } from "node:fs";
 import { homedir } from "node:os";
 import { join } from "node:path";
+import { isPlainObject } from "../../util/data.js";
 
 export const CLIENTS = ["claude-desktop", "claude-code", "cursor"] as const;
 export type ClientId = (typeof CLIENTS)[number];
@@ -58,7 +59,7 @@ export function readClient(client: ClientId, places: Places): ClientSource[] {
     sources.push({ client, file, servers: serverMap(json.mcpServers, file, "mcpServers") });
     // Claude Code's local scope: servers added in this project, kept in the user's file.
     const projects = json.projects;
-    if (client === "claude-code" && isObject(projects) && isObject(projects[places.cwd])) {
+    if (client === "claude-code" && isPlainObject(projects) && isPlainObject(projects[places.cwd])) {
       const mine = (projects[places.cwd] as Record<string, unknown>).mcpServers;
       if (mine !== undefined) sources.push({ client, file, scope: `projects["${places.cwd}"]`, servers: serverMap(mine, file, `projects["${places.cwd}"].mcpServers`) });
     }
@@ -82,16 +83,12 @@ function readJson(file: string): Record<string, unknown> {
   } catch (error) {
     throw new InitError(`cannot read ${file}: ${error instanceof Error ? error.message : String(error)}`);
   }
-  if (!isObject(parsed)) throw new InitError(`${file}: expected a JSON object`);
+  if (!isPlainObject(parsed)) throw new InitError(`${file}: expected a JSON object`);
   return parsed;
 }
 
 function serverMap(value: unknown, file: string, where: string): Record<string, unknown> {
   if (value === undefined) return {};
-  if (!isObject(value)) throw new InitError(`${file}: ${where} should be an object of servers`);
+  if (!isPlainObject(value)) throw new InitError(`${file}: ${where} should be an object of servers`);
   return value;
-}
-
-export function isObject(value: unknown): value is Record<string, unknown> {
-  return value !== null && typeof value === "object" && !Array.isArray(value);
 }

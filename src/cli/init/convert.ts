@@ -7,9 +7,11 @@
  */
 import { existsSync, realpathSync } from "node:fs";
 import { resolve } from "node:path";
+import { REFERENCE } from "../../config/env.js";
 import { RESERVED_NAMESPACES } from "../../config/load.js";
 import { NAMESPACE_PATTERN, serverSchema } from "../../config/schema.js";
-import { isObject, type ClientSource } from "./clients.js";
+import { isPlainObject } from "../../util/data.js";
+import type { ClientSource } from "./clients.js";
 
 export interface Converted {
   servers: Record<string, Record<string, unknown>>;
@@ -62,7 +64,7 @@ export function convertServers(sources: readonly ClientSource[], options: Conver
 
 /** The entry as metatools config, or why it is skipped; `notes` collects what was changed on the way. */
 function convertEntry(entry: unknown, options: ConvertOptions, notes: string[]): Record<string, unknown> | string {
-  if (!isObject(entry)) return "not an object";
+  if (!isPlainObject(entry)) return "not an object";
   const type = typeof entry.type === "string" ? entry.type.toLowerCase() : undefined;
   let converted: Record<string, unknown>;
   if (typeof entry.url === "string") {
@@ -95,7 +97,7 @@ function pick(entry: Record<string, unknown>, keys: readonly string[], start: Re
       if (Array.isArray(value) && value.every((v) => typeof v === "string" || typeof v === "number")) out.args = value.map((v) => text(String(v)));
       else wrong();
     } else if (key === "env" || key === "headers") {
-      if (isObject(value) && Object.values(value).every((v) => typeof v === "string" || typeof v === "number" || typeof v === "boolean")) out[key] = Object.fromEntries(Object.entries(value).map(([k, v]) => [k, text(String(v))]));
+      if (isPlainObject(value) && Object.values(value).every((v) => typeof v === "string" || typeof v === "number" || typeof v === "boolean")) out[key] = Object.fromEntries(Object.entries(value).map(([k, v]) => [k, text(String(v))]));
       else wrong();
     } else if (key === "disabled") {
       if (typeof value === "boolean") out.disabled = value;
@@ -144,7 +146,7 @@ function renameReason(name: string): string {
 }
 
 function scanValues(out: Converted, namespace: string, entry: Record<string, unknown>): void {
-  for (const match of JSON.stringify(entry).matchAll(/\$\{([A-Za-z_][A-Za-z0-9_]*)(?::-[^}]*)?\}/g)) out.variables.push(match[1]!);
+  for (const match of JSON.stringify(entry).matchAll(REFERENCE)) out.variables.push(match[1]!);
   const literal = (value: string) => !/\$\{[^}]+\}/.test(value);
   const found = (where: string, value: string) => {
     out.literalSecrets.push(`${namespace}.${where}`);

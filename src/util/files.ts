@@ -1,0 +1,14 @@
+import { chmodSync, renameSync, writeFileSync } from "node:fs";
+
+/**
+ * Writes `file` whole: to a temporary file beside it, then renamed over it,
+ * so a reader never sees half a file. With `mode`, the temporary file has
+ * that mode before any byte is written (a secret is never readable by others,
+ * even for a moment, even over an old file with looser rights).
+ */
+export function writeFileAtomic(file: string, text: string, mode?: number): void {
+  const temp = `${file}.${process.pid}.tmp`;
+  writeFileSync(temp, text, mode === undefined ? undefined : { mode });
+  if (mode !== undefined) chmodSync(temp, mode);
+  renameSync(temp, file);
+}
