@@ -7,6 +7,7 @@
 import { fileURLToPath } from "node:url";
 import { createBackend } from "./backends/factory.js";
 import { BackendManager } from "./backends/manager.js";
+import { redactingOutputStore } from "./backends/redacting.js";
 import type { Backend } from "./backends/types.js";
 import { loadCatalogs } from "./catalog/load.js";
 import { CatalogIndex } from "./catalog/match.js";
@@ -68,7 +69,7 @@ export interface Metatools {
 export const BUILTIN_CATALOG_DIR = fileURLToPath(new URL("../catalog", import.meta.url));
 
 export function createMetatools(config: ResolvedConfig, options: AppOptions = {}): Metatools {
-  // Every log line and every response passes the redactor: secrets from the environment never show.
+  // Secrets from the environment never show: backends' output is redacted as it arrives (before anything cuts it), and every log line and response again.
   const redact = redactor(config.secrets);
   const logger = redactingLogger(options.logger ?? silentLogger, redact);
   const catalog = new CatalogIndex(loadCatalogs(config.catalogs));
@@ -92,16 +93,16 @@ export function createMetatools(config: ResolvedConfig, options: AppOptions = {}
   const cache = new ResultCache(stores.cache, config.cache, logger, identity);
   const bodyBudget = config.budgets.inlineBytes - ENVELOPE_BYTES;
   const builtins: Backend[] = [outputsBackend(outputs, bodyBudget)];
-  if (config.code) builtins.unshift(createCodeBackend({ ...config.code, budget: bodyBudget, outputs }));
+  if (config.code) builtins.unshift(createCodeBackend({ ...config.code, budget: bodyBudget, outputs: redactingOutputStore(outputs, redact), redact }));
   const backends = new BackendManager(
     [
-      ...config.backends.map((spec) => ({ backend: createBackend(spec), spec })),
+      ...config.backends.map((spec) => ({ backend: createBackend(spec, redact), spec })),
       ...[...builtins, ...(options.extraBackends ?? [])].map((backend) => ({
         backend,
         spec: { namespace: backend.namespace, connectTimeoutMs: config.timeouts.connectMs, callTimeoutMs: config.timeouts.callMs },
       })),
     ],
-    { logger, backoffMs: options.backoffMs, breakerMs: options.breakerMs },
+    { logger, backoffMs: options.backoffMs, breakerMs: options.breakerMs, redact },
   );
   backends.onTools((namespace, tools, info) => {
     registry.setNamespace(namespace, tools, info?.name, backends.state(namespace)?.runnable ?? true);

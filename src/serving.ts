@@ -12,13 +12,18 @@ import { createMcpServer, type ServedTool } from "./server/mcp.js";
 import type { Logger } from "./util/log.js";
 import { packageVersion } from "./version.js";
 
-/** An MCP server for one session. HTTP passes one set of `tools` to all its sessions, so their validators compile once. */
-export function createSessionServer(app: Metatools, logger?: Logger, tools: readonly ServedTool[] = servedTools(app)): Server {
+/**
+ * An MCP server for one session. HTTP passes one set of `tools` to all its
+ * sessions, so their validators compile once, and the session's `principal`
+ * (its bearer token's); without one, calls are the local user's.
+ */
+export function createSessionServer(app: Metatools, logger?: Logger, tools: readonly ServedTool[] = servedTools(app), principal?: string): Server {
   return createMcpServer({
     name: "metatools",
     version: packageVersion(),
     instructions: () => instructions(app),
     tools,
+    principal,
     onFault: (tool, error) => logger?.error(`${tool} fault: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`),
   });
 }

@@ -71,7 +71,7 @@ describe("config resolution", () => {
     expect(config.budgets.inlineBytes).toBe(10_000);
     expect(config.search).toMatchObject({ defaultLimit: 5, maxLimit: 50, mode: "auto" });
     expect(config.store).toEqual({ url: "memory", prefix: "metatools", memoryMaxBytes: 64 << 20 });
-    expect(config.cache).toEqual({ enabled: true, ttlMs: 300_000, maxEntryBytes: 1 << 20 });
+    expect(config.cache).toEqual({ enabled: true, ttlMs: 300_000, maxEntryBytes: 1 << 20, shareAcrossPrincipals: false });
     expect(config.outputs).toEqual({ ttlMs: 1_800_000, maxBytes: 16 << 20 });
     expect(config.run.outputValidation).toBe("warn");
   });
@@ -106,7 +106,7 @@ describe("config resolution", () => {
 
   it("resolves the http section, adding tokens from METATOOLS_TOKENS and refusing short ones", () => {
     const http = parseConfig({ metatools: { http: { tokens: ["${TOKEN_A}"], allowedOrigins: ["https://app.example.com/path"] } } }, { file: FILE, env: { TOKEN_A: "a".repeat(20), METATOOLS_TOKENS: ` ${"b".repeat(16)} ,` } }).http;
-    expect(http).toMatchObject({ tokens: ["a".repeat(20), "b".repeat(16)], allowedOrigins: ["https://app.example.com"], maxBodyBytes: 1 << 20, rateLimit: { perMinute: 1200, burst: 200 } });
+    expect(http).toMatchObject({ tokens: ["a".repeat(20), "b".repeat(16)], allowedOrigins: ["https://app.example.com"], maxBodyBytes: 1 << 20, bodyTimeoutMs: 10_000, rateLimit: { perMinute: 1200, burst: 200 } });
     expect(() => parseConfig({}, { file: FILE, env: { METATOOLS_TOKENS: "short" } })).toThrow(/METATOOLS_TOKENS: a bearer token needs at least 16 characters/);
   });
 

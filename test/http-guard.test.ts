@@ -35,8 +35,15 @@ describe("http guards", () => {
 
   it("bearer tokens: which one matched, and why a request is refused", () => {
     const auth = new BearerAuth(["first-token-0123456789", "second-token-0123456789"]);
-    expect(auth.check("Bearer second-token-0123456789")).toEqual({ key: "token:1" });
-    expect(auth.check("bearer first-token-0123456789")).toEqual({ key: "token:0" });
+    const second = auth.check("Bearer second-token-0123456789");
+    const first = auth.check("bearer first-token-0123456789");
+    expect(second).toMatchObject({ key: "token:1", principal: expect.stringMatching(/^token:[\w-]{22}$/) });
+    expect(first).toMatchObject({ key: "token:0", principal: expect.stringMatching(/^token:[\w-]{22}$/) });
+    // A principal follows its token, not the token's place in the list (replicas, restarts, a removed token), and shows nothing of it.
+    const reordered = new BearerAuth(["second-token-0123456789"]).check("Bearer second-token-0123456789");
+    expect(reordered).toMatchObject({ key: "token:0", principal: (second as { principal: string }).principal });
+    expect((first as { principal: string }).principal).not.toBe((second as { principal: string }).principal);
+    expect(JSON.stringify([first, second])).not.toMatch(/token-0123456789/);
     expect(auth.check(undefined)).toMatchObject({ status: 401, message: expect.stringContaining("missing bearer token") });
     expect(auth.check("Basic Zm9vOmJhcg==")).toMatchObject({ status: 401 });
     expect(auth.check("Bearer first-token-012345678")).toMatchObject({ status: 401, message: "invalid bearer token" });

@@ -41,6 +41,8 @@ describe("store URLs", () => {
     expect(["memory", "redis://h:1", "rediss://h:1", "sqlite:///x.db", "mongodb://h"].map(storeKind)).toEqual(["memory", "redis", "redis", "sqlite", undefined]);
     expect(maskUrl("redis://user:secret@host:6379/0")).toBe("redis://user:***@host:6379/0");
     expect(maskUrl("redis://host:6379")).toBe("redis://host:6379");
+    // An unencoded `@` in the password: masked up to the last one, leaving no piece of it.
+    expect(maskUrl("redis://:p@ss$word1@host:6379/0")).toBe("redis://:***@host:6379/0");
   });
 
   it("fails fast after a first failure to reach Redis, naming the store", async () => {

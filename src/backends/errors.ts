@@ -9,7 +9,11 @@ export class BackendError extends MetatoolsError {
   constructor(
     code: string,
     message: string,
-    readonly details: { upstreamCode?: number } = {},
+    readonly details: {
+      upstreamCode?: number;
+      /** On a timeout: the same call's arguments narrowed to less work, when the tool can say how. */
+      narrowed?: Record<string, unknown>;
+    } = {},
   ) {
     super(code, message);
     this.name = "BackendError";

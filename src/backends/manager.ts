@@ -8,6 +8,8 @@ import type { BackendSpec } from "../config/resolved.js";
 import type { UpstreamTool } from "../model/tool.js";
 import { errorMessage } from "../util/errors.js";
 import type { Logger } from "../util/log.js";
+import { noRedaction, type Redact } from "../util/redact.js";
+import { RedactingBackend } from "./redacting.js";
 import type { Backend, BackendInfo } from "./types.js";
 
 export type BackendStatus = "connecting" | "ready" | "failed" | "reconnecting" | "closed";
@@ -42,6 +44,8 @@ export interface ManagerOptions {
   breakerMs?: number;
   /** Jitter source, for tests. */
   random?: () => number;
+  /** Applied to everything each backend says, as it arrives (RedactingBackend). Default: nothing is redacted. */
+  redact?: Redact;
 }
 
 interface Entry {
@@ -71,7 +75,8 @@ export class BackendManager {
     this.jitter = options.backoffMs ? (ms) => ms : (ms) => Math.round(ms * (0.75 + random() * 0.5));
     this.backoffMs = options.backoffMs ?? [1000, 2000, 4000, 8000, 16000];
     this.breakerMs = options.breakerMs ?? 300_000;
-    for (const { backend, spec } of backends) {
+    for (const { backend: source, spec } of backends) {
+      const backend = options.redact && options.redact !== noRedaction ? new RedactingBackend(source, options.redact) : source;
       const state: BackendState = { namespace: backend.namespace, kind: backend.kind, status: "connecting", toolCount: 0, runnable: backend.runnable };
       const entry: Entry = { backend, spec, state, failures: 0 };
       backend.onEvent((event) => {

@@ -2,10 +2,12 @@
  * An upstream MCP server, reached over stdio, Streamable HTTP or SSE.
  */
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
 import { CallToolResultSchema, ErrorCode, McpError, type Tool } from "@modelcontextprotocol/sdk/types.js";
 import type { RemoteBackendSpec, StdioBackendSpec } from "../config/resolved.js";
 import type { UpstreamTool } from "../model/tool.js";
+import type { Redact } from "../util/redact.js";
 import { packageVersion } from "../version.js";
 import { BackendError } from "./errors.js";
 import { remoteTransport, StderrTail, stdioTransport } from "./transports.js";
@@ -15,13 +17,21 @@ import type { Backend, BackendEvent, BackendInfo, CallOptions, ToolCallResult } 
 export class McpBackend implements Backend {
   readonly runnable = true;
   private client: Client | undefined;
+  /** The child's pid while a stdio connection is open. */
+  private pid: number | undefined;
   private listener: (event: BackendEvent) => void = () => {};
   private closing = false;
   /** The transport's last few errors on this connection. */
   private transportErrors: string[] = [];
-  private readonly stderr = new StderrTail();
+  private readonly stderr: StderrTail;
 
-  constructor(private readonly spec: StdioBackendSpec | RemoteBackendSpec) {}
+  /** `redact` cleans each stderr line as it arrives, before the tail is cut to fit a message. */
+  constructor(
+    private readonly spec: StdioBackendSpec | RemoteBackendSpec,
+    redact?: Redact,
+  ) {
+    this.stderr = new StderrTail(20, redact);
+  }
 
   get namespace(): string {
     return this.spec.namespace;
@@ -59,6 +69,7 @@ export class McpBackend implements Backend {
     this.client = client;
     try {
       await client.connect(transport, { signal, timeout: this.spec.connectTimeoutMs });
+      this.pid = transport instanceof StdioClientTransport ? (transport.pid ?? undefined) : undefined;
     } catch (error) {
       this.client = undefined;
       await client.close().catch(() => {});
@@ -111,11 +122,28 @@ export class McpBackend implements Backend {
     }
   }
 
+  /**
+   * Closes the connection. A stdio server is stopped the MCP way (its stdin
+   * closed, then SIGTERM, then SIGKILL), but faster than the SDK's 2 s per
+   * step, so that a server that ignores SIGTERM still lets metatools stop
+   * within its own deadline, and is not left running when metatools goes.
+   */
   async close(): Promise<void> {
     this.closing = true;
     const client = this.client;
+    const pid = this.pid;
     this.client = undefined;
-    await client?.close().catch(() => {});
+    this.pid = undefined;
+    const closed = client?.close().catch(() => {});
+    if (pid === undefined || (await settles(closed, 1000))) return;
+    for (const signal of ["SIGTERM", "SIGKILL"] as const) {
+      try {
+        process.kill(pid, signal);
+      } catch {
+        return; // already gone
+      }
+      if (await settles(closed, 500)) return;
+    }
   }
 
   private requireClient(): Client {
@@ -134,6 +162,13 @@ export class McpBackend implements Backend {
     const tail = this.stderr.text();
     return new Error(tail ? `${message}; stderr ends with: ${tail.slice(-600)}` : message);
   }
+}
+
+/** True when `promise` settles within `ms`. */
+function settles(promise: Promise<unknown> | undefined, ms: number): Promise<boolean> {
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<boolean>((resolve) => (timer = setTimeout(() => resolve(false), ms)));
+  return Promise.race([Promise.resolve(promise).then(() => true), late]).finally(() => clearTimeout(timer));
 }
 
 /** Why a connection closed, in the agent's terms, from the transport's last error. */

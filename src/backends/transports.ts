@@ -8,13 +8,22 @@ import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js"
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
 import type { RemoteBackendSpec, StdioBackendSpec } from "../config/resolved.js";
+import { noRedaction, type Redact } from "../util/redact.js";
 
-/** Keeps the last lines a child wrote to stderr, so a failure can say why. */
+/**
+ * Keeps the last lines a child wrote to stderr, so a failure can say why.
+ * Each line is redacted whole as it completes: the tail is later cut to a
+ * few hundred characters, and a cut through a secret would leave a piece
+ * that no redactor recognises.
+ */
 export class StderrTail {
   private lines: string[] = [];
   private partial = "";
 
-  constructor(private readonly max = 20) {}
+  constructor(
+    private readonly max = 20,
+    private readonly redact: Redact = noRedaction,
+  ) {}
 
   attach(stream: Stream | null): void {
     stream?.on("data", (chunk: Buffer | string) => this.push(String(chunk)));
@@ -23,12 +32,12 @@ export class StderrTail {
   push(text: string): void {
     const parts = (this.partial + text).split(/\r?\n/);
     this.partial = parts.pop() ?? "";
-    for (const line of parts) if (line.trim()) this.lines.push(line);
+    for (const line of parts) if (line.trim()) this.lines.push(this.redact(line));
     if (this.lines.length > this.max) this.lines.splice(0, this.lines.length - this.max);
   }
 
   text(): string {
-    return [...this.lines, this.partial].filter((l) => l.trim()).join("\n");
+    return [...this.lines, this.redact(this.partial)].filter((l) => l.trim()).join("\n");
   }
 }
 

@@ -27,6 +27,11 @@ export interface CallOptions {
   timeoutMs: number;
   /** Set when the caller wants progress: the backend is asked for it, and each notification is passed on. */
   onProgress?: (update: ProgressUpdate) => void;
+  /**
+   * Who the call is made for (an opaque id). Built-in tools scope what they
+   * keep by it (output handles); upstream servers are not told.
+   */
+  principal: string;
 }
 
 export type BackendEvent =

@@ -13,6 +13,7 @@ import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js"
 import { BUILTIN_CATALOG_DIR, createMetatools, type Metatools } from "../app.js";
 import { parseConfig } from "../config/load.js";
 import { createMetaDispatcher } from "../meta/index.js";
+import { LOCAL_PRINCIPAL } from "../security/principal.js";
 
 export interface ExecBenchRow {
   name: string;
@@ -54,8 +55,8 @@ export async function execBench(dir: string, options: { calls: number; redisUrl?
       stdio: () => served.callTool({ name: "run_tool", arguments: { tool_id: "everything:echo", args: ECHO, cache: "bypass" } }),
       inProcess: () => dispatch("run_tool", { tool_id: "everything:echo", args: ECHO, cache: "bypass" }),
       hitDispatch: () => dispatch("run_tool", { tool_id: "everything:echo", args: ECHO }),
-      hitExecutor: () => app.executor.run({ toolId: "everything:echo", args: ECHO }),
-      ...(redisApp ? { hitRedis: () => redisApp.executor.run({ toolId: "everything:echo", args: ECHO }) } : {}),
+      hitExecutor: () => app.executor.run({ toolId: "everything:echo", args: ECHO, principal: LOCAL_PRINCIPAL }),
+      ...(redisApp ? { hitRedis: () => redisApp.executor.run({ toolId: "everything:echo", args: ECHO, principal: LOCAL_PRINCIPAL }) } : {}),
     };
     const times = await alternate(paths, options.calls);
     const row = (name: string, key: string, baseline?: [string, string], targetMs?: number): ExecBenchRow => {

@@ -17,6 +17,8 @@ export type Body = Record<string, unknown>;
 
 export interface ToolContext {
   signal: AbortSignal;
+  /** Who the call is made for: what a tool keeps (output handles) belongs to them. */
+  principal: string;
 }
 
 export interface BuiltinTool<A = Record<string, unknown>> {
@@ -27,6 +29,8 @@ export interface BuiltinTool<A = Record<string, unknown>> {
   inputSchema: JsonSchema & { type: "object" };
   annotations: ToolAnnotations;
   handle(args: A, context: ToolContext): Promise<Body | string>;
+  /** The same call with less work (a narrower path), offered when a call runs out of time. */
+  narrow?(args: A): Promise<A | undefined>;
 }
 
 /** Declares a built-in tool with its argument type, erased for the backend's list. */
@@ -76,11 +80,17 @@ export class BuiltinBackend implements Backend {
     const onAbort = () => controller.abort(new BackendError("cancelled", `${this.namespace}:${name} was cancelled`));
     options.signal?.addEventListener("abort", onAbort, { once: true });
     try {
-      const body = await tool.handle(args, { signal: controller.signal });
+      // The reply comes at the deadline even if the handler has not yet reached a point where it checks the signal;
+      // it stops at its next check (every file, every thousand lines), so the work does not go on behind the reply.
+      const body = await untilAborted(tool.handle(args, { signal: controller.signal, principal: options.principal }), controller.signal);
       if (typeof body === "string") return { content: [{ type: "text", text: body }] };
       return { content: [{ type: "text", text: JSON.stringify(body) }], structuredContent: body, ...(body.ok === false ? { isError: true } : {}) };
     } catch (error) {
-      if (controller.signal.aborted && controller.signal.reason instanceof BackendError) throw controller.signal.reason;
+      if (controller.signal.aborted && controller.signal.reason instanceof BackendError) {
+        const reason = controller.signal.reason;
+        const narrowed = reason.code === "timeout" ? await tool.narrow?.(args).catch(() => undefined) : undefined;
+        throw narrowed ? new BackendError(reason.code, reason.message, { narrowed }) : reason;
+      }
       if (error instanceof BackendError) throw error;
       // A bug in a built-in tool is that call's failure, never the server's.
       throw new BackendError("tool_failed", `${this.namespace}:${name} failed: ${error instanceof Error ? error.message : String(error)}`);
@@ -93,4 +103,14 @@ export class BuiltinBackend implements Backend {
   close(): Promise<void> {
     return this.onClose();
   }
+}
+
+/** `work`'s outcome, or the signal's reason as soon as it aborts. */
+function untilAborted<T>(work: Promise<T>, signal: AbortSignal): Promise<T> {
+  if (signal.aborted) return Promise.reject(signal.reason as Error);
+  return new Promise<T>((resolve, reject) => {
+    const onAbort = () => reject(signal.reason as Error);
+    signal.addEventListener("abort", onAbort, { once: true });
+    work.then(resolve, reject).finally(() => signal.removeEventListener("abort", onAbort));
+  });
 }

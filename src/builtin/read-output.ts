@@ -9,6 +9,7 @@ import { formatCall, guidanceFields, hint, recoverable, type NextCall } from "..
 import { HANDLE_PATTERN, linesThatFit, READ_OUTPUT_ID, type OutputStore, type StoredOutput } from "../disclosure/outputs.js";
 import { StoreError } from "../store/kv.js";
 import { escapeRegExp } from "../util/glob.js";
+import { compileRegex, type SafeRegex } from "../util/regex.js";
 import { describeMiss, evaluateJsonPath, suggestAfterMiss } from "../util/json-path.js";
 import { BuiltinBackend, defineTool, type Body } from "./backend.js";
 
@@ -49,10 +50,11 @@ function readOutputTool(store: OutputStore, budget: number) {
     },
     annotations: { readOnlyHint: true, idempotentHint: true, openWorldHint: false },
 
-    async handle(args): Promise<Body> {
+    async handle(args, { principal }): Promise<Body> {
       let output: StoredOutput | undefined;
       try {
-        output = await store.get(args.handle);
+        // Another principal's handle is not found: the same answer as one that never existed.
+        output = await store.get(args.handle, principal);
       } catch (error) {
         if (!(error instanceof StoreError)) throw error;
         const next = call(args as unknown as Record<string, unknown>);
@@ -61,7 +63,7 @@ function readOutputTool(store: OutputStore, budget: number) {
       if (!output) {
         return recoverable(
           "unknown_handle",
-          `No stored output ${args.handle}: it expired (handles live ${Math.round(store.ttlMs / 60_000)} minutes), was pushed out of a full store, or was made by a server that does not share this one's store.`,
+          `No stored output ${args.handle}: it expired (handles live ${Math.round(store.ttlMs / 60_000)} minutes), was pushed out of a full store, was made for another caller (another token), or was made by a server that does not share this one's store.`,
           hint("Run the call that produced it again (the same run_tool call); its reply carries a fresh handle."),
         );
       }
@@ -129,12 +131,12 @@ function readColumns(args: ReadArgs, lines: string[], start: number, room: numbe
 }
 
 function grepLines(args: ReadArgs, lines: string[], room: number, call: (a: Record<string, unknown>) => NextCall): Body {
-  let regex: RegExp;
+  let regex: SafeRegex;
   try {
-    regex = new RegExp(args.grep!, /[A-Z]/.test(args.grep!) ? "" : "i");
+    regex = compileRegex(args.grep!, { ignoreCase: !/[A-Z]/.test(args.grep!) });
   } catch (error) {
     const next = call({ handle: args.handle, grep: escapeRegExp(args.grep!) });
-    return recoverable("invalid_regex", `"${args.grep}" is not a valid regular expression: ${(error as Error).message}`, hint(`Search for it literally: ${formatCall(next)}`, next));
+    return recoverable("invalid_regex", `"${args.grep}" is not a usable regular expression: ${(error as Error).message}.`, hint(`Search for it literally: ${formatCall(next)}`, next));
   }
   const all = lines.flatMap((line, i) => (regex.test(line) ? [`${i + 1}: ${line.length > 300 ? `${line.slice(0, 300)}… [${line.length} chars]` : line}`] : []));
   const shown: string[] = [];

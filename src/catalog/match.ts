@@ -4,7 +4,7 @@
  * glob. A file-level `server` glob limits entries to backends whose MCP
  * serverInfo.name matches, so docs follow a server whatever its namespace.
  */
-import { globToRegExp, isGlob } from "../util/glob.js";
+import { globTester, isGlob } from "../util/glob.js";
 import type { LoadedEntry } from "./load.js";
 
 interface Compiled {
@@ -13,7 +13,7 @@ interface Compiled {
   specific: boolean;
   byId: boolean;
   test: (value: string) => boolean;
-  server?: RegExp;
+  server?: (value: string) => boolean;
 }
 
 export class CatalogIndex {
@@ -22,14 +22,14 @@ export class CatalogIndex {
   constructor(entries: readonly LoadedEntry[]) {
     this.compiled = entries.map((entry, order) => {
       const glob = isGlob(entry.match);
-      const re = glob ? globToRegExp(entry.match) : undefined;
+      const matches = glob ? globTester(entry.match) : undefined;
       return {
         entry,
         order,
         specific: !glob,
         byId: entry.match.includes(":"),
-        test: re ? (value: string) => re.test(value) : (value: string) => value === entry.match,
-        server: entry.server ? globToRegExp(entry.server) : undefined,
+        test: matches ?? ((value: string) => value === entry.match),
+        server: entry.server ? globTester(entry.server) : undefined,
       };
     });
   }
@@ -42,7 +42,7 @@ export class CatalogIndex {
   entriesFor(namespace: string, name: string, serverName: string | undefined): LoadedEntry[] {
     const id = `${namespace}:${name}`;
     return this.compiled
-      .filter((c) => (c.server ? serverName !== undefined && c.server.test(serverName) : true) && c.test(c.byId ? id : name))
+      .filter((c) => (c.server ? serverName !== undefined && c.server(serverName) : true) && c.test(c.byId ? id : name))
       .sort((a, b) => Number(a.specific) - Number(b.specific) || Number(a.byId) - Number(b.byId) || a.order - b.order)
       .map((c) => c.entry);
   }

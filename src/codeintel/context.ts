@@ -3,8 +3,11 @@
  * its body must fit, and the helpers that turn a refused path into guidance
  * with a ready call.
  */
+import { readdir } from "node:fs/promises";
+import { join } from "node:path";
 import type { Body } from "../builtin/backend.js";
 import { formatCall, hint, recoverable, warning, type NextCall } from "../disclosure/guidance.js";
+import { pathGlob } from "../util/glob.js";
 import type { CodeParser } from "./parser.js";
 import { isRefusal, type Refusal, type Target, type Workspace } from "./workspace.js";
 
@@ -37,6 +40,35 @@ export async function target(
   const resolved = await context.ws.resolve(path, expect);
   if (!isRefusal(resolved)) return resolved;
   return refusalBody(context, tool, args, resolved);
+}
+
+/** Undefined when the call's glob (if any) can be matched; else a recoverable body with the call without it. */
+export function globProblem(context: CodeContext, tool: string, args: Record<string, unknown>): Body | undefined {
+  if (typeof args.glob !== "string") return undefined;
+  try {
+    pathGlob(args.glob);
+    return undefined;
+  } catch (error) {
+    const next = codeCall(context, tool, { ...args, glob: undefined, offset: undefined });
+    return recoverable("invalid_glob", `The glob cannot be used: ${(error as Error).message}.`, hint(`Use a shorter glob such as "*.ts" or "src/**", or none: ${formatCall(next)}`, next));
+  }
+}
+
+/**
+ * The call scoped to the busiest subdirectory of its path (most entries),
+ * for a call that ran out of time; undefined when there is none to go to.
+ */
+export async function narrowPath<A extends { path?: string }>(context: CodeContext, args: A): Promise<A | undefined> {
+  const start = await context.ws.resolve(args.path, "dir");
+  if (isRefusal(start)) return undefined;
+  const children = (await readdir(start.abs, { withFileTypes: true }).catch(() => []))
+    .filter((d) => d.isDirectory() && !d.name.startsWith(".") && d.name !== "node_modules")
+    .map((d) => (start.rel ? `${start.rel}/${d.name}` : d.name))
+    .filter((rel) => !context.ws.isSecret(`${rel}/`))
+    .slice(0, 100);
+  const sized = await Promise.all(children.map(async (rel) => ({ rel, entries: (await readdir(join(context.ws.root, rel)).catch(() => [])).length })));
+  const busiest = sized.sort((a, b) => b.entries - a.entries)[0];
+  return busiest ? { ...args, path: busiest.rel, offset: undefined } : undefined;
 }
 
 export function isTarget(value: Target | Body): value is Target {

@@ -23,6 +23,10 @@ export interface CodeBackendOptions {
   limits: WorkspaceLimits;
   /** Extra secret patterns (.gitignore syntax) beside the defaults. */
   deny: readonly string[];
+  /** Read hard-linked files (default false). */
+  allowHardLinks?: boolean;
+  /** Takes secrets from the environment out of file text as it is read, before any line is cut. */
+  redact?: (text: string) => string;
   /** The largest body a tool returns, in bytes. */
   budget: number;
   outputs: OutputStore;
@@ -47,7 +51,7 @@ export class CodeBackend extends BuiltinBackend {
 
 export function createCodeBackend(options: CodeBackendOptions): CodeBackend {
   const context: CodeContext = {
-    ws: new Workspace(options.root, options.limits, options.deny),
+    ws: new Workspace(options.root, options.limits, { deny: options.deny, allowHardLinks: options.allowHardLinks, redact: options.redact }),
     parser: new CodeParser(),
     namespace: CODE_NAMESPACE,
     budget: options.budget,

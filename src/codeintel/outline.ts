@@ -3,9 +3,9 @@
  * cache when the file is unchanged), matching with the kind filter applied
  * inside the traversal, and bodies read from the file.
  */
-import { readFile } from "node:fs/promises";
 import { languageFor, type SymbolKind } from "./languages.js";
 import type { CodeParser, CodeSymbol } from "./parser.js";
+import { isReadRefusal, readText, type ReadPolicy } from "./files.js";
 import type { FileInfo } from "./scan.js";
 
 /** A symbol located in a file. */
@@ -62,11 +62,11 @@ export function compact(symbol: CodeSymbol): string {
 }
 
 /** The source lines of each symbol, read once per file; a body over `maxBytes` is cut and says where the rest is. */
-export async function bodies(located: readonly Located[], maxBytes: number): Promise<Map<CodeSymbol, string>> {
+export async function bodies(located: readonly Located[], maxBytes: number, policy: ReadPolicy): Promise<Map<CodeSymbol, string>> {
   const texts = new Map<string, Promise<string | undefined>>();
   const out = new Map<CodeSymbol, string>();
   for (const { abs, file, symbol } of located) {
-    if (!texts.has(abs)) texts.set(abs, readFile(abs, "utf8").catch(() => undefined));
+    if (!texts.has(abs)) texts.set(abs, readText(abs, policy).then((read) => (isReadRefusal(read) ? undefined : read.text)));
     const text = await texts.get(abs)!;
     if (text === undefined) continue;
     const lines = text.split(/\r?\n/).slice(symbol.startLine - 1, symbol.endLine);

@@ -1,17 +1,19 @@
 /**
  * Walks the project the way a developer sees it: `.gitignore` rules (nested
  * files included) are honoured, secret files and `.git/` are skipped and
- * counted, symlinks are listed but never followed. Order is stable: within
+ * counted, special files (pipes, sockets, devices) are skipped and counted,
+ * symlinks are listed but never followed. Order is stable: within
  * a directory, subdirectories first, then files, each by name.
  *
  * All work is metered (files, bytes, time); when a bound is hit the walk
  * stops and the meter says which bound and where, so tools can report it
  * instead of cutting silently.
  */
-import { readFile, readdir } from "node:fs/promises";
+import { readdir } from "node:fs/promises";
 import { join } from "node:path";
 import ignore, { type Ignore } from "ignore";
 import { pathGlob } from "../util/glob.js";
+import { isReadRefusal, readText } from "./files.js";
 import type { Target, Workspace, WorkspaceLimits } from "./workspace.js";
 
 export interface WalkEntry {
@@ -28,6 +30,8 @@ export class WorkMeter {
   files = 0;
   bytes = 0;
   secret = 0;
+  /** Pipes, sockets and devices passed over: nothing can read them safely. */
+  special = 0;
   /** Set when a limit stopped the work: which one, in words. */
   bounded?: string;
   private readonly started = performance.now();
@@ -96,6 +100,10 @@ export async function walk(ws: Workspace, request: WalkRequest, meter: WorkMeter
       const childRel = rel ? `${rel}/${d.name}` : d.name;
       const isDir = d.isDirectory();
       if (d.name === ".git" || ignored(active, childRel, isDir)) continue;
+      if (!isDir && !d.isFile() && !d.isSymbolicLink()) {
+        meter.special++;
+        continue;
+      }
       if (ws.isSecret(isDir ? `${childRel}/` : childRel)) {
         meter.secret++;
         continue;
@@ -138,12 +146,12 @@ async function ancestorScopes(ws: Workspace, rel: string): Promise<Scope[]> {
   return ignored(scopes, rel, true) ? [] : scopes;
 }
 
+/** A .gitignore is read like any file: never a pipe, never past 1 MiB. */
+const GITIGNORE_POLICY = { maxBytes: 1 << 20, allowHardLinks: true };
+
 async function loadScope(abs: string, rel: string): Promise<Scope | undefined> {
-  try {
-    return { dir: rel, rules: ignore().add(await readFile(join(abs, ".gitignore"), "utf8")) };
-  } catch {
-    return undefined;
-  }
+  const file = await readText(join(abs, ".gitignore"), GITIGNORE_POLICY);
+  return isReadRefusal(file) ? undefined : { dir: rel, rules: ignore().add(file.text) };
 }
 
 function ignored(scopes: readonly Scope[], rel: string, isDir: boolean): boolean {

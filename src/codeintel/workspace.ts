@@ -1,44 +1,18 @@
 /**
  * The project root the `code:` tools work in, and the rules that keep them
  * inside it: every path is resolved against the root and confined to it
- * after symlinks are resolved, and secret files (`.env*`, private keys,
- * `.git/` internals, plus a configurable deny-list) are refused.
+ * after symlinks are resolved; secret files (`.env*`, private keys,
+ * credential files, `.git/` internals, plus a configurable deny-list),
+ * special files (pipes, sockets, devices) and hard-linked files are refused.
  */
-import { realpathSync } from "node:fs";
+import { realpathSync, type Dirent, type Stats } from "node:fs";
 import { lstat, readdir, realpath } from "node:fs/promises";
 import { basename, dirname, isAbsolute, join, relative, resolve, sep } from "node:path";
 import ignore, { type Ignore } from "ignore";
 import { nearest } from "../search/suggest.js";
+import type { ReadPolicy } from "./files.js";
+import { DEFAULT_SECRET_PATTERNS } from "./secrets.js";
 
-/**
- * Secret files, in .gitignore syntax. Public keys and `.env` templates stay
- * readable: they hold no secrets and projects document themselves with them.
- */
-export const DEFAULT_SECRET_PATTERNS = [
-  ".env",
-  ".env.*",
-  "!.env.example",
-  "!.env.sample",
-  "!.env.template",
-  "!.env.dist",
-  "*.pem",
-  "*.key",
-  "*.p12",
-  "*.pfx",
-  "*.jks",
-  "*.keystore",
-  "id_rsa*",
-  "id_dsa*",
-  "id_ecdsa*",
-  "id_ed25519*",
-  "!*.pub",
-  ".netrc",
-  ".pgpass",
-  ".git/",
-  ".ssh/",
-  ".aws/",
-  ".gnupg/",
-];
 
 export interface WorkspaceLimits {
   /** Files larger than this are listed but not read whole, parsed or searched. */
@@ -60,19 +34,35 @@ export interface Target {
   mtimeMs: number;
 }
 
-export type Refusal = { code: "outside_root" | "secret_path" | "path_not_found" | "not_a_file" | "not_a_dir"; message: string; suggestions?: string[] };
+export type Refusal = {
+  code: "outside_root" | "secret_path" | "path_not_found" | "not_a_file" | "not_a_dir" | "special_file" | "hard_link";
+  message: string;
+  suggestions?: string[];
+};
+
+export interface WorkspacePolicy {
+  /** Extra secret patterns (.gitignore syntax) after the defaults. */
+  deny?: readonly string[];
+  /** Read files that have more than one name. Default false. */
+  allowHardLinks?: boolean;
+  /** Applied to every file's text as it is read (secrets from the environment). */
+  redact?: (text: string) => string;
+}
 
 export class Workspace {
   readonly root: string;
+  /** How files are read: the size cap for whole reads, and whether hard links are. */
+  readonly read: ReadPolicy;
   private readonly secrets: Ignore;
 
   constructor(
     root: string,
     readonly limits: WorkspaceLimits,
-    deny: readonly string[] = [],
+    policy: WorkspacePolicy = {},
   ) {
     this.root = realpathSync(root);
-    this.secrets = ignore().add([...DEFAULT_SECRET_PATTERNS, ...deny]);
+    this.secrets = ignore().add([...DEFAULT_SECRET_PATTERNS, ...(policy.deny ?? [])]);
+    this.read = { maxBytes: limits.maxFileBytes, allowHardLinks: policy.allowHardLinks ?? false, redact: policy.redact };
   }
 
   /** The root-relative, "/"-separated form of an absolute path inside the root. */
@@ -108,6 +98,15 @@ export class Workspace {
     if (this.isSecret(kind === "dir" && rel ? `${rel}/` : rel) || this.isSecret(this.relative(lexical))) {
       return { code: "secret_path", message: `${given} may hold secrets (credentials, keys, .env or .git internals), so the code tools do not read it.` };
     }
+    if (kind === "file" && !stats.isFile()) {
+      return { code: "special_file", message: `${given} is a ${specialKind(stats)}, not a regular file; the code tools read regular files only.` };
+    }
+    if (kind === "file" && stats.nlink > 1 && !this.read.allowHardLinks) {
+      return {
+        code: "hard_link",
+        message: `${given} is a hard link (one of ${stats.nlink} names for the same file), so its other names may be outside the project or secret; the code tools do not read it (set metatools.code.allowHardLinks to allow).`,
+      };
+    }
     if (expect && kind !== expect) {
       return { code: expect === "file" ? "not_a_file" : "not_a_dir", message: `${given} is a ${kind === "dir" ? "directory" : "file"}, not a ${expect === "file" ? "file" : "directory"}.` };
     }
@@ -129,6 +128,14 @@ export class Workspace {
     }
     return [];
   }
+}
+
+/** A special file in words, for refusals. */
+export function specialKind(stats: Stats | Dirent): string {
+  if (stats.isFIFO()) return "named pipe (FIFO)";
+  if (stats.isSocket()) return "socket";
+  if (stats.isCharacterDevice() || stats.isBlockDevice()) return "device";
+  return "special file";
 }
 
 export function isRefusal(value: Target | Refusal): value is Refusal {

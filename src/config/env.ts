@@ -5,6 +5,7 @@
 import { homedir } from "node:os";
 import { join } from "node:path";
 import { ConfigError } from "../util/errors.js";
+import { secretsOf, type Secret } from "./secrets.js";
 
 /** metatools' folder under the user's cache ($XDG_CACHE_HOME, else ~/.cache): embeddings, word vectors. */
 export function cacheHome(env: NodeJS.ProcessEnv = process.env): string {
@@ -14,25 +15,23 @@ export function cacheHome(env: NodeJS.ProcessEnv = process.env): string {
 /** `${NAME}` or `${NAME:-default}`; group 1 is the name, group 2 the default. */
 export const REFERENCE = /\$\{([A-Za-z_][A-Za-z0-9_]*)(?::-([^}]*))?\}/g;
 
-/** A value the environment supplied where secrets go; it must never be shown (see util/redact.ts). */
-export interface Secret {
-  name: string;
-  value: string;
-}
+export type { Secret } from "./secrets.js";
 
-/** Where a config carries credentials: a server's env, headers, URL or arguments; the HTTP tokens; the store URL. */
-function holdsSecrets(path: readonly string[]): boolean {
-  if (path[0] === "mcpServers") return ["env", "headers", "url", "args"].includes(path[2] ?? "");
-  return path[0] === "metatools" && ((path[1] === "http" && path[2] === "tokens") || (path[1] === "store" && path[2] === "url"));
-}
-
-export function substituteEnv(value: unknown, env: NodeJS.ProcessEnv, file: string, path: string[] = [], secrets?: Secret[]): unknown {
+/**
+ * Replaces every reference in `value`, a raw config, before validation.
+ * With `secrets`, collects the values that are secrets (config/secrets.ts
+ * says which), and refuses one too short to redact. `previous` is the item
+ * before `value` in its array, so `["--token", "${T}"]` is known for what it is.
+ */
+export function substituteEnv(value: unknown, env: NodeJS.ProcessEnv, file: string, path: string[] = [], secrets?: Secret[], previous?: unknown): unknown {
   if (typeof value === "string") {
-    return value.replace(REFERENCE, (_match, name: string, fallback: string | undefined) => {
+    return value.replace(REFERENCE, (match, name: string, fallback: string | undefined, offset: number) => {
       const found = env[name];
       if (found !== undefined && found !== "") {
-        // Short values (a port, a flag) are not worth hiding and would blank out ordinary text.
-        if (secrets && found.length >= 6 && holdsSecrets(path)) secrets.push({ name, value: found });
+        if (secrets) {
+          const at = { path, template: value, start: offset, end: offset + match.length, previous: typeof previous === "string" ? previous : undefined };
+          secrets.push(...secretsOf(name, found, at, file, formatPath(path)));
+        }
         return found;
       }
       if (fallback !== undefined) return fallback;
@@ -43,7 +42,7 @@ export function substituteEnv(value: unknown, env: NodeJS.ProcessEnv, file: stri
       );
     });
   }
-  if (Array.isArray(value)) return value.map((item, i) => substituteEnv(item, env, file, [...path, String(i)], secrets));
+  if (Array.isArray(value)) return value.map((item, i) => substituteEnv(item, env, file, [...path, String(i)], secrets, value[i - 1]));
   if (value !== null && typeof value === "object") {
     const out: Record<string, unknown> = {};
     for (const [key, item] of Object.entries(value)) out[key] = substituteEnv(item, env, file, [...path, key], secrets);

@@ -23,6 +23,15 @@ export const httpSectionSchema = z
       .max(64 << 20)
       .optional()
       .describe("Largest request body; bigger ones get 413. Default 1048576 (1 MiB)."),
+    bodyTimeoutMs: z
+      .number()
+      .int()
+      .min(100)
+      .max(600_000)
+      .optional()
+      .describe(
+        "How long a client may take to send a request's headers, and then its body; past it, 408 and the connection is closed, so a slow sender cannot hold connections open. Responses are not bounded by it: event streams and long calls go on. Raise it only for large bodies over slow links. Default 10000.",
+      ),
     rateLimit: z
       .object({
         perMinute: z.number().int().min(1).describe("Requests per minute per token (per client address without tokens)."),
@@ -34,7 +43,7 @@ export const httpSectionSchema = z
     sessionIdleMs: z.number().int().min(1000).optional().describe("A session unused this long is closed. Default 1800000 (30 minutes)."),
     maxSessions: z.number().int().min(1).optional().describe("Open sessions at most; an initialize beyond it gets 503. Default 1000."),
     maxSessionsPerToken: z.number().int().min(1).optional().describe("Open sessions one token may hold; an initialize beyond it gets 429. Default 100."),
-    shutdownGraceMs: z.number().int().min(0).optional().describe("On SIGTERM, how long in-flight requests may finish before backends close. Default 10000."),
+    shutdownGraceMs: z.number().int().min(0).optional().describe("On SIGTERM, how long in-flight requests may finish before backends close; the process is gone 1.5 s after that whatever is left. Default 3000."),
   })
   .strict();
 
@@ -44,6 +53,7 @@ export interface HttpConfig {
   tokens: string[];
   allowedOrigins: string[];
   maxBodyBytes: number;
+  bodyTimeoutMs: number;
   rateLimit: { perMinute: number; burst: number };
   sessionIdleMs: number;
   maxSessions: number;
@@ -62,10 +72,11 @@ export function resolveHttp(section: HttpSection | undefined, env: NodeJS.Proces
     tokens: [...new Set([...(section?.tokens ?? []), ...fromEnv])],
     allowedOrigins: (section?.allowedOrigins ?? []).map((o) => new URL(o).origin),
     maxBodyBytes: section?.maxBodyBytes ?? 1 << 20,
+    bodyTimeoutMs: section?.bodyTimeoutMs ?? 10_000,
     rateLimit: { perMinute, burst: section?.rateLimit?.burst ?? Math.max(10, Math.ceil(perMinute / 6)) },
     sessionIdleMs: section?.sessionIdleMs ?? 30 * 60_000,
     maxSessions: section?.maxSessions ?? 1000,
     maxSessionsPerToken: section?.maxSessionsPerToken ?? 100,
-    shutdownGraceMs: section?.shutdownGraceMs ?? 10_000,
+    shutdownGraceMs: section?.shutdownGraceMs ?? 3000,
   };
 }

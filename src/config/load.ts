@@ -77,7 +77,7 @@ export function parseConfig(
   }
   const parsed = check(configFileSchema, substituted, file, []);
   const config = resolveConfig(parsed, { file, baseDir: dirname(file), cwd: options.cwd ?? process.cwd(), builtinCatalogDir: options.builtinCatalogDir, root: options.root, env: options.env });
-  config.secrets = secrets;
+  config.secrets = [...secrets, ...config.secrets];
   return config;
 }
 
@@ -121,11 +121,12 @@ function resolveConfig(
     },
     budgets: { inlineBytes: m.budgets?.inlineBytes ?? DEFAULTS.inlineBytes },
     http: resolveHttp(m.http, where.env ?? process.env),
-    secrets: [],
+    // Tokens from METATOOLS_TOKENS are secrets too; those written as ${VAR} in the file are found as it is read.
+    secrets: (where.env ?? process.env).METATOOLS_TOKENS?.split(",").map((t) => t.trim()).filter(Boolean).map((value) => ({ name: "METATOOLS_TOKENS", value })) ?? [],
     security: {
       scan: m.security?.scan ?? true,
       ...(m.security?.lockFile === false || !where.file ? {} : { lockFile: resolve(where.baseDir, m.security?.lockFile ?? "metatools.lock.json") }),
-      maxDescriptionChars: m.security?.maxDescriptionChars ?? 4000,
+      maxDescriptionChars: m.security?.maxDescriptionChars ?? 10_000,
     },
     timeouts: { connectMs, callMs, startupGraceMs: m.timeouts?.startupGraceMs ?? DEFAULTS.startupGraceMs },
     catalogs,
@@ -140,6 +141,7 @@ function resolveConfig(
       enabled: m.cache?.enabled ?? true,
       ttlMs: m.cache?.ttlMs ?? DEFAULTS.cacheTtlMs,
       maxEntryBytes: m.cache?.maxEntryBytes ?? DEFAULTS.cacheMaxEntryBytes,
+      shareAcrossPrincipals: m.cache?.shareAcrossPrincipals ?? false,
     },
     outputs: { ttlMs: m.outputs?.ttlMs ?? DEFAULTS.outputsTtlMs, maxBytes: m.outputs?.maxBytes ?? DEFAULTS.outputsMaxBytes },
     ...(code ? { code } : {}),
@@ -185,6 +187,7 @@ function resolveCode(section: MetatoolsSection["code"], where: { file?: string; 
   return {
     root,
     deny: section?.deny ?? [],
+    allowHardLinks: section?.allowHardLinks ?? false,
     limits: {
       maxFileBytes: section?.maxFileBytes ?? DEFAULTS.codeMaxFileBytes,
       maxFiles: section?.maxFiles ?? DEFAULTS.codeMaxFiles,

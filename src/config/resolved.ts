@@ -51,7 +51,7 @@ export interface ResolvedConfig {
   };
   budgets: { inlineBytes: number };
   http: HttpConfig;
-  /** Values the environment supplied to credential fields: redacted from logs, errors and responses. */
+  /** Values from the environment that must never show (config/secrets.ts says which): redacted from logs, errors and responses. */
   secrets: Secret[];
   /** lockFile: absolute path, or undefined (no config file, or turned off). */
   security: { scan: boolean; lockFile?: string; maxDescriptionChars: number };
@@ -87,12 +87,15 @@ export interface CacheConfig {
   enabled: boolean;
   ttlMs: number;
   maxEntryBytes: number;
+  /** One cache for all principals; otherwise each principal's results are keyed apart. */
+  shareAcrossPrincipals: boolean;
 }
 
 export interface CodeConfig {
   /** Absolute project root. */
   root: string;
   deny: string[];
+  allowHardLinks: boolean;
   limits: { maxFileBytes: number; maxFiles: number; maxBytes: number; maxMs: number };
 }
 

@@ -4,6 +4,7 @@
  * Defaults live in `resolve.ts`, next to the resolved type they produce.
  */
 import { z } from "zod";
+import { DEFAULT_SECRET_PATTERNS } from "../codeintel/secrets.js";
 import { httpSectionSchema } from "./http.js";
 
 /** Backend names become tool-id namespaces, so they may not contain a colon. */
@@ -124,7 +125,7 @@ export const metatoolsSectionSchema = z
           .union([z.string().min(1), z.literal(false)])
           .optional()
           .describe("Where tool definitions are pinned, relative to the config file. Default metatools.lock.json beside it; false pins nothing (a changed definition then goes unnoticed)."),
-        maxDescriptionChars: z.number().int().min(200).optional().describe("A longer description is flagged. Default 4000."),
+        maxDescriptionChars: z.number().int().min(200).optional().describe("A longer description is flagged (more than anyone reviews, and room to hide instructions in). Default 10000: real APIs document many parameters in prose."),
       })
       .strict()
       .optional(),
@@ -158,7 +159,13 @@ export const metatoolsSectionSchema = z
         deny: z
           .array(z.string())
           .optional()
-          .describe("Extra secret files the code tools refuse to read, in .gitignore syntax (added to .env*, private keys, .git/ and the like)."),
+          .describe(
+            `Secret files the code tools neither list nor read, in .gitignore syntax, added after the default list; a \`!pattern\` re-allows a default one (e.g. \`!.npmrc\`). Defaults: ${DEFAULT_SECRET_PATTERNS.map((p) => `\`${p}\``).join(", ")}.`,
+          ),
+        allowHardLinks: z
+          .boolean()
+          .optional()
+          .describe("Read files that have more than one name (hard links). Default false: another name of the file may be outside the root or a secret file, and nothing inside the root can tell."),
         maxFileBytes: z.number().int().positive().optional().describe("Files larger than this are summarized, not read whole, parsed or searched. Default 1048576."),
         maxFiles: z.number().int().positive().optional().describe("Most files one code-tool call visits; the response says when it stopped. Default 50000."),
         maxMs: z.number().int().positive().optional().describe("Longest one code-tool call spends walking and reading, in ms. Default 20000."),
@@ -184,6 +191,12 @@ export const metatoolsSectionSchema = z
         enabled: z.boolean().optional().describe("Cache results of read-only or idempotent tools. Default true."),
         ttlMs: z.number().int().positive().optional().describe("How long a cached result is served, unless the tool's catalog entry sets `cache.ttl_ms`. Default 300000."),
         maxEntryBytes: z.number().int().positive().optional().describe("Results larger than this are not cached. Default 1048576."),
+        shareAcrossPrincipals: z
+          .boolean()
+          .optional()
+          .describe(
+            "Serve one caller's cached result to another (over HTTP, callers are told apart by bearer token). Default false: each caller has its own cache, because a backend's answer may depend on who asks (credentials passed through, per-user data) and a shared cache would show one caller's data to another. Set it only when every backend answers everyone alike.",
+          ),
       })
       .strict()
       .optional(),

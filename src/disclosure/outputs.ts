@@ -3,7 +3,9 @@
  * an opaque handle (`@out_…`), and the agent gets a compact summary plus the
  * exact call that reads a slice of it (`metatools:read_output`). Outputs
  * live in the key-value store (memory, Redis or SQLite), so replicas that
- * share a Redis share handles.
+ * share a Redis share handles. A handle belongs to the principal it was made
+ * for: anyone else asking for it finds nothing, exactly as for a handle that
+ * never existed, so a handle's id alone gives no access.
  */
 import { randomBytes } from "node:crypto";
 import { jsonBytes, truncateBytes } from "./budget.js";
@@ -21,10 +23,10 @@ export interface StoredOutput {
 }
 
 export interface OutputStore {
-  /** Stores an output and returns its new handle. Rejects with a StoreError when the store cannot take it. */
-  put(output: StoredOutput): Promise<string>;
-  /** The output, or undefined once it expired (or never existed). */
-  get(handle: string): Promise<StoredOutput | undefined>;
+  /** Stores an output for `owner` and returns its new handle. Rejects with a StoreError when the store cannot take it. */
+  put(output: StoredOutput, owner: string): Promise<string>;
+  /** The output, or undefined once it expired, if it never existed, or if `owner` did not make it. */
+  get(handle: string, owner: string): Promise<StoredOutput | undefined>;
   /** How long a handle lives, for messages. */
   readonly ttlMs: number;
   /** Largest output kept. */
@@ -57,15 +59,20 @@ export class KeyValueOutputStore implements OutputStore {
     this.maxBytes = options.maxBytes ?? 16 << 20;
   }
 
-  async put(output: StoredOutput): Promise<string> {
+  async put(output: StoredOutput, owner: string): Promise<string> {
     const handle = `@out_${randomBytes(12).toString("base64url")}`;
-    await this.store.set(handle, output, this.ttlMs);
+    await this.store.set(ownedKey(owner, handle), output, this.ttlMs);
     return handle;
   }
 
-  get(handle: string): Promise<StoredOutput | undefined> {
-    return this.store.get<StoredOutput>(handle);
+  get(handle: string, owner: string): Promise<StoredOutput | undefined> {
+    return this.store.get<StoredOutput>(ownedKey(owner, handle));
   }
+}
+
+/** The owner is part of the key, so another principal's lookup is a plain miss: no separate check to get wrong. */
+function ownedKey(owner: string, handle: string): string {
+  return `${owner}/${handle}`;
 }
 
 const SUMMARY_BYTES = 2000;
@@ -75,12 +82,13 @@ const LONG_LINE = 1000;
 
 /**
  * Stores an oversized output and returns the response fields that replace
- * it: `handle`, a structure-aware `summary` (≤ 2 KB), and `next`, a call that
- * reads the first slice that fits `budget`. Text that parses as JSON is
- * treated as JSON (summary by shape, reads by JSON path). An output over the
- * store's size bound keeps its first lines, and the hint says how much was dropped.
+ * it: `handle` (readable by `owner` only), a structure-aware `summary`
+ * (≤ 2 KB), and `next`, a call that reads the first slice that fits
+ * `budget`. Text that parses as JSON is treated as JSON (summary by shape,
+ * reads by JSON path). An output over the store's size bound keeps its
+ * first lines, and the hint says how much was dropped.
  */
-export async function spill(store: OutputStore, output: StoredOutput, budget: number): Promise<{ handle: string; summary: Record<string, unknown>; next: NextCall; hint: string }> {
+export async function spill(store: OutputStore, output: StoredOutput, budget: number, owner: string): Promise<{ handle: string; summary: Record<string, unknown>; next: NextCall; hint: string }> {
   let value = output.kind === "json" || /^\s*[[{]/.test(output.text) ? parseJson(output.text) : NOT_JSON;
   let text = output.text;
   if (value !== NOT_JSON && text.split("\n", 200).some((line) => line.length > LONG_LINE)) text = indentJson(text);
@@ -100,7 +108,7 @@ export async function spill(store: OutputStore, output: StoredOutput, budget: nu
     dropped = ` Only ${kept} are kept (the store holds at most ${store.maxBytes} bytes per output); narrow the original call for the rest.`;
     value = NOT_JSON;
   }
-  const handle = await store.put({ kind: value === NOT_JSON ? "text" : "json", text, source: output.source });
+  const handle = await store.put({ kind: value === NOT_JSON ? "text" : "json", text, source: output.source }, owner);
   const end = linesThatFit(lines, 1, Math.floor(budget * 0.75));
   const next: NextCall = { tool: "run_tool", arguments: { tool_id: READ_OUTPUT_ID, args: { handle, start_line: 1, end_line: end } } };
   const ways = value !== NOT_JSON ? `a JSON path (args.json_path, e.g. "${examplePath(value)}"), ` : "";

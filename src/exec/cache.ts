@@ -6,6 +6,9 @@
  * generation, which retires every result cached from that namespace before
  * it: a file written through metatools is never read back stale. The
  * generation lives in the store, so replicas sharing Redis agree on it.
+ * Results are cached per principal (the caller they were made for), in the
+ * key itself, so replicas keep callers apart too; one cache for everyone
+ * only where the config says so. A write retires every principal's results.
  */
 import { createHash, randomBytes } from "node:crypto";
 import type { ToolCallResult } from "../backends/types.js";
@@ -79,12 +82,12 @@ export class ResultCache {
   }
 
   /**
-   * Reads the cached result and the namespace generation in parallel. A
-   * store failure counts as a miss, and so does a namespace whose last
-   * write could not be recorded (until recording it succeeds).
+   * Reads the cached result `principal` may be served and the namespace
+   * generation, in parallel. A store failure counts as a miss, and so does
+   * a namespace whose last write could not be recorded (until recording it succeeds).
    */
-  async lookup(record: ToolRecord, args: Record<string, unknown>, read: boolean): Promise<Lookup> {
-    const key = resultKey(record.id, this.identity(record.namespace), args);
+  async lookup(record: ToolRecord, args: Record<string, unknown>, read: boolean, principal: string): Promise<Lookup> {
+    const key = resultKey(record.id, this.identity(record.namespace), args, this.config.shareAcrossPrincipals ? undefined : principal);
     const namespace = record.namespace;
     if (this.unrecorded.size && !(await this.recordPendingWrites())) return { namespace, key, gen: UNKNOWN };
     try {
@@ -149,9 +152,16 @@ export class ResultCache {
   }
 }
 
-/** `r:<tool id>:<hash of backend identity and canonical arguments>`: short, and the same for the same arguments in any key order. */
-export function resultKey(toolId: string, identity: string, args: Record<string, unknown>): string {
-  return `r:${toolId}:${createHash("sha256").update(identity).update("\0").update(canonicalJson(args)).digest("base64url").slice(0, 32)}`;
+/**
+ * `r:<tool id>:<hash of backend identity, canonical arguments and principal>`:
+ * short, and the same for the same arguments in any key order. Without a
+ * principal, the key shared by all of them.
+ */
+export function resultKey(toolId: string, identity: string, args: Record<string, unknown>, principal?: string): string {
+  const hash = createHash("sha256").update(identity).update("\0").update(canonicalJson(args));
+  // Canonical JSON holds no raw NUL, so what follows one can only be the principal.
+  if (principal !== undefined) hash.update("\0").update(principal);
+  return `r:${toolId}:${hash.digest("base64url").slice(0, 32)}`;
 }
 
 function genKey(namespace: string): string {

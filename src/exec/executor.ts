@@ -37,7 +37,7 @@ export type RunOutcome =
   | { kind: "not_runnable"; record: ToolRecord }
   | { kind: "invalid_args"; record: ToolRecord; problems: FieldProblem[]; corrected: Record<string, unknown> }
   | { kind: "backend_unavailable"; record: ToolRecord; state: BackendState | undefined }
-  | { kind: "call_failed"; record: ToolRecord; code: string; message: string; durationMs: number };
+  | { kind: "call_failed"; record: ToolRecord; code: string; message: string; durationMs: number; narrowed?: Record<string, unknown> };
 
 export interface RunRequest {
   toolId: string;
@@ -48,6 +48,8 @@ export interface RunRequest {
   cache?: CacheMode;
   /** Receives the backend's progress notifications for this call. */
   onProgress?: (update: ProgressUpdate) => void;
+  /** Who the call is made for: whose cached results it may be served, and whose output handles built-in tools may read. */
+  principal: string;
 }
 
 export interface ExecutorOptions {
@@ -94,7 +96,7 @@ export class Executor {
       return outcome;
     }
     const started = performance.now();
-    const lookup = await this.cache.lookup(record, request.args, mode === "use");
+    const lookup = await this.cache.lookup(record, request.args, mode === "use", request.principal);
     if (lookup.hit) {
       const { result, ageMs } = lookup.hit;
       return this.finish({ kind: "ok", record, result, durationMs: Math.round(performance.now() - started), cache: "hit", cacheAgeMs: ageMs, unchecked });
@@ -126,10 +128,10 @@ export class Executor {
     const started = performance.now();
     let result: ToolCallResult;
     try {
-      result = await backend.callTool(record.name, request.args, { timeoutMs, signal: request.signal, onProgress: request.onProgress });
+      result = await backend.callTool(record.upstreamName ?? record.name, request.args, { timeoutMs, signal: request.signal, onProgress: request.onProgress, principal: request.principal });
     } catch (error) {
       const durationMs = Math.round(performance.now() - started);
-      if (error instanceof BackendError) return { kind: "call_failed", record, code: error.code, message: error.message, durationMs };
+      if (error instanceof BackendError) return { kind: "call_failed", record, code: error.code, message: error.message, durationMs, narrowed: error.details.narrowed };
       throw error;
     }
     return this.finish({ kind: "ok", record, result, durationMs: Math.round(performance.now() - started), cache, unchecked });

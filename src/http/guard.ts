@@ -6,6 +6,7 @@
 import { createHash, timingSafeEqual } from "node:crypto";
 import type { IncomingMessage } from "node:http";
 import { isIP } from "node:net";
+import { tokenPrincipal } from "../security/principal.js";
 
 export interface Refusal {
   status: number;
@@ -17,20 +18,29 @@ export interface Refusal {
 
 const digest = (value: string) => createHash("sha256").update(value).digest();
 
-/** Checks `Authorization: Bearer …` against the configured tokens; returns the matching token's key for rate limiting. */
+/** Who a request is from: `key` for rate limiting, `principal` for what its calls keep (output handles, cached results). */
+export interface Caller {
+  key: string;
+  principal: string;
+}
+
+/** Checks `Authorization: Bearer …` against the configured tokens; returns the matching token's caller. */
 export class BearerAuth {
   private readonly digests: Buffer[];
+  /** Each token's principal, derived at start: deriving it is deliberately slow. */
+  private readonly principals: string[];
 
   constructor(tokens: readonly string[]) {
     // Comparing digests keeps every comparison the same length, so timing says nothing about a token's length or prefix.
     this.digests = tokens.map(digest);
+    this.principals = tokens.map(tokenPrincipal);
   }
 
   get enabled(): boolean {
     return this.digests.length > 0;
   }
 
-  check(header: string | undefined): { key: string } | Refusal {
+  check(header: string | undefined): Caller | Refusal {
     const challenge = { "WWW-Authenticate": 'Bearer realm="metatools"' };
     const match = /^Bearer\s+(\S+)\s*$/i.exec(header ?? "");
     if (!match) return { status: 401, message: "missing bearer token: send Authorization: Bearer <token>", headers: challenge };
@@ -41,7 +51,7 @@ export class BearerAuth {
       if (timingSafeEqual(d, presented) && found < 0) found = i;
     });
     if (found < 0) return { status: 401, message: "invalid bearer token", headers: { "WWW-Authenticate": 'Bearer realm="metatools", error="invalid_token"' } };
-    return { key: `token:${found}` };
+    return { key: `token:${found}`, principal: this.principals[found]! };
   }
 }
 

@@ -12,11 +12,12 @@ import type { AddressInfo } from "node:net";
 import { StreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/streamableHttp.js";
 import type { Metatools } from "../app.js";
 import { servedTools } from "../meta/index.js";
+import { ANONYMOUS_PRINCIPAL } from "../security/principal.js";
 import { createSessionServer } from "../serving.js";
 import { MetatoolsError } from "../util/errors.js";
 import type { Logger } from "../util/log.js";
 import { readJsonBody, type ParsedBody } from "./body.js";
-import { BearerAuth, checkOrigin, corsHeaders, isLoopback, RateLimiter, type Refusal } from "./guard.js";
+import { BearerAuth, checkOrigin, corsHeaders, isLoopback, RateLimiter, type Caller, type Refusal } from "./guard.js";
 import { Sessions } from "./sessions.js";
 
 export interface HttpOptions {
@@ -50,12 +51,12 @@ export async function serveHttp(app: Metatools, options: HttpOptions, logger: Lo
   const owner = (key: string) => (auth.enabled ? key : "anyone");
 
   async function mcp(req: IncomingMessage, res: ServerResponse): Promise<void> {
-    const caller = auth.enabled ? auth.check(req.headers.authorization) : { key: `address:${req.socket.remoteAddress ?? "?"}` };
+    const caller: Caller | Refusal = auth.enabled ? auth.check(req.headers.authorization) : { key: `address:${req.socket.remoteAddress ?? "?"}`, principal: ANONYMOUS_PRINCIPAL };
     if ("status" in caller) return refuse(res, caller);
     // A POST's body is read here, under the limit, so a batch is charged per message; GET and DELETE cost one.
     let parsed: ParsedBody | undefined;
     if (req.method === "POST") {
-      const read = await readJsonBody(req, http.maxBodyBytes);
+      const read = await readJsonBody(req, http.maxBodyBytes, http.bodyTimeoutMs);
       if ("status" in read) return refuse(res, read);
       parsed = read;
     }
@@ -65,7 +66,7 @@ export async function serveHttp(app: Metatools, options: HttpOptions, logger: Lo
     await startup;
     if (options.stateless) {
       if (!parsed) return refuse(res, { status: 405, message: "stateless mode takes POST only (no sessions, no server-sent event stream)", headers: { Allow: "POST" } });
-      const server = createSessionServer(app, logger, tools);
+      const server = createSessionServer(app, logger, tools, caller.principal);
       const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
       res.on("close", () => void transport.close().then(() => server.close(), () => server.close()).catch(() => {}));
       await server.connect(transport);
@@ -82,10 +83,10 @@ export async function serveHttp(app: Metatools, options: HttpOptions, logger: Lo
     if (!parsed) return refuse(res, { status: 400, message: "no mcp-session-id header: start a session with an initialize POST" });
     const full = sessions.refuses(owner(caller.key));
     if (full) return refuse(res, full);
-    await sessions.open(createSessionServer(app, logger, tools), owner(caller.key), (transport) => transport.handleRequest(req, res, parsed.body));
+    await sessions.open(createSessionServer(app, logger, tools, caller.principal), owner(caller.key), (transport) => transport.handleRequest(req, res, parsed.body));
   }
 
-  const server: HttpServer = createServer((req, res) => {
+  const server: HttpServer = createServer(requestTimeouts(http.bodyTimeoutMs), (req, res) => {
     // A request target that is no URL (`http://[`) must not throw out of the listener: it reads as a path nothing serves.
     const target = URL.canParse(req.url ?? "/", "http://localhost") ? new URL(req.url ?? "/", "http://localhost") : undefined;
     const path = target?.pathname ?? req.url ?? "";
@@ -166,6 +167,18 @@ export async function serveHttp(app: Metatools, options: HttpOptions, logger: Lo
         await app.close();
       })()),
   };
+}
+
+/**
+ * Node's own bounds on receiving a request: its headers within the body
+ * timeout, and the whole request within twice that (headers, then body),
+ * checked often enough to be felt. readJsonBody answers a slow body itself;
+ * these catch slow headers (sent before any token is checked) and anything
+ * readJsonBody does not read. Both end once the request is received, so an
+ * SSE stream or a long call's streamed response is not cut.
+ */
+function requestTimeouts(bodyTimeoutMs: number): { headersTimeout: number; requestTimeout: number; connectionsCheckingInterval: number } {
+  return { headersTimeout: bodyTimeoutMs, requestTimeout: 2 * bodyTimeoutMs, connectionsCheckingInterval: Math.min(1000, Math.max(100, Math.floor(bodyTimeoutMs / 4))) };
 }
 
 function json(res: ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}): void {

@@ -9,8 +9,10 @@ import { formatCall, hint, recoverable, type NextCall } from "../disclosure/guid
 import { correctArgs, explainErrors } from "../exec/explain.js";
 import { SchemaValidator } from "../exec/validator.js";
 import { ATTR, type Operation } from "../observe/telemetry.js";
+import { LOCAL_PRINCIPAL } from "../security/principal.js";
 import { splitToolId } from "../model/tool.js";
 import { mapStrings } from "../util/data.js";
+import { redactDeep, redactError } from "../util/redact.js";
 import type { CallExtra, ServedTool } from "../server/mcp.js";
 import { describeTool } from "./describe-tool.js";
 import { runTool } from "./run-tool.js";
@@ -37,7 +39,11 @@ function spanOf(app: Metatools, name: MetaTool["name"], args: Record<string, unk
   return { name: `tool.exec ${id}`, attributes: { [ATTR.toolId]: id, [ATTR.namespace]: namespace, [ATTR.genAiTool]: id } };
 }
 
-/** Calls a meta-tool by name with raw arguments: validation, dispatch, telemetry, budget. Used by the server and the CLI. */
+/**
+ * Calls a meta-tool by name with raw arguments: validation, dispatch,
+ * telemetry, budget. Used by the server and the CLI. A call without a
+ * principal is the local user's (stdio, the CLI).
+ */
 export function createMetaDispatcher(app: Metatools) {
   const byName = new Map(META_TOOLS.map((t) => [t.name, t]));
   const validator = new SchemaValidator();
@@ -47,20 +53,19 @@ export function createMetaDispatcher(app: Metatools) {
     const span = spanOf(app, tool.name, args);
     return app.telemetry.measure(OPERATIONS[tool.name], span.name, span.attributes, async (notes) => {
       // One place for the budget, whichever way the reply was made (a refusal can quote what was sent).
-      const raw = await dispatch(app, validator, tool, args, { signal: extra.signal, onProgress: extra.onProgress, span: notes });
-      const body = enforceBudget(withoutSecrets(app, raw), app.config.budgets.inlineBytes, tool.name);
+      let raw: MetaBody;
+      try {
+        raw = await dispatch(app, validator, tool, args, { signal: extra.signal, onProgress: extra.onProgress, span: notes, principal: extra.principal ?? LOCAL_PRINCIPAL });
+      } catch (error) {
+        // A fault's message reaches the client, the span and the log.
+        throw redactError(error, app.redact);
+      }
+      // Redacted before the budget may shorten strings: a cut through a secret would leave a piece no redactor knows.
+      const body = enforceBudget(redactDeep(raw, app.redact), app.config.budgets.inlineBytes, tool.name);
       notes.set({ [ATTR.outcome]: outcomeOf(body), [ATTR.bytes]: jsonBytes(body), [ATTR.handle]: typeof body.handle === "string" });
       return body;
     });
   };
-}
-
-/** A response that would show a secret from the environment (an error quoting a URL, a tool echoing its env) shows it redacted. */
-function withoutSecrets(app: Metatools, body: MetaBody): MetaBody {
-  if (!app.config.secrets.length) return body;
-  const text = JSON.stringify(body);
-  const clean = app.redact(text);
-  return clean === text ? body : (JSON.parse(clean) as MetaBody);
 }
 
 async function dispatch(app: Metatools, validator: SchemaValidator, tool: MetaTool, args: Record<string, unknown>, context: Omit<MetaContext, "app" | "budget">): Promise<MetaBody> {

@@ -15,7 +15,8 @@ import type { MetaBody } from "./types.js";
 type Ok = Extract<RunOutcome, { kind: "ok" }>;
 type Block = Ok["result"]["content"][number];
 
-export async function presentResult(outcome: Ok, budget: number, outputs: OutputStore): Promise<MetaBody> {
+/** `principal` is whom the call was made for: a handle the result is stored under is theirs alone. */
+export async function presentResult(outcome: Ok, budget: number, outputs: OutputStore, principal: string): Promise<MetaBody> {
   const { record, result, durationMs } = outcome;
   const texts: string[] = [];
   const others: Record<string, unknown>[] = [];
@@ -54,17 +55,17 @@ export async function presentResult(outcome: Ok, budget: number, outputs: Output
     guided = { ...body, ...guidanceFields(hint(notes.join(" "), next)) };
   } else guided = { ...body, ...(notes.length ? guidanceFields(warning(notes.join(" "))) : {}) };
   if (jsonBytes(guided) <= budget) return guided;
-  return handOff(head, body, notes, budget, outputs, record.id);
+  return handOff(head, body, notes, budget, outputs, record.id, principal);
 }
 
 /** Stores the whole result under a handle; the reply keeps the head, a summary and the call that reads it. */
-async function handOff(head: MetaBody, body: MetaBody, notes: string[], budget: number, outputs: OutputStore, toolId: string): Promise<MetaBody> {
+async function handOff(head: MetaBody, body: MetaBody, notes: string[], budget: number, outputs: OutputStore, toolId: string, principal: string): Promise<MetaBody> {
   const { result, structured, content } = body as { result?: string; structured?: unknown; content?: unknown[] };
   const json = result === undefined && content === undefined;
   const text = json ? JSON.stringify(structured, null, 2) : [result ?? "", ...(content ?? []).map((c) => JSON.stringify(c))].filter(Boolean).join("\n");
   let stored: Awaited<ReturnType<typeof spill>>;
   try {
-    stored = await spill(outputs, { kind: json ? "json" : "text", text, source: toolId }, budget);
+    stored = await spill(outputs, { kind: json ? "json" : "text", text, source: toolId }, budget, principal);
   } catch (error) {
     if (!(error instanceof StoreError)) throw error;
     const bytes = Buffer.byteLength(text, "utf8");

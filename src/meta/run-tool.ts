@@ -39,12 +39,12 @@ export const runTool = defineMetaTool<RunArgs>({
   },
   annotations: { title: "Run tool", readOnlyHint: false, destructiveHint: true, openWorldHint: true },
 
-  async handle(args, { app, budget, signal, onProgress, span }) {
+  async handle(args, { app, budget, signal, onProgress, span, principal }) {
     const toolArgs = args.args ?? {};
-    const outcome = await app.executor.run({ toolId: args.tool_id, args: toolArgs, timeoutMs: args.timeout_ms, signal, cache: args.cache, onProgress });
+    const outcome = await app.executor.run({ toolId: args.tool_id, args: toolArgs, timeoutMs: args.timeout_ms, signal, cache: args.cache, onProgress, principal });
     if (outcome.kind === "ok") {
       span?.set({ [ATTR.cache]: outcome.cache });
-      return presentResult(outcome, budget, app.outputs);
+      return presentResult(outcome, budget, app.outputs, principal);
     }
     return respond(outcome, args, toolArgs, app);
   },
@@ -97,8 +97,11 @@ function respond(outcome: Exclude<RunOutcome, { kind: "ok" }>, args: RunArgs, to
     case "call_failed": {
       if (outcome.code === "timeout") {
         const timeout = (args.timeout_ms ?? app.backends.callTimeoutMs(outcome.record.namespace) ?? 60_000) * 2;
-        const next = again({ timeout_ms: timeout });
-        return recoverable("timeout", outcome.message, hint(`Retry with more time: ${formatCall(next)}`, next));
+        const longer = again({ timeout_ms: timeout });
+        if (!outcome.narrowed) return recoverable("timeout", outcome.message, hint(`Retry with more time: ${formatCall(longer)}`, longer));
+        // Less work first: more time is the fallback, since the same work may well time out again.
+        const narrower = again({ args: outcome.narrowed });
+        return recoverable("timeout", `${outcome.message}; its work was stopped`, hint(`Narrow it: ${formatCall(narrower)}; or give it more time: ${formatCall(longer)}`, narrower));
       }
       const next: NextCall = { tool: "describe_tool", arguments: { tool_id: outcome.record.id, detail_level: "full" } };
       return recoverable(outcome.code, outcome.message, hint(`Check the tool's docs and examples: ${formatCall(next)}`, next));

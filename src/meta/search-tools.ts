@@ -43,8 +43,9 @@ export const searchTools = defineMetaTool<SearchArgs>({
   annotations: { title: "Search tools", readOnlyHint: true, openWorldHint: false },
 
   async handle(args, { app, budget, span }) {
+    const query = capQuery(args.query);
     const request: SearchRequest = {
-      query: args.query,
+      query: query.text,
       limit: Math.min(args.limit ?? app.config.search.defaultLimit, app.config.search.maxLimit),
       offset: args.offset ?? 0,
       namespaces: (Array.isArray(args.namespace) ? args.namespace : args.namespace ? [args.namespace] : []).filter(Boolean),
@@ -55,12 +56,24 @@ export const searchTools = defineMetaTool<SearchArgs>({
     span?.set({ [ATTR.hits]: outcome.total, [ATTR.mode]: outcome.mode });
     const unavailable = unavailableBackends(app);
     const extra: MetaBody = unavailable.length ? { unavailable } : {};
-    const { value } = fitItems(outcome.hits, budget, (hits) => present(request, outcome, hits, extra, app));
+    const notes = query.note ? [query.note] : [];
+    const { value } = fitItems(outcome.hits, budget, (hits) => present(request, outcome, hits, extra, app, notes));
     return value;
   },
 });
 
-function present(request: SearchRequest, outcome: SearchOutcome, hits: readonly SearchHit[], extra: MetaBody, app: MetaContext["app"]): MetaBody {
+/** Longer queries are cut (at a word boundary): ranking needs a few words, and every extra one costs time on every tool. */
+export const MAX_QUERY_CHARS = 1000;
+
+function capQuery(query: string): { text: string; note?: string } {
+  if (query.length <= MAX_QUERY_CHARS) return { text: query };
+  const head = query.slice(0, MAX_QUERY_CHARS);
+  const space = head.search(/\s\S*$/);
+  const text = (space > MAX_QUERY_CHARS / 2 ? head.slice(0, space) : head).trimEnd();
+  return { text, note: `The query is ${query.length} characters; only its first ${text.length} were used. Search with the few words that name what the tool does.` };
+}
+
+function present(request: SearchRequest, outcome: SearchOutcome, hits: readonly SearchHit[], extra: MetaBody, app: MetaContext["app"], notes: string[]): MetaBody {
   const shown = hits.length;
   const end = request.offset + shown;
   const more = outcome.total > end;
@@ -75,7 +88,7 @@ function present(request: SearchRequest, outcome: SearchOutcome, hits: readonly 
     ...(byNamespace.omitted ? { by_namespace_overflow: byNamespace.omitted } : {}),
     hits: hits.map(formatHit),
     ...extra,
-    ...guidanceFields(guide(request, outcome, shown, app)),
+    ...guidanceFields(guide(request, outcome, shown, app, notes)),
   };
 }
 
@@ -92,9 +105,9 @@ function formatHit({ record, score }: SearchHit): MetaBody {
 }
 
 /** One piece of guidance, naming real values from this result, in the order filter → scope → paginate. */
-function guide(request: SearchRequest, outcome: SearchOutcome, shown: number, app: MetaContext["app"]): Guidance | undefined {
+function guide(request: SearchRequest, outcome: SearchOutcome, shown: number, app: MetaContext["app"], given: readonly string[]): Guidance | undefined {
   const base = baseArgs(request, app.config.search.defaultLimit);
-  const notes: string[] = [];
+  const notes = [...given];
   if (outcome.modeNote) notes.push(outcome.modeNote + ".");
   if (outcome.relaxed) notes.push(`No tool matched a word of "${request.query}" exactly (or it has only common words such as "the"); these are prefix and typo-tolerant matches.`);
 

@@ -4,6 +4,7 @@
  */
 import { callSignature, propertiesOf, requiredOf } from "../model/signature.js";
 import type { JsonSchema, ToolRecord } from "../model/tool.js";
+import { renameNote } from "../registry/names.js";
 
 export type DetailLevel = "summary" | "schema" | "full";
 
@@ -13,6 +14,7 @@ export function toolDoc(record: ToolRecord, level: DetailLevel, examplesMax: num
     id: record.id,
     namespace: record.namespace,
     name: record.name,
+    ...(record.upstreamName !== undefined ? { renamed: renameNote(record.upstreamName, record.name) } : {}),
     ...(record.title ? { title: record.title } : {}),
     summary: record.summary,
     ...(record.tags.length ? { tags: record.tags } : {}),

@@ -16,6 +16,8 @@ export interface MetaContext {
   onProgress?: (update: ProgressUpdate) => void;
   /** The call's span: handlers add what only they know (cache status, hits). */
   span?: SpanNotes;
+  /** Who the call is made for (src/security/principal.ts): whose cached results and output handles it may use. */
+  principal: string;
 }
 
 /** A JSON response body. Expected failures are bodies too (`ok: false`); faults are thrown. */

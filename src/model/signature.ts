@@ -7,6 +7,9 @@ import type { JsonSchema } from "./tool.js";
 
 const MAX_PARAMS = 8;
 
+/** A parameter name longer than this is cut in signatures (describe_tool shows it whole): one hit must always fit a page. */
+const MAX_PARAM_CHARS = 48;
+
 export function callSignature(name: string, schema: JsonSchema): string {
   const properties = propertiesOf(schema);
   const required = new Set(requiredOf(schema));
@@ -14,8 +17,9 @@ export function callSignature(name: string, schema: JsonSchema): string {
   // Required first, in schema order: they are what a caller cannot skip.
   names.sort((a, b) => Number(required.has(b)) - Number(required.has(a)));
   const parts = names.slice(0, MAX_PARAMS).map((param) => {
-    const type = shortType(properties[param]);
-    return `${param}${required.has(param) ? "*" : "?"}${type && type !== "string" ? `:${type}` : ""}`;
+    const type = shortType(properties[param])?.slice(0, 24);
+    const shown = param.length > MAX_PARAM_CHARS ? `${param.slice(0, MAX_PARAM_CHARS)}…` : param;
+    return `${shown}${required.has(param) ? "*" : "?"}${type && type !== "string" ? `:${type}` : ""}`;
   });
   if (names.length > MAX_PARAMS) parts.push(`…+${names.length - MAX_PARAMS}`);
   return `${name}(${parts.join(", ")})`;

@@ -77,6 +77,8 @@ export interface ToolRecord {
   cache: { policy: CachePolicy; ttlMs?: number };
   /** False for catalog-only tools, which can be searched and described but not run. */
   runnable: boolean;
+  /** The backend's own name, when it is not a valid MCP tool name and `name` is its safe spelling (registry/names.ts). */
+  upstreamName?: string;
 }
 
 /** Splits a tool id at its first colon; namespaces never contain one. */

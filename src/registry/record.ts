@@ -12,7 +12,8 @@ export const SUMMARY_MAX = 160;
 export function buildRecord(namespace: string, tool: UpstreamTool, entries: readonly LoadedEntry[], runnable: boolean): ToolRecord {
   const doc: Partial<LoadedEntry> = {};
   for (const entry of entries) Object.assign(doc, definedOnly(entry));
-  const description = (tool.description ?? "").trim();
+  const description = withoutControls(tool.description ?? "").trim();
+  const title = tool.title === undefined ? undefined : withoutControls(tool.title).replace(/\s+/g, " ").trim();
   const annotations = { ...(tool.annotations ?? {}) };
   if (doc.read_only !== undefined) annotations.readOnlyHint = doc.read_only;
   if (doc.destructive !== undefined) annotations.destructiveHint = doc.destructive;
@@ -21,8 +22,8 @@ export function buildRecord(namespace: string, tool: UpstreamTool, entries: read
     id: toolId(namespace, tool.name),
     namespace,
     name: tool.name,
-    title: tool.title,
-    summary: doc.summary ?? firstSentence(description) ?? tool.title ?? tool.name,
+    title,
+    summary: doc.summary ?? firstSentence(description) ?? title ?? tool.name,
     description,
     inputSchema: tool.inputSchema ?? { type: "object", properties: {} },
     outputSchema: tool.outputSchema,
@@ -45,6 +46,12 @@ export function firstSentence(text: string): string | undefined {
   const match = /^.*?[.!?](?=\s|$)/.exec(firstLine);
   const sentence = match && match[0].length >= 12 ? match[0] : firstLine;
   return sentence.length <= SUMMARY_MAX ? sentence : `${sentence.slice(0, SUMMARY_MAX - 1).trimEnd()}…`;
+}
+
+/** Control characters (C0 but tab and newline, DEL, C1): in a terminal they move the cursor or fake output. */
+function withoutControls(text: string): string {
+  // eslint-disable-next-line no-control-regex -- matching control characters is the point
+  return text.replace(/[\u0000-\u0008\u000b-\u001f\u007f-\u009f]/g, "");
 }
 
 function definedOnly<T extends object>(value: T): Partial<T> {

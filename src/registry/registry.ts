@@ -1,12 +1,14 @@
 /**
  * The live set of tools, by namespace. Backends feed it; search, describe and
  * run read it. Allow/deny rules apply here, so a denied tool is invisible
- * everywhere at once.
+ * everywhere at once, and so does the spelling of names: a name that is not
+ * a valid MCP tool name is served in a safe spelling (names.ts).
  */
 import type { CatalogIndex } from "../catalog/match.js";
 import type { ToolRecord, UpstreamTool } from "../model/tool.js";
 import { globMatcher } from "../util/glob.js";
 import type { Quarantined, ToolGate } from "../security/gate.js";
+import { distinct, safeToolName } from "./names.js";
 import { buildRecord } from "./record.js";
 
 export type RegistryListener = (namespace: string, records: readonly ToolRecord[]) => void;
@@ -75,8 +77,15 @@ export class ToolRegistry {
     for (const [id, q] of this.held) if (q.namespace === namespace) this.held.delete(id);
     for (const q of gated.quarantined) this.held.set(q.id, q);
     const records: ToolRecord[] = [];
-    for (const tool of gated.admitted) {
+    const taken = new Set(gated.admitted.map((t) => t.name));
+    for (const upstream of gated.admitted) {
+      // Catalog-only tools are the user's own data (dataset ids such as "api::Get Info"); only tools that run are respelled.
+      const safe = runnable ? safeToolName(upstream.name) : undefined;
+      const served = safe === undefined ? undefined : taken.has(safe) ? distinct(safe, upstream.name) : safe;
+      if (served !== undefined) taken.add(served);
+      const tool = served === undefined ? upstream : { ...upstream, name: served };
       const record = buildRecord(namespace, tool, this.catalog.entriesFor(namespace, tool.name, serverName), runnable);
+      if (served !== undefined) record.upstreamName = upstream.name;
       if (!this.allowed(record.id) || this.byId.has(record.id)) continue;
       records.push(record);
       this.byId.set(record.id, record);

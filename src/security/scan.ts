@@ -1,13 +1,17 @@
 /**
- * Looks for tool poisoning in what a backend says about a tool: its name,
- * title, description and every string in its schemas. A tool description is
- * read by the agent as instructions, so text that tells the agent to ignore
- * its instructions, keep secrets from the user, read credentials or call
- * other tools, text hidden in invisible or bidirectional characters, and
- * descriptions too long to review are flagged. A flagged tool is
- * quarantined until a person approves it (see gate.ts).
+ * Looks for tool poisoning in everything a backend tells the agent about a
+ * tool: its name, title, description, annotations, and every string and
+ * every key of its schemas (a property's name is read as much as its
+ * description). A tool description is read by the agent as instructions, so
+ * text that tells the agent to ignore its instructions, keep secrets from
+ * the user, read credentials or call other tools, text hidden in invisible
+ * or bidirectional characters, and descriptions too long to review are
+ * flagged. The rules read each string as the agent does, after text.ts has
+ * undone invisible characters, look-alike letters and identifier spelling.
+ * A flagged tool is quarantined until a person approves it (see gate.ts).
  */
 import type { UpstreamTool } from "../model/tool.js";
+import { hiddenCharacters, identifierWords, normalize, printable, smuggledText } from "./text.js";
 
 export interface Finding {
   rule: string;
@@ -25,29 +29,25 @@ const RULES: { rule: string; pattern: RegExp }[] = [
   { rule: "directs other tools", pattern: /\b(before|after|instead of)\b[^.\n]{0,20}\b(using|calling|running|invoking)\b[^.\n]{0,30}\b(this|any|other|the)\b[^.\n]{0,20}\btools?\b[^.\n]{0,40}\b(must|always|first|call|send|use)\b/i },
 ];
 
-/** Bidirectional overrides and Unicode tag characters: they hide or reorder text a person reviewing the description does not see. */
-const INVISIBLE = /[\u202A-\u202E\u2066-\u2069]|[\u{E0000}-\u{E007F}]/u;
-/** Zero-width characters: one stray is common in pasted text; several can split words to slip past a reader or a filter. */
-const ZERO_WIDTH = /[\u200B-\u200F\u2060-\u2064\uFEFF]/gu;
-
 export function scanTool(tool: UpstreamTool, options: { maxDescriptionChars: number }): Finding[] {
   const findings: Finding[] = [];
   const texts: [string, string][] = [
     ["name", tool.name],
     ["title", tool.title ?? ""],
     ["description", tool.description ?? ""],
-    ...schemaStrings(tool.inputSchema, "inputSchema"),
-    ...schemaStrings(tool.outputSchema, "outputSchema"),
+    ...shownStrings(tool.annotations, "annotations"),
+    ...shownStrings(tool.inputSchema, "inputSchema"),
+    ...shownStrings(tool.outputSchema, "outputSchema"),
   ];
   for (const [where, text] of texts) {
     if (!text) continue;
-    const hidden = INVISIBLE.exec(text);
-    if (hidden) findings.push({ rule: "invisible characters", where, quote: `U+${hidden[0].codePointAt(0)!.toString(16).toUpperCase().padStart(4, "0")} at ${hidden.index}` });
-    const zeroWidth = text.match(ZERO_WIDTH)?.length ?? 0;
-    if (zeroWidth >= 3) findings.push({ rule: "invisible characters", where, quote: `${zeroWidth} zero-width characters` });
+    for (const quote of hiddenCharacters(text)) findings.push({ rule: "invisible characters", where, quote });
+    const normal = normalize(text);
+    // Read as prose first, then as an identifier ("id_rsa" is a credential file, "ignore_previous_instructions" a sentence), then what variation selectors smuggle.
+    const readings = [normal, identifierWords(normal), normalize(smuggledText(text))];
     for (const { rule, pattern } of RULES) {
-      const match = pattern.exec(text);
-      if (match) findings.push({ rule, where, quote: match[0].slice(0, 80) });
+      const match = readings.map((reading) => pattern.exec(reading)).find(Boolean);
+      if (match) findings.push({ rule, where, quote: printable(match[0]) + (text.includes(match[0]) ? "" : " (as read after normalising)") });
     }
   }
   const length = (tool.description ?? "").length;
@@ -55,11 +55,21 @@ export function scanTool(tool: UpstreamTool, options: { maxDescriptionChars: num
   return findings;
 }
 
-/** Every string inside a schema (descriptions, titles, enum values, defaults), with its path. */
-function schemaStrings(value: unknown, path: string, out: [string, string][] = []): [string, string][] {
+/**
+ * Every string an agent is shown inside a schema or the annotations
+ * (descriptions, titles, enum values, defaults) and every key (property
+ * names), with its path; a key's path ends in ` (key)`. Keys in paths are
+ * quoted printably and shortened, as the path is itself shown in findings.
+ */
+function shownStrings(value: unknown, path: string, out: [string, string][] = []): [string, string][] {
   if (typeof value === "string") out.push([path, value]);
-  else if (Array.isArray(value)) value.forEach((v, i) => schemaStrings(v, `${path}[${i}]`, out));
-  else if (value && typeof value === "object") for (const [key, v] of Object.entries(value)) schemaStrings(v, `${path}.${key}`, out);
+  else if (Array.isArray(value)) value.forEach((v, i) => shownStrings(v, `${path}[${i}]`, out));
+  else if (value && typeof value === "object")
+    for (const [key, v] of Object.entries(value)) {
+      const keyPath = `${path}.${printable(key, 40)}`;
+      out.push([`${keyPath} (key)`, key]);
+      shownStrings(v, keyPath, out);
+    }
   return out;
 }
 

@@ -31,6 +31,8 @@ export interface CallExtra {
   signal: AbortSignal;
   /** Present when the client asked for progress (`_meta.progressToken`): sends it a progress notification. */
   onProgress?: (update: { progress: number; total?: number; message?: string }) => void;
+  /** Who the call is made for, as the server was told (`ServerDefinition.principal`). */
+  principal?: string;
 }
 
 export interface ServerDefinition {
@@ -39,6 +41,12 @@ export interface ServerDefinition {
   /** Computed when a session starts, so it can describe what is connected then. */
   instructions: () => string;
   tools: readonly ServedTool[];
+  /**
+   * Who every call on this server is made for: an opaque id the transport
+   * established (over HTTP, the bearer token's), handed to each call as
+   * `extra.principal`. A server serves one session, and a session one caller.
+   */
+  principal?: string;
   /** Where faults are reported (stderr); never stdout. */
   onFault?: (tool: string, error: unknown) => void;
 }
@@ -66,7 +74,7 @@ export function createMcpServer(definition: ServerDefinition): Server {
           ? undefined
           : (update: { progress: number; total?: number; message?: string }) =>
               void sent.push(extra.sendNotification({ method: "notifications/progress", params: { progressToken: token, ...update } }).catch(() => {}));
-      const result = await tool.call(request.params.arguments ?? {}, { signal: extra.signal, onProgress });
+      const result = await tool.call(request.params.arguments ?? {}, { signal: extra.signal, onProgress, principal: definition.principal });
       // Progress must reach the client before the result: it stops listening once the result arrives.
       await Promise.all(sent);
       return result;

@@ -26,9 +26,9 @@ export function storeKind(url: string): StoreKind | undefined {
   return undefined;
 }
 
-/** The URL with any password replaced, for logs and messages. */
+/** The URL with any password replaced, for logs and messages; up to the authority's last `@`, as a password may hold one unencoded. */
 export function maskUrl(url: string): string {
-  return url.replace(/^(\w+:\/\/[^:/@]*:)[^@]*@/, "$1***@");
+  return url.replace(/^(\w+:\/\/[^:/@]*:)[^/?#]*@/, "$1***@");
 }
 
 export function openStore(options: StoreOptions): KeyValue {

@@ -1,12 +1,41 @@
-/** Glob matching for ids and names: `*` is any run of characters (colons included), `?` one character. */
-export function globToRegExp(glob: string): RegExp {
-  let source = "";
-  for (const ch of glob) {
-    if (ch === "*") source += ".*";
-    else if (ch === "?") source += ".";
-    else source += escapeRegExp(ch);
-  }
-  return new RegExp(`^${source}$`);
+/**
+ * Globs over ids, names and paths. None of them runs on a backtracking
+ * engine: `*a*a*a*a*b` against a long name would take polynomial time there
+ * (V8 backtracks over every way to split the name), and globs come from
+ * agents. Id globs use a two-pointer wildcard match; path globs compile to
+ * RE2 (util/regex.ts).
+ */
+import { compileRegex } from "./regex.js";
+
+/**
+ * A glob over ids and names: `*` is any run of characters (colons
+ * included), `?` one character. Worst case O(glob × value), no recursion:
+ * on a mismatch the match restarts just after the last `*`, one character
+ * further along the value.
+ */
+export function globTester(glob: string): (value: string) => boolean {
+  const pattern = [...glob];
+  return (value) => {
+    const text = [...value];
+    let p = 0;
+    let t = 0;
+    let star = -1;
+    let resume = 0;
+    while (t < text.length) {
+      if (p < pattern.length && (pattern[p] === "?" || (pattern[p] !== "*" && pattern[p] === text[t]))) {
+        p++;
+        t++;
+      } else if (p < pattern.length && pattern[p] === "*") {
+        star = p++;
+        resume = t;
+      } else if (star >= 0) {
+        p = star + 1;
+        t = ++resume;
+      } else return false;
+    }
+    while (p < pattern.length && pattern[p] === "*") p++;
+    return p === pattern.length;
+  };
 }
 
 export function isGlob(pattern: string): boolean {
@@ -16,15 +45,16 @@ export function isGlob(pattern: string): boolean {
 /** A compiled list of globs; empty matches nothing. */
 export function globMatcher(globs: readonly string[]): (value: string) => boolean {
   const exact = new Set(globs.filter((g) => !isGlob(g)));
-  const patterns = globs.filter(isGlob).map(globToRegExp);
-  return (value) => exact.has(value) || patterns.some((re) => re.test(value));
+  const patterns = globs.filter(isGlob).map(globTester);
+  return (value) => exact.has(value) || patterns.some((test) => test(value));
 }
 
 /**
  * A file-path glob, as in ripgrep's `-g`: `*` and `?` stay inside one path
  * segment, `**` spans segments, `{a,b}` is either. A glob without a `/`
  * matches the file name at any depth; one with a `/` matches the whole
- * "/"-separated path.
+ * "/"-separated path. Throws RegexError for a glob too large to match
+ * in bounded time.
  */
 export function pathGlob(glob: string): (path: string) => boolean {
   const anchored = glob.includes("/");
@@ -48,7 +78,7 @@ export function pathGlob(glob: string): (path: string) => boolean {
     } else if (ch === "," && braces > 0) source += "|";
     else source += escapeRegExp(ch);
   }
-  const re = new RegExp(`^${source}$`);
+  const re = compileRegex(`^(?:${source})$`);
   return anchored ? (path) => re.test(path) : (path) => re.test(path.slice(path.lastIndexOf("/") + 1));
 }
 

@@ -1,27 +1,74 @@
 /**
- * Secrets from the environment (tokens in headers, keys in URLs) never show:
- * every log line, error and response passes through a redactor that
- * replaces each secret's value, and its URL-encoded form, with
- * `[redacted $NAME]`.
+ * Secrets from the environment never show. Each secret is replaced by
+ * `[redacted $NAME]` in every form it can take in text (raw, JSON-escaped,
+ * URL-encoded, base64: see secret-forms.ts).
+ *
+ * Ordering rule: redact first, then cut. Text that is sliced, shortened,
+ * escaped or encoded before redaction can leave a piece of a secret that no
+ * redactor recognises. So backends' output is redacted as it enters
+ * metatools (backends/redacting.ts) and every edge (responses, logs, doctor)
+ * redacts again, structurally, before it shortens anything.
  */
-import type { Secret } from "../config/env.js";
+import { MIN_SECRET_CHARS, type Secret } from "../config/secrets.js";
 import type { Logger } from "./log.js";
+import { secretPattern } from "./secret-forms.js";
 
 export type Redact = (text: string) => string;
 
+export const noRedaction: Redact = (text) => text;
+
 export function redactor(secrets: readonly Secret[]): Redact {
-  const forms = new Map<string, string>();
+  const byValue = new Map<string, string>();
   for (const { name, value } of secrets) {
-    for (const form of [value, encodeURIComponent(value)]) if (!forms.has(form)) forms.set(form, `[redacted $${name}]`);
+    for (const form of variants(value)) if (!byValue.has(form)) byValue.set(form, `[redacted $${name}]`);
   }
-  // Longest first, so a secret that contains another is replaced whole.
-  const ordered = [...forms.entries()].sort((a, b) => b[0].length - a[0].length);
-  if (!ordered.length) return (text) => text;
-  return (text) => {
-    let out = text;
-    for (const [value, label] of ordered) if (out.includes(value)) out = out.split(value).join(label);
-    return out;
-  };
+  // Longest first: where two could match at one place (one secret inside another), the whole one wins.
+  const ordered = [...byValue].sort((a, b) => b[0].length - a[0].length);
+  if (!ordered.length) return noRedaction;
+  const labels = ordered.map(([, label]) => label);
+  const pattern = new RegExp(ordered.map(([value]) => `(${secretPattern(value)})`).join("|"), "g");
+  return (text) =>
+    text.replace(pattern, (...groups: unknown[]) => {
+      const index = groups.slice(1, labels.length + 1).findIndex((group) => group !== undefined);
+      return labels[index] ?? labels[0]!;
+    });
+}
+
+/**
+ * The value, composed and decomposed (é as one code point or as e and an
+ * accent: text passed through other systems may come back either way), and
+ * each line of a multi-line one (a PEM key): output read line by line, like a
+ * child's stderr, holds a line at a time.
+ */
+function variants(value: string): string[] {
+  const lines = value.includes("\n") ? value.split(/\r?\n/).filter((line) => line.trim().length >= MIN_SECRET_CHARS) : [];
+  return [value, value.normalize("NFC"), value.normalize("NFD"), ...lines].filter(Boolean);
+}
+
+/** A copy of a JSON-like value with every string, and every object key, redacted. */
+export function redactDeep<T>(value: T, redact: Redact): T {
+  if (redact === noRedaction) return value;
+  return walk(value, redact) as T;
+}
+
+function walk(value: unknown, redact: Redact): unknown {
+  if (typeof value === "string") return redact(value);
+  if (Array.isArray(value)) return value.map((item) => walk(item, redact));
+  if (value !== null && typeof value === "object") {
+    return Object.fromEntries(Object.entries(value).map(([key, item]) => [redact(key), walk(item, redact)]));
+  }
+  return value;
+}
+
+/**
+ * The same error with its message (and stack) redacted, kept as the same
+ * object so its class and code still tell callers what happened.
+ */
+export function redactError(error: unknown, redact: Redact): unknown {
+  if (!(error instanceof Error)) return typeof error === "string" ? redact(error) : error;
+  error.message = redact(error.message);
+  if (error.stack) error.stack = redact(error.stack);
+  return error;
 }
 
 export function redactingLogger(logger: Logger, redact: Redact): Logger {

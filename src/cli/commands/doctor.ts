@@ -4,6 +4,7 @@
  * itself is invalid (the message names the file and field).
  */
 import { ConfigError } from "../../util/errors.js";
+import { redactDeep } from "../../util/redact.js";
 import { diagnose, type DoctorReport } from "../doctor.js";
 import { logLevel, parseFlags } from "../flags.js";
 import { withApp } from "../open.js";
@@ -24,8 +25,8 @@ export async function doctor(argv: string[]): Promise<number> {
     // Backends' own errors are in the report; the log would say them twice. An invalid config, catalog or lock file is found as the app is built.
     return await withApp(values, level, async (app) => {
       await app.search.semantic?.ready;
-      // Errors and command lines can quote secrets from the environment: the report shows them redacted, like every other output.
-      const report = JSON.parse(app.redact(JSON.stringify(await diagnose(app)))) as DoctorReport;
+      // Errors and command lines can quote secrets from the environment: every string of the report is redacted before the table shortens any.
+      const report = redactDeep(await diagnose(app), app.redact);
       if (values.json) process.stdout.write(`${JSON.stringify(report, null, 2)}\n`);
       else process.stdout.write(`${render(report, style)}\n`);
       return report.problems.length ? 1 : 0;

@@ -4,6 +4,7 @@ import { isLoopback } from "../../http/guard.js";
 import { serveHttp } from "../../http/server.js";
 import { serveStdio } from "../../serving.js";
 import { createLogger } from "../../util/log.js";
+import { redactingLogger, redactor } from "../../util/redact.js";
 import { intFlag, logLevel, parseFlags, UsageError } from "../flags.js";
 
 export async function serve(argv: string[]): Promise<number> {
@@ -19,8 +20,10 @@ export async function serve(argv: string[]): Promise<number> {
   if (port === undefined && (values.host !== undefined || values.stateless || values["allow-unauthenticated"])) {
     throw new UsageError("--host, --stateless and --allow-unauthenticated go with --http PORT");
   }
-  const logger = createLogger(logLevel(values["log-level"], "info"));
+  const stderr = createLogger(logLevel(values["log-level"], "info"));
   const config = loadConfig({ configPath: values.config, root: values.root, builtinCatalogDir: BUILTIN_CATALOG_DIR });
+  // The servers log faults and request errors themselves: through the same redactor as the app's own lines.
+  const logger = redactingLogger(stderr, redactor(config.secrets));
   const host = values.host ?? "127.0.0.1";
   if (port !== undefined && !isLoopback(host) && !config.http.tokens.length && !values["allow-unauthenticated"]) {
     throw new UsageError(
@@ -29,8 +32,11 @@ export async function serve(argv: string[]): Promise<number> {
   }
   logger.info(config.file ? `config ${config.file}: ${config.backends.length} backends` : "no config file: no backends configured");
   if (config.code) logger.info(`code tools over ${config.code.root}`);
-  const app = createMetatools(config, { logger });
+  const app = createMetatools(config, { logger: stderr });
   if (port === undefined) {
+    // Whatever is in flight, the process is gone soon after its client leaves or it is told to stop.
+    for (const signal of ["SIGINT", "SIGTERM"] as const) process.once(signal, () => exitDeadline(STDIO_EXIT_MS, logger));
+    process.stdin.once("end", () => exitDeadline(STDIO_EXIT_MS, logger));
     const { closed } = await serveStdio(app, logger);
     await closed;
     return 0;
@@ -39,6 +45,7 @@ export async function serve(argv: string[]): Promise<number> {
   await new Promise<void>((resolve) => {
     for (const signal of ["SIGINT", "SIGTERM"] as const) {
       process.once(signal, () => {
+        exitDeadline(config.http.shutdownGraceMs + 1500, logger);
         logger.info(`${signal}: finishing in-flight requests (up to ${config.http.shutdownGraceMs} ms), then closing backends`);
         void service.close().then(resolve, (error: unknown) => {
           logger.error(`shutdown: ${error instanceof Error ? error.message : String(error)}`);
@@ -48,4 +55,22 @@ export async function serve(argv: string[]): Promise<number> {
     }
   });
   return 0;
+}
+
+/** How long a stdio server may take to stop after stdin closes or a signal comes. */
+const STDIO_EXIT_MS = 4000;
+
+/**
+ * Ends the process `ms` from now if it is still there. Orderly shutdown
+ * closes backends and stores, but a read stuck in the kernel (a named pipe
+ * opened by a backend, a hung network file system) holds a libuv thread,
+ * and then even process.exit() waits for it forever: only SIGKILL ends such
+ * a process, so that is the last resort. The timer is unref'd: a clean
+ * shutdown exits on its own before it fires.
+ */
+function exitDeadline(ms: number, logger: { error(message: string): void }): void {
+  setTimeout(() => {
+    logger.error(`shutdown did not finish within ${ms} ms; stopping now`);
+    process.kill(process.pid, "SIGKILL");
+  }, ms).unref();
 }

@@ -2,7 +2,8 @@ import { defineTool, type Body } from "../../builtin/backend.js";
 import { formatCall, hint, recoverable } from "../../disclosure/guidance.js";
 import { distribution, OutputGuard, type Distribution, type Narrowing, type PageInput } from "../../disclosure/guard.js";
 import { escapeRegExp } from "../../util/glob.js";
-import { codeCall, dropUndefined, isTarget, PAGE_PROPERTIES, target, type CodeContext } from "../context.js";
+import { compileRegex, type SafeRegex } from "../../util/regex.js";
+import { codeCall, dropUndefined, globProblem, narrowPath, isTarget, PAGE_PROPERTIES, target, type CodeContext } from "../context.js";
 import { describeSkips, scan } from "../scan.js";
 import { clipLine, groupLines, type LineHit } from "./lines.js";
 
@@ -21,7 +22,7 @@ export function grepTool(context: CodeContext) {
     name: "grep",
     title: "Search file contents",
     description:
-      "Search the project's text files with a regular expression (JavaScript syntax), like ripgrep: matching lines with line numbers, grouped by file, with by_file counts over all matches. Skips .gitignored, binary and secret files. Case-insensitive unless the pattern has a capital letter.",
+      "Search the project's text files with a regular expression (RE2 syntax, as in ripgrep: JavaScript's without lookaround or backreferences), like ripgrep: matching lines with line numbers, grouped by file, with by_file counts over all matches. Skips .gitignored, binary and secret files. Case-insensitive unless the pattern has a capital letter.",
     inputSchema: {
       type: "object",
       properties: {
@@ -36,22 +37,25 @@ export function grepTool(context: CodeContext) {
       additionalProperties: false,
     },
     annotations: { readOnlyHint: true, idempotentHint: true, openWorldHint: false },
+    narrow: (args) => narrowPath(context, args),
 
     async handle(args, { signal }): Promise<Body> {
       const base = dropUndefined({ ...args, offset: undefined }) as Body;
       const caseSensitive = args.case_sensitive ?? /[A-Z]/.test(args.pattern.replace(/\\[A-Za-z]/g, ""));
-      let regex: RegExp;
+      let regex: SafeRegex;
       try {
-        regex = new RegExp(args.pattern, caseSensitive ? "m" : "im");
+        regex = compileRegex(args.pattern, { ignoreCase: !caseSensitive, multiline: true });
       } catch (error) {
         const literal = escapeRegExp(args.pattern);
         const next = codeCall(context, "grep", { ...base, pattern: literal });
         return recoverable(
           "invalid_regex",
-          `"${args.pattern}" is not a valid regular expression: ${(error as Error).message.replace(/^Invalid regular expression: /, "")}.`,
+          `"${args.pattern}" is not a usable regular expression: ${(error as Error).message}.`,
           hint(`To search for the text literally, escape the special characters: ${formatCall(next)}`, next),
         );
       }
+      const badGlob = globProblem(context, "grep", base);
+      if (badGlob) return badGlob;
       const start = await target(context, "grep", base, args.path);
       if (!isTarget(start)) return start;
       const guard = OutputGuard.fromInput(args);
@@ -63,7 +67,7 @@ export function grepTool(context: CodeContext) {
         each: async (_info, read) => {
           const text = await read();
           if (text === undefined || !regex.test(text)) return undefined;
-          return findLines(_info.entry.rel, text, regex, around, guard.focused ? 1000 : 240);
+          return findLines(_info.entry.rel, text, regex, around, guard.focused ? 1000 : 240, signal);
         },
       });
       const hits = results.flat();
@@ -85,17 +89,18 @@ export function grepTool(context: CodeContext) {
   });
 }
 
-function findLines(file: string, text: string, regex: RegExp, around: number, width: number): LineHit[] {
+function findLines(file: string, text: string, regex: SafeRegex, around: number, width: number, signal: AbortSignal): LineHit[] {
   const lines = text.split(/\r?\n/);
   const hits: LineHit[] = [];
   for (let i = 0; i < lines.length; i++) {
+    if (i % 1024 === 0) signal.throwIfAborted();
     const line = lines[i]!;
-    const match = regex.exec(line);
-    if (!match) continue;
+    const at = regex.search(line);
+    if (at < 0) continue;
     const context = around
       ? [...range(Math.max(0, i - around), i), ...range(i + 1, Math.min(lines.length, i + 1 + around))].map((j) => ({ line: j + 1, text: clipLine(lines[j]!, 0, width) }))
       : undefined;
-    hits.push({ file, line: i + 1, text: clipLine(line, match.index, width), ...(context ? { context } : {}) });
+    hits.push({ file, line: i + 1, text: clipLine(line, at, width), ...(context ? { context } : {}) });
   }
   return hits;
 }

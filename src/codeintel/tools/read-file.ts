@@ -1,12 +1,11 @@
-import { createReadStream } from "node:fs";
-import { createInterface } from "node:readline";
 import { defineTool, type Body } from "../../builtin/backend.js";
 import { jsonBytes } from "../../disclosure/budget.js";
 import { formatCall, guidanceFields, hint, recoverable } from "../../disclosure/guidance.js";
 import { spill, type OutputStore } from "../../disclosure/outputs.js";
 import { describeMiss, evaluateJsonPath, suggestAfterMiss } from "../../util/json-path.js";
 import { codeCall, isTarget, target, type CodeContext } from "../context.js";
-import { readText } from "../scan.js";
+import { openRegular, readText, type ReadRefusal } from "../files.js";
+import { readLineWindow } from "../line-window.js";
 import type { Target } from "../workspace.js";
 
 interface ReadArgs {
@@ -37,17 +36,19 @@ export function readFileTool(context: CodeContext, outputs: OutputStore) {
     },
     annotations: { readOnlyHint: true, idempotentHint: true, openWorldHint: false },
 
-    async handle(args): Promise<Body> {
+    async handle(args, { principal, signal }): Promise<Body> {
       const file = await target(context, "read_file", args as unknown as Record<string, unknown>, args.path, "file");
       if (!isTarget(file)) return file;
       if (args.start_line && args.end_line && args.end_line < args.start_line) {
         const next = codeCall(context, "read_file", { ...args, end_line: args.start_line });
         return recoverable("invalid_range", `end_line ${args.end_line} is before start_line ${args.start_line}.`, hint(`For example: ${formatCall(next)}`, next));
       }
-      if (file.size > context.ws.limits.maxFileBytes) return largeFile(context, file, args);
-      const text = await readText(file.abs, file.size);
-      if (text === undefined) return recoverable("binary_file", `${file.rel} is a binary file (${file.size} bytes); read_file returns text only.`);
-      if (args.json_path !== undefined) return jsonPart(context, outputs, file, text, args.json_path);
+      if (file.size > context.ws.limits.maxFileBytes) return largeFile(context, file, args, signal);
+      const read = await readText(file.abs, context.ws.read);
+      if (read === "too_large") return largeFile(context, file, args, signal);
+      if (typeof read === "string") return unread(file, read);
+      const text = read.text;
+      if (args.json_path !== undefined) return jsonPart(context, outputs, principal, file, text, args.json_path);
       const lines = text.split(/\r?\n/);
       if (lines.at(-1) === "") lines.pop();
       const start = args.start_line ?? 1;
@@ -59,7 +60,7 @@ export function readFileTool(context: CodeContext, outputs: OutputStore) {
       const content = lines.slice(start - 1, end).join("\n");
       const body = { path: file.rel, start_line: start, end_line: end, total_lines: lines.length, content };
       if (jsonBytes(body) <= context.budget) return body;
-      const stored = await spill(outputs, { kind: "text", text: content, source: `code:read_file ${file.rel}` }, context.budget);
+      const stored = await spill(outputs, { kind: "text", text: content, source: `code:read_file ${file.rel}` }, context.budget, principal);
       return {
         path: file.rel,
         start_line: start,
@@ -74,29 +75,44 @@ export function readFileTool(context: CodeContext, outputs: OutputStore) {
   });
 }
 
-/** A file over the size cap is not read whole: its size, line count and head, and the call for a range. */
-async function largeFile(context: CodeContext, file: Target, args: ReadArgs): Promise<Body> {
+/** A file that was not read, and why: the refusal the agent sees. */
+function unread(file: Target, reason: ReadRefusal): Body {
+  if (reason === "binary") return recoverable("binary_file", `${file.rel} is a binary file (${file.size} bytes); read_file returns text only.`);
+  if (reason === "special") return recoverable("special_file", `${file.rel} is not a regular file; read_file reads regular files only.`);
+  if (reason === "hard_link") return recoverable("hard_link", `${file.rel} is a hard link; the code tools do not read it (set metatools.code.allowHardLinks to allow).`);
+  return recoverable("unreadable", `${file.rel} could not be read (it changed or went away while being opened).`);
+}
+
+/**
+ * A file over the size cap is not read whole: its size, line count and
+ * head (or the range asked for), streamed, and the call for the next range.
+ */
+async function largeFile(context: CodeContext, file: Target, args: ReadArgs, signal: AbortSignal): Promise<Body> {
   const wanted = args.start_line !== undefined || args.end_line !== undefined;
   const start = args.start_line ?? 1;
   const end = args.end_line ?? (wanted ? start + 199 : HEAD_LINES);
-  const picked: string[] = [];
-  let total = 0;
-  const reader = createInterface({ input: createReadStream(file.abs, { encoding: "utf8" }), crlfDelay: Infinity });
-  for await (const line of reader) {
-    total++;
-    if (total >= start && total <= end) picked.push(line.length > 2000 ? `${line.slice(0, 2000)}… [line is ${line.length} chars]` : line);
+  const opened = await openRegular(file.abs, context.ws.read);
+  if (typeof opened === "string") return unread(file, opened);
+  let window;
+  try {
+    window = await readLineWindow(opened.handle, opened.size, { start, end, maxLineChars: 2000, maxScanBytes: context.ws.limits.maxBytes, signal, redact: context.ws.read.redact });
+  } finally {
+    await opened.handle.close().catch(() => {});
   }
+  if (window === "binary") return unread(file, "binary");
+  const picked = window.lines;
+  const counted = window.counted;
   const next = codeCall(context, "read_file", { path: file.rel, start_line: wanted ? end + 1 : 1, end_line: wanted ? end + 200 : 200 });
   const body = (shown: string[]): Body => ({
     path: file.rel,
     bytes: file.size,
-    total_lines: total,
+    ...(counted ? { lines_counted: counted.lines, bytes_counted: counted.bytes } : { total_lines: window.totalLines }),
     start_line: start,
     end_line: start + shown.length - 1,
     content: shown.join("\n"),
     ...guidanceFields(
       hint(
-        `${file.rel} is ${file.size} bytes, over the ${context.ws.limits.maxFileBytes >> 10} KiB cap for whole reads, so ${wanted ? "only the range was read" : `only its first ${HEAD_LINES} lines are shown`}. Read by range: ${formatCall(next)}, or search it with code:grep.`,
+        `${file.rel} is ${file.size} bytes, over the ${context.ws.limits.maxFileBytes >> 10} KiB cap for whole reads, so ${wanted ? "only the range was read" : `only its first ${HEAD_LINES} lines are shown`}${counted ? `; lines were counted in its first ${counted.bytes >> 20} MiB only` : ""}. Read by range: ${formatCall(next)}.`,
         next,
       ),
     ),
@@ -106,7 +122,7 @@ async function largeFile(context: CodeContext, file: Target, args: ReadArgs): Pr
   return body(shown);
 }
 
-async function jsonPart(context: CodeContext, outputs: OutputStore, file: Target, text: string, path: string): Promise<Body> {
+async function jsonPart(context: CodeContext, outputs: OutputStore, principal: string, file: Target, text: string, path: string): Promise<Body> {
   let root: unknown;
   try {
     root = JSON.parse(text);
@@ -122,6 +138,6 @@ async function jsonPart(context: CodeContext, outputs: OutputStore, file: Target
   }
   const body = { path: file.rel, json_path: path, value: found.value };
   if (jsonBytes(body) <= context.budget) return body;
-  const stored = await spill(outputs, { kind: "json", text: JSON.stringify(found.value, null, 2), source: `code:read_file ${file.rel} ${path}` }, context.budget);
+  const stored = await spill(outputs, { kind: "json", text: JSON.stringify(found.value, null, 2), source: `code:read_file ${file.rel} ${path}` }, context.budget, principal);
   return { path: file.rel, json_path: path, handle: stored.handle, summary: stored.summary, hint: stored.hint, next: stored.next };
 }

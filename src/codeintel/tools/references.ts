@@ -3,7 +3,7 @@ import { defineTool, type Body } from "../../builtin/backend.js";
 import { formatCall, hint, recoverable } from "../../disclosure/guidance.js";
 import { OutputGuard, type Distribution, type Narrowing, type PageInput } from "../../disclosure/guard.js";
 import { escapeRegExp } from "../../util/glob.js";
-import { codeCall, dropUndefined, isTarget, PAGE_PROPERTIES, target, type CodeContext } from "../context.js";
+import { codeCall, dropUndefined, globProblem, narrowPath, isTarget, PAGE_PROPERTIES, target, type CodeContext } from "../context.js";
 import { languageFor, type LanguageSpec } from "../languages.js";
 import { describeSkips, scan } from "../scan.js";
 import { clipLine, groupLines, type LineHit } from "./lines.js";
@@ -35,6 +35,7 @@ export function referencesTool(context: CodeContext) {
       additionalProperties: false,
     },
     annotations: { readOnlyHint: true, idempotentHint: true, openWorldHint: false },
+    narrow: (args) => narrowPath(context, args),
 
     async handle(args, { signal }): Promise<Body> {
       const base = dropUndefined({ ...args, offset: undefined }) as Body;
@@ -43,6 +44,8 @@ export function referencesTool(context: CodeContext) {
         const next = last ? codeCall(context, "references", { ...base, symbol: last }) : codeCall(context, "grep", { pattern: args.symbol });
         return recoverable("not_an_identifier", `"${args.symbol}" is not a single identifier.`, hint(`Look up one name: ${formatCall(next)}`, next));
       }
+      const badGlob = globProblem(context, "references", base);
+      if (badGlob) return badGlob;
       const start = await target(context, "references", base, args.path);
       if (!isTarget(start)) return start;
       let textOnly = 0;

@@ -29,7 +29,7 @@ export async function presentMatches(context: CodeContext, request: MatchRequest
   const { args, base, start, guard, matches, note } = request;
   const exact = args.name_path !== undefined;
   if (!matches.length) return noMatch(context, request);
-  const withBodies = args.include_body ? await bodies(guard.page(matches, PATTERN_CAP).slice(0, BODY_CAP), BODY_BYTES) : new Map();
+  const withBodies = args.include_body ? await bodies(guard.page(matches, PATTERN_CAP).slice(0, BODY_CAP), BODY_BYTES, context.ws.read) : new Map();
   const bodyNote = args.include_body && matches.length > BODY_CAP ? `Bodies are included for the first ${BODY_CAP} results only; use name_path for one symbol.` : undefined;
   return guard.respond({
     items: matches,

@@ -11,7 +11,8 @@ import { codeCall, type CodeContext } from "../context.js";
 import { languageFor } from "../languages.js";
 import { compact, outlineOf } from "../outline.js";
 import type { CodeSymbol } from "../parser.js";
-import { readText, type FileInfo } from "../scan.js";
+import { isReadRefusal, readText } from "../files.js";
+import type { FileInfo } from "../scan.js";
 import { walk, WorkMeter } from "../walk.js";
 import type { Target } from "../workspace.js";
 import type { SymbolsArgs } from "./symbols.js";
@@ -91,7 +92,10 @@ async function dirOverview(context: CodeContext, { args, base, start, guard, sig
 
 async function outline(context: CodeContext, file: Target): Promise<CodeSymbol[] | undefined> {
   const info: FileInfo = { entry: { rel: file.rel, abs: file.abs, kind: "file", depth: 0 }, size: file.size, mtimeMs: file.mtimeMs };
-  return outlineOf(context.parser, info, () => (file.size > context.ws.limits.maxFileBytes ? Promise.resolve(undefined) : readText(file.abs, file.size)));
+  return outlineOf(context.parser, info, async () => {
+    const read = await readText(file.abs, context.ws.read);
+    return isReadRefusal(read) ? undefined : read.text;
+  });
 }
 
 function describe(symbol: CodeSymbol, focused: boolean): Body {

@@ -1,6 +1,6 @@
 import { defineTool, type Body } from "../../builtin/backend.js";
 import { OutputGuard, type PageInput } from "../../disclosure/guard.js";
-import { dropUndefined, isTarget, PAGE_PROPERTIES, target, type CodeContext } from "../context.js";
+import { dropUndefined, globProblem, narrowPath, isTarget, PAGE_PROPERTIES, target, type CodeContext } from "../context.js";
 import { LANGUAGE_NAMES, languageFor, SYMBOL_KINDS, type SymbolKind } from "../languages.js";
 import { collectMatching, findByNamePath, outlineOf, type Located } from "../outline.js";
 import { describeSkips, scan } from "../scan.js";
@@ -35,8 +35,11 @@ export function symbolsTool(context: CodeContext) {
       additionalProperties: false,
     },
     annotations: { readOnlyHint: true, idempotentHint: true, openWorldHint: false },
+    narrow: (args) => narrowPath(context, args),
 
     async handle(args, { signal }): Promise<Body> {
+      const badGlob = globProblem(context, "symbols", args as Record<string, unknown>);
+      if (badGlob) return badGlob;
       const start = await target(context, "symbols", args as Record<string, unknown>, args.path);
       if (!isTarget(start)) return start;
       const guard = OutputGuard.fromInput({ ...args, detail_level: args.include_body ? "full" : args.detail_level });

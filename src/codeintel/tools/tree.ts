@@ -1,7 +1,7 @@
 import { stat } from "node:fs/promises";
 import { defineTool, type Body } from "../../builtin/backend.js";
 import { distribution, OutputGuard, type Narrowing, type PageInput } from "../../disclosure/guard.js";
-import { codeCall, dropUndefined, isTarget, PAGE_PROPERTIES, target, type CodeContext } from "../context.js";
+import { codeCall, dropUndefined, globProblem, narrowPath, isTarget, PAGE_PROPERTIES, target, type CodeContext } from "../context.js";
 import { walk, WorkMeter, type WalkEntry } from "../walk.js";
 
 interface TreeArgs extends PageInput {
@@ -30,8 +30,11 @@ export function treeTool(context: CodeContext) {
       additionalProperties: false,
     },
     annotations: { readOnlyHint: true, idempotentHint: true, openWorldHint: false },
+    narrow: (args) => narrowPath(context, args),
 
     async handle(args, { signal }): Promise<Body> {
+      const badGlob = globProblem(context, "tree", args as Record<string, unknown>);
+      if (badGlob) return badGlob;
       const start = await target(context, "tree", args as Record<string, unknown>, args.path);
       if (!isTarget(start)) return start;
       const depth = args.depth ?? (args.glob ? undefined : DEFAULT_DEPTH);

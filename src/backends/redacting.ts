@@ -1,0 +1,93 @@
+/**
+ * Redaction at the source: everything a backend says (tool definitions, its
+ * server info, call results with their structured content and resources,
+ * progress messages, errors) is redacted as it enters metatools, before
+ * anything caches, stores, summarises, slices, greps or escapes it. Text cut
+ * after redaction can only cut a `[redacted $NAME]` marker, never a secret.
+ */
+import type { OutputStore } from "../disclosure/outputs.js";
+import type { UpstreamTool } from "../model/tool.js";
+import { redactDeep, redactError, type Redact } from "../util/redact.js";
+import type { Backend, BackendEvent, BackendInfo, CallOptions, ToolCallResult } from "./types.js";
+
+export class RedactingBackend implements Backend {
+  /** A tool whose name showed a secret is listed under the redacted name; calls map it back. */
+  private readonly realNames = new Map<string, string>();
+
+  constructor(
+    private readonly inner: Backend,
+    private readonly redact: Redact,
+  ) {}
+
+  get namespace(): string {
+    return this.inner.namespace;
+  }
+
+  get kind(): Backend["kind"] {
+    return this.inner.kind;
+  }
+
+  get runnable(): boolean {
+    return this.inner.runnable;
+  }
+
+  connect(signal: AbortSignal): Promise<void> {
+    return this.guard(() => this.inner.connect(signal));
+  }
+
+  info(): BackendInfo | undefined {
+    const info = this.inner.info();
+    return info && redactDeep(info, this.redact);
+  }
+
+  async listTools(signal?: AbortSignal): Promise<UpstreamTool[]> {
+    const tools = await this.guard(() => this.inner.listTools(signal));
+    return tools.map((tool) => {
+      const shown = redactDeep(tool, this.redact);
+      if (shown.name !== tool.name) this.realNames.set(shown.name, tool.name);
+      return shown;
+    });
+  }
+
+  async callTool(name: string, args: Record<string, unknown>, options: CallOptions): Promise<ToolCallResult> {
+    const { onProgress } = options;
+    const forward = onProgress && ((update: Parameters<typeof onProgress>[0]) => onProgress(update.message === undefined ? update : { ...update, message: this.redact(update.message) }));
+    const result = await this.guard(() => this.inner.callTool(this.realNames.get(name) ?? name, args, { ...options, onProgress: forward }));
+    return redactDeep(result, this.redact);
+  }
+
+  onEvent(listener: (event: BackendEvent) => void): void {
+    this.inner.onEvent((event) => listener(event.type === "disconnected" && event.error ? { ...event, error: redactError(event.error, this.redact) as Error } : event));
+  }
+
+  close(): Promise<void> {
+    return this.inner.close();
+  }
+
+  private async guard<T>(action: () => Promise<T>): Promise<T> {
+    try {
+      return await action();
+    } catch (error) {
+      throw redactError(error, this.redact);
+    }
+  }
+}
+
+/**
+ * An output store whose outputs are redacted as they are stored: built-in
+ * tools that keep large outputs themselves (code:read_file) put them in the
+ * store before their reply passes the RedactingBackend, and read_output
+ * later slices what was stored.
+ */
+export function redactingOutputStore(store: OutputStore, redact: Redact): OutputStore {
+  return {
+    put: (output, owner) => store.put({ ...output, text: redact(output.text) }, owner),
+    get: (handle, owner) => store.get(handle, owner),
+    get ttlMs() {
+      return store.ttlMs;
+    },
+    get maxBytes() {
+      return store.maxBytes;
+    },
+  };
+}

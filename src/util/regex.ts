@@ -1,0 +1,119 @@
+/**
+ * Regular expressions from agents, matched in time linear in the input.
+ *
+ * A backtracking engine (JavaScript's RegExp) can take exponential time on a
+ * pattern such as `(a+)+$`, and it runs on the event loop: one call would
+ * freeze every client. Patterns are therefore compiled with RE2JS, a pure
+ * JavaScript port of RE2 (as used by Go and, in spirit, ripgrep), whose
+ * running time is linear in the input for every pattern. Patterns without
+ * any repetition run on V8's engine instead: without a quantifier there is
+ * nothing to backtrack over, and V8 is several times faster.
+ *
+ * The syntax is RE2's, which is JavaScript's minus lookaround and
+ * backreferences; `\uXXXX` and `\u{X}` are accepted and translated.
+ */
+import { RE2JS } from "re2js";
+
+/**
+ * RE2's work per input character grows with the compiled program, so a
+ * pattern such as `\w{1000}\w{1000}` (2,000 instructions) is linear but slow;
+ * beyond this size a pattern is refused, which keeps a 1 MiB file under about
+ * a quarter of a second.
+ */
+export const MAX_PROGRAM = 600;
+
+export interface RegexOptions {
+  ignoreCase?: boolean;
+  /** `^` and `$` match at line breaks. */
+  multiline?: boolean;
+}
+
+export interface SafeRegex {
+  /** True when the pattern matches somewhere in `text`. */
+  test(text: string): boolean;
+  /** Where the first match starts, or -1. */
+  search(text: string): number;
+  readonly engine: "v8" | "re2";
+}
+
+/** A pattern that cannot be used, with a sentence for the agent. */
+export class RegexError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = "RegexError";
+  }
+}
+
+/** Compiles `pattern`, or throws RegexError saying what is wrong and how to write it instead. */
+export function compileRegex(pattern: string, options: RegexOptions = {}): SafeRegex {
+  if (isFlat(pattern)) {
+    try {
+      const regex = new RegExp(pattern, `${options.ignoreCase ? "i" : ""}${options.multiline ? "m" : ""}u`);
+      return { engine: "v8", test: (text) => regex.test(text), search: (text) => text.search(regex) };
+    } catch {
+      // Not valid for V8 under the u flag: RE2 decides, and its message is the one shown.
+    }
+  }
+  let compiled: RE2JS;
+  try {
+    compiled = RE2JS.compile(translate(pattern), (options.ignoreCase ? RE2JS.CASE_INSENSITIVE : 0) | (options.multiline ? RE2JS.MULTILINE : 0));
+  } catch (error) {
+    throw new RegexError(explain((error instanceof Error ? error.message : String(error)).replace(/^error parsing regexp: /, "")));
+  }
+  const size = programSize(compiled);
+  if (size > MAX_PROGRAM) {
+    throw new RegexError(`the pattern compiles to ${size} states, over the limit of ${MAX_PROGRAM}; use smaller counted repetitions (e.g. \\w+ instead of \\w{500})`);
+  }
+  return {
+    engine: "re2",
+    test: (text) => compiled.test(text),
+    search: (text) => {
+      if (!compiled.test(text)) return -1;
+      const matcher = compiled.matcher(text);
+      return matcher.find() ? matcher.start() : -1;
+    },
+  };
+}
+
+const LINEAR = "patterns run on a linear-time engine (RE2 syntax) so that none can hang the server";
+
+/** RE2's message, with what to do instead where JavaScript syntax has no linear-time equivalent. */
+function explain(raw: string): string {
+  // RE2JS quotes the pattern with the flags it prepended (`(?m)…`): the agent should see its own pattern.
+  const message = raw.replace(/`\(\?[imsU]+\)/g, "`");
+  if (/`\(\?<?[=!]/.test(message)) return `lookahead and lookbehind ((?=…), (?!…), (?<=…), (?<!…)) are not supported: ${LINEAR}; match the surrounding text instead`;
+  if (/escape sequence: `\\([1-9]|k)/.test(message)) return `backreferences (\\1, \\k<name>) are not supported: ${LINEAR}`;
+  return message;
+}
+
+/**
+ * No quantifier and no group: then V8's backtracking is bounded by the
+ * pattern's length at each position. (Groups alone are not enough:
+ * `(a|a)(a|a)…b` backtracks exponentially without any quantifier.)
+ */
+function isFlat(pattern: string): boolean {
+  let inClass = false;
+  for (let i = 0; i < pattern.length; i++) {
+    const ch = pattern[i];
+    if (ch === "\\") i++;
+    else if (inClass) inClass = ch !== "]";
+    else if (ch === "[") inClass = true;
+    else if ("*+?{(".includes(ch!)) return false;
+  }
+  return true;
+}
+
+/** JavaScript escapes RE2 spells otherwise: `\uXXXX` and `\u{X}` are `\x{X}`; `\/` is `/`. */
+function translate(pattern: string): string {
+  return pattern.replace(/\\(\\)|\\u\{([0-9A-Fa-f]+)\}|\\u([0-9A-Fa-f]{4})|\\\//g, (whole, backslash: string | undefined, braced: string | undefined, four: string | undefined) => {
+    if (backslash) return whole;
+    if (braced || four) return `\\x{${braced ?? four}}`;
+    return "/";
+  });
+}
+
+/** The number of instructions in RE2's program; 0 when this RE2JS version does not expose it. */
+function programSize(compiled: RE2JS): number {
+  const program = (compiled as unknown as { re2Input?: { prog?: { inst?: unknown[] } } }).re2Input?.prog?.inst;
+  return Array.isArray(program) ? program.length : 0;
+}

@@ -1,0 +1,83 @@
+/**
+ * Which values from the environment are secrets (src/config/secrets.ts), as
+ * a table: the config loader decides, and refuses a secret too short to
+ * redact with an error naming the field and the variable, while ordinary
+ * short values (a flag, a port, a region) load as before.
+ */
+import { describe, expect, it } from "vitest";
+import { looksLikeCredential } from "../src/config/secrets.js";
+import { parseConfig } from "../src/config/load.js";
+import { ConfigError } from "../src/util/errors.js";
+
+const FILE = "/etc/project/metatools.json";
+const server = (fields: Record<string, unknown>) => ({ mcpServers: { s: { command: "x", ...fields } } });
+const remote = (fields: Record<string, unknown>) => ({ mcpServers: { r: { url: "https://example.com/mcp", ...fields } } });
+
+/** [what, config, env, the secrets found as [name, value]] */
+const FOUND: [string, unknown, Record<string, string>, [string, string][]][] = [
+  ["a short flag in env is no secret", server({ env: { DEBUG: "${DEBUG}" } }), { DEBUG: "1" }, []],
+  ["a port in args is no secret", server({ args: ["--port", "${PORT}"] }), { PORT: "8080" }, []],
+  ["a short header value under an ordinary name is no secret", remote({ headers: { "X-Region": "${REGION}" } }), { REGION: "eu" }, []],
+  ["a long value in env is redacted whatever its name", server({ env: { GH: "${GH}" } }), { GH: "ghp_0123456789" }, [["GH", "ghp_0123456789"]]],
+  ["a credential's name makes a secret anywhere", { mcpServers: { s: { command: "${TOOL_TOKEN}" } } }, { TOOL_TOKEN: "tok-123456" }, [["TOOL_TOKEN", "tok-123456"]]],
+  ["a value the file itself gives is no secret", remote({ headers: { Authorization: "Bearer ${TOKEN:-anonymous}" } }), {}, []],
+  ["a bearer header gives its token", remote({ headers: { Authorization: "${AUTH_HEADER}" } }), { AUTH_HEADER: "Bearer abcdef123" }, [["AUTH_HEADER", "Bearer abcdef123"], ["AUTH_HEADER", "abcdef123"]]],
+  [
+    "a URL from one variable gives its password, as written and decoded",
+    { metatools: { store: { url: "${REDIS_URL}" } } },
+    { REDIS_URL: "redis://:p%40ssword1@db:6379" },
+    [["REDIS_URL", "redis://:p%40ssword1@db:6379"], ["REDIS_URL", "p%40ssword1"], ["REDIS_URL", "p@ssword1"]],
+  ],
+  ["an unencoded @ stays in the password", remote({ url: "https://u:${RP}@h.example/mcp" }), { RP: "rp@ss$word1+x" }, [["RP", "rp@ss$word1+x"]]],
+];
+
+/** [what, config, env, the field and the words the refusal must say] */
+const REFUSED: [string, unknown, Record<string, string>, string, RegExp][] = [
+  ["a credential's name", server({ env: { X: "${API_KEY}" } }), { API_KEY: "abc" }, "mcpServers.s.env.X", /\$\{API_KEY\} is a secret here \(its name looks like a credential\), but its value has only 3 characters/],
+  ["an env entry named like a credential", server({ env: { GITHUB_TOKEN: "${GH}" } }), { GH: "abc12" }, "mcpServers.s.env.GITHUB_TOKEN", /the value of the variable GITHUB_TOKEN/],
+  ["the Authorization header", remote({ headers: { Authorization: "Bearer ${T}" } }), { T: "abc" }, "mcpServers.r.headers.Authorization", /the header Authorization/],
+  ["a URL's password", remote({ url: "https://user:${P}@h.example/mcp" }), { P: "pw" }, "mcpServers.r.url", /a URL's password/],
+  ["a URL parameter named like a credential", remote({ url: "https://h.example/mcp?api_key=${K}" }), { K: "k1" }, "mcpServers.r.url", /the URL parameter "api_key"/],
+  ["the argument after --token", server({ args: ["--token", "${T}"] }), { T: "t1" }, "mcpServers.s.args[1]", /follows the flag --token/],
+  ["--token=", server({ args: ["--token=${T}"] }), { T: "t1" }, "mcpServers.s.args[0]", /follows the flag --token/],
+  ["a bearer token", { metatools: { http: { tokens: ["${T}"] } } }, { T: "t1" }, "metatools.http.tokens[0]", /it is a bearer token/],
+  ["a short password inside a URL value", { metatools: { store: { url: "${REDIS_URL}" } } }, { REDIS_URL: "redis://:pw@db:6379" }, "metatools.store.url", /\$\{REDIS_URL\} .*the password of a URL.*that part of its value has only 2 characters/],
+];
+
+describe("secrets from the environment", () => {
+  it.each(FOUND)("%s", (_what, raw, env, secrets) => {
+    const config = parseConfig(raw, { file: FILE, env });
+    expect(config.secrets.map((s) => [s.name, s.value])).toEqual(secrets);
+  });
+
+  it.each(REFUSED)("refuses a short secret: %s", (_what, raw, env, field, detail) => {
+    let error: unknown;
+    try {
+      parseConfig(raw, { file: FILE, env });
+    } catch (caught) {
+      error = caught;
+    }
+    expect(error).toBeInstanceOf(ConfigError);
+    expect((error as ConfigError).field).toBe(field);
+    expect((error as ConfigError).message).toMatch(detail);
+    expect((error as ConfigError).message).toMatch(/write its value into the config instead/);
+    // The refusal names the variable, never its value.
+    for (const value of Object.values(env)) expect((error as ConfigError).message).not.toContain(`: ${value}`);
+  });
+
+  it("counts tokens from METATOOLS_TOKENS as secrets", () => {
+    const config = parseConfig({}, { file: FILE, env: { METATOOLS_TOKENS: `${"a".repeat(20)},${"b".repeat(16)}` } });
+    expect(config.secrets).toEqual([
+      { name: "METATOOLS_TOKENS", value: "a".repeat(20) },
+      { name: "METATOOLS_TOKENS", value: "b".repeat(16) },
+    ]);
+  });
+
+  it.each([
+    ["GITHUB_TOKEN", true], ["OPENAI_API_KEY", true], ["PGPASSWORD", true], ["DB_PASS", true], ["X-Api-Key", true], ["apiKey", true],
+    ["Authorization", true], ["access_token", true], ["CLIENT_SECRET", true], ["AWS_CREDENTIALS", true], ["SSH_PRIVATE_KEY", true], ["GITHUB_PAT", true],
+    ["DEBUG", false], ["PORT", false], ["BYPASS_CACHE", false], ["OAUTH_ENABLED", false], ["KEYBOARD", false], ["MONKEY", false], ["PATH", false], ["AUTHOR", false],
+  ])("%s looks like a credential: %s", (name, expected) => {
+    expect(looksLikeCredential(name)).toBe(expected);
+  });
+});
