@@ -62,8 +62,8 @@ export class Bm25Ranker implements Ranker {
   rankRelaxed(query: string, options: RankOptions): RankResult {
     const terms = new Map<string, number>();
     const words = new Set<string>();
-    for (const raw of splitWords(query)) {
-      for (const [term, weight] of this.expand(fold(raw))) {
+    for (const raw of [...new Set(splitWords(query).map(fold))].slice(0, RELAXED.maxWords)) {
+      for (const [term, weight] of this.expand(raw)) {
         terms.set(term, Math.max(terms.get(term) ?? 0, weight));
         words.add(term);
       }

@@ -11,6 +11,7 @@ import { Bm25Ranker } from "./bm25.js";
 import { reciprocalRankFusion } from "./fusion.js";
 import type { SemanticIndex } from "./semantic.js";
 import { nearest } from "./suggest.js";
+import { RELAXED } from "./tuning.js";
 import type { RankOptions, RankResult, Ranked } from "./types.js";
 
 export interface SearchRequest {
@@ -186,7 +187,7 @@ export class SearchEngine {
 
   /** Index words near a query's words, for hints when nothing matched at all. */
   nearTerms(query: string): string[] {
-    const words = query.split(/\s+/).filter((w) => w.length > 2);
+    const words = [...new Set(query.split(/\s+/).filter((w) => w.length > 2))].slice(0, RELAXED.maxWords);
     return [...new Set(words.flatMap((w) => this.bm25.nearTerms(w, 2)))].slice(0, 5);
   }
 

@@ -60,7 +60,13 @@ export const ACTION_VERBS: { readonly weight: number; readonly stems: ReadonlySe
 export const QUERY_REPEAT: { readonly weight: number } = { weight: 0.5 };
 
 /** The relaxed pass: weights of terms a query word prefixes or nearly spells, and how many each word may bring in. */
-export const RELAXED: Readonly<{ prefix: number; fuzzy: number; maxExpansions: number }> = { prefix: 0.6, fuzzy: 0.4, maxExpansions: 50 };
+export const RELAXED: Readonly<{ prefix: number; fuzzy: number; maxExpansions: number; maxWords: number }> = {
+  prefix: 0.6,
+  fuzzy: 0.4,
+  maxExpansions: 50,
+  // Each word scans the whole vocabulary; a query that matched nothing strictly gains nothing from its 13th word.
+  maxWords: 12,
+};
 
 /**
  * Score multiplier for deprecated tools (tagged so, or saying so in their

@@ -7,8 +7,9 @@
 import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { syntheticTools, toJsonl } from "../../../src/bench/synthetic.js";
 import { openCodeSession, type CodeSession } from "../../helpers/code.js";
-import { tempDir } from "../../helpers/harness.js";
+import { openSession, tempDir, type Session } from "../../helpers/harness.js";
 
 let session: CodeSession;
 
@@ -94,5 +95,30 @@ describe("calls that would freeze the server", () => {
   it("the server is still up and answers normally", async () => {
     const reply = await session.code("grep", { pattern: "long name" });
     expect(reply.structured.files).toHaveLength(1);
+  });
+});
+
+describe("a huge query over a large catalog", () => {
+  let large: Session;
+  beforeAll(async () => {
+    const file = join(tempDir(), "tools.jsonl");
+    writeFileSync(file, toJsonl(syntheticTools(5000)));
+    large = await openSession({ mcpServers: { synth: { type: "catalog", tools: file } }, metatools: { code: { enabled: false } } });
+  });
+  afterAll(() => large?.close());
+
+  it("750 KB of distinct unknown words answers within 1 s, and so does a search made meanwhile", async () => {
+    const query = Array.from({ length: 100_000 }, (_, i) => `zq${i.toString(36)}x`).join(" ");
+    const started = performance.now();
+    const pending = large.call("search_tools", { query }).then((reply) => ({ reply, ms: performance.now() - started }));
+    const probeStart = performance.now();
+    const probe = await large.call("search_tools", { query: "create an issue" });
+    const probeMs = performance.now() - probeStart;
+    const { reply, ms } = await pending;
+    expect(probe.total).toBeGreaterThan(0);
+    expect(probeMs).toBeLessThan(1000);
+    expect(ms).toBeLessThan(1000);
+    expect(reply.total).toBe(0);
+    expect(reply.hint).toMatch(/only its first \d+ were used/);
   });
 });
