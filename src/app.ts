@@ -93,7 +93,18 @@ export function createMetatools(config: ResolvedConfig, options: AppOptions = {}
   const cache = new ResultCache(stores.cache, config.cache, logger, identity);
   const bodyBudget = config.budgets.inlineBytes - ENVELOPE_BYTES;
   const builtins: Backend[] = [outputsBackend(outputs, bodyBudget)];
-  if (config.code) builtins.unshift(createCodeBackend({ ...config.code, budget: bodyBudget, outputs: redactingOutputStore(outputs, redact), redact }));
+  if (config.code) {
+    builtins.unshift(
+      createCodeBackend({
+        ...config.code,
+        budget: bodyBudget,
+        outputs: redactingOutputStore(outputs, redact),
+        // Credentials leave project files' text before anything searches or cuts it, so grep is no oracle for them.
+        // Values redacted only for where they were substituted (APP_STAGE=production) stay searchable; responses redact them.
+        redact: redactor(config.secrets.filter((secret) => secret.credential !== false)),
+      }),
+    );
+  }
   const backends = new BackendManager(
     [
       ...config.backends.map((spec) => ({ backend: createBackend(spec, redact), spec })),

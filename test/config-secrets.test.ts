@@ -13,22 +13,38 @@ const FILE = "/etc/project/metatools.json";
 const server = (fields: Record<string, unknown>) => ({ mcpServers: { s: { command: "x", ...fields } } });
 const remote = (fields: Record<string, unknown>) => ({ mcpServers: { r: { url: "https://example.com/mcp", ...fields } } });
 
-/** [what, config, env, the secrets found as [name, value]] */
-const FOUND: [string, unknown, Record<string, string>, [string, string][]][] = [
+/** [what, config, env, the secrets found as [name, value, credential]] */
+const FOUND: [string, unknown, Record<string, string>, [string, string, boolean][]][] = [
   ["a short flag in env is no secret", server({ env: { DEBUG: "${DEBUG}" } }), { DEBUG: "1" }, []],
   ["a port in args is no secret", server({ args: ["--port", "${PORT}"] }), { PORT: "8080" }, []],
   ["a short header value under an ordinary name is no secret", remote({ headers: { "X-Region": "${REGION}" } }), { REGION: "eu" }, []],
-  ["a long value in env is redacted whatever its name", server({ env: { GH: "${GH}" } }), { GH: "ghp_0123456789" }, [["GH", "ghp_0123456789"]]],
-  ["a credential's name makes a secret anywhere", { mcpServers: { s: { command: "${TOOL_TOKEN}" } } }, { TOOL_TOKEN: "tok-123456" }, [["TOOL_TOKEN", "tok-123456"]]],
+  ["a long value in env is redacted whatever its name, but is no credential", server({ env: { GH: "${GH}" } }), { GH: "ghp_0123456789" }, [["GH", "ghp_0123456789", false]]],
+  ["a credential's name makes a secret anywhere", { mcpServers: { s: { command: "${TOOL_TOKEN}" } } }, { TOOL_TOKEN: "tok-123456" }, [["TOOL_TOKEN", "tok-123456", true]]],
   ["a value the file itself gives is no secret", remote({ headers: { Authorization: "Bearer ${TOKEN:-anonymous}" } }), {}, []],
-  ["a bearer header gives its token", remote({ headers: { Authorization: "${AUTH_HEADER}" } }), { AUTH_HEADER: "Bearer abcdef123" }, [["AUTH_HEADER", "Bearer abcdef123"], ["AUTH_HEADER", "abcdef123"]]],
+  [
+    "a bearer header gives its token",
+    remote({ headers: { Authorization: "${AUTH_HEADER}" } }),
+    { AUTH_HEADER: "Bearer abcdef123" },
+    [["AUTH_HEADER", "Bearer abcdef123", true], ["AUTH_HEADER", "abcdef123", true]],
+  ],
+  [
+    "a bearer value under an ordinary header is redacted, as no credential",
+    remote({ headers: { "X-Forwarded": "${FWD}" } }),
+    { FWD: "Bearer abcdef123" },
+    [["FWD", "Bearer abcdef123", false], ["FWD", "abcdef123", false]],
+  ],
   [
     "a URL from one variable gives its password, as written and decoded",
     { metatools: { store: { url: "${REDIS_URL}" } } },
     { REDIS_URL: "redis://:p%40ssword1@db:6379" },
-    [["REDIS_URL", "redis://:p%40ssword1@db:6379"], ["REDIS_URL", "p%40ssword1"], ["REDIS_URL", "p@ssword1"]],
+    [["REDIS_URL", "redis://:p%40ssword1@db:6379", false], ["REDIS_URL", "p%40ssword1", true], ["REDIS_URL", "p@ssword1", true]],
   ],
-  ["an unencoded @ stays in the password", remote({ url: "https://u:${RP}@h.example/mcp" }), { RP: "rp@ss$word1+x" }, [["RP", "rp@ss$word1+x"]]],
+  ["an unencoded @ stays in the password", remote({ url: "https://u:${RP}@h.example/mcp" }), { RP: "rp@ss$word1+x" }, [["RP", "rp@ss$word1+x", true]]],
+  ["a setting about a credential is none: AUTH_ENABLED", server({ env: { AUTH_ENABLED: "${AUTH_ENABLED}" } }), { AUTH_ENABLED: "true" }, []],
+  ["a setting about a credential is none: PRIVATE_REPOS", server({ args: ["--private-repos", "${PRIVATE_REPOS}"] }), { PRIVATE_REPOS: "false" }, []],
+  ["a setting about a credential is none: KEY_PREFIX", { metatools: { store: { prefix: "${KEY_PREFIX}" } } }, { KEY_PREFIX: "app:" }, []],
+  ["a setting about a credential is none: TOKEN_TTL in a header", remote({ headers: { "X-Token-Ttl": "${TOKEN_TTL}" } }), { TOKEN_TTL: "3600" }, []],
+  ["a credential under a form word still is one", server({ env: { RAILS: "${SECRET_KEY_BASE}" } }), { SECRET_KEY_BASE: "0123456789abcdef" }, [["SECRET_KEY_BASE", "0123456789abcdef", true]]],
 ];
 
 /** [what, config, env, the field and the words the refusal must say] */
@@ -47,7 +63,7 @@ const REFUSED: [string, unknown, Record<string, string>, string, RegExp][] = [
 describe("secrets from the environment", () => {
   it.each(FOUND)("%s", (_what, raw, env, secrets) => {
     const config = parseConfig(raw, { file: FILE, env });
-    expect(config.secrets.map((s) => [s.name, s.value])).toEqual(secrets);
+    expect(config.secrets.map((s) => [s.name, s.value, s.credential])).toEqual(secrets);
   });
 
   it.each(REFUSED)("refuses a short secret: %s", (_what, raw, env, field, detail) => {
@@ -68,15 +84,23 @@ describe("secrets from the environment", () => {
   it("counts tokens from METATOOLS_TOKENS as secrets", () => {
     const config = parseConfig({}, { file: FILE, env: { METATOOLS_TOKENS: `${"a".repeat(20)},${"b".repeat(16)}` } });
     expect(config.secrets).toEqual([
-      { name: "METATOOLS_TOKENS", value: "a".repeat(20) },
-      { name: "METATOOLS_TOKENS", value: "b".repeat(16) },
+      { name: "METATOOLS_TOKENS", value: "a".repeat(20), credential: true },
+      { name: "METATOOLS_TOKENS", value: "b".repeat(16), credential: true },
     ]);
   });
 
   it.each([
-    ["GITHUB_TOKEN", true], ["OPENAI_API_KEY", true], ["PGPASSWORD", true], ["DB_PASS", true], ["X-Api-Key", true], ["apiKey", true],
-    ["Authorization", true], ["access_token", true], ["CLIENT_SECRET", true], ["AWS_CREDENTIALS", true], ["SSH_PRIVATE_KEY", true], ["GITHUB_PAT", true],
-    ["DEBUG", false], ["PORT", false], ["BYPASS_CACHE", false], ["OAUTH_ENABLED", false], ["KEYBOARD", false], ["MONKEY", false], ["PATH", false], ["AUTHOR", false],
+    ["GITHUB_TOKEN", true], ["OPENAI_API_KEY", true], ["OPENAI_API_KEYS", true], ["API_KEY", true], ["PGPASSWORD", true], ["DB_PASS", true], ["DB_PWD", true],
+    ["apiKey", true], ["access_token", true], ["CLIENT_SECRET", true], ["AWS_CREDENTIALS", true], ["SSH_PRIVATE_KEY", true], ["AWS_SECRET_ACCESS_KEY", true],
+    ["GITHUB_PAT", true], ["BASIC_AUTH", true], ["SECRET_KEY_BASE", true], ["PRIVATE_KEY_PEM", true], ["GHTOKEN", true], ["SLACK_BOT_TOKENS", true],
+    // Headers.
+    ["Authorization", true], ["Proxy-Authorization", true], ["X-Api-Key", true], ["X-Auth-Token", true], ["Cookie", true], ["Private-Token", true],
+    // URL parameters and flags, as the rule sees them (without `?`, `=` and dashes).
+    ["api_key", true], ["apikey", true], ["key", true], ["token", true], ["password", true], ["client-secret", true], ["auth-token", true],
+    ["DEBUG", false], ["PORT", false], ["PATH", false], ["PWD", false], ["BYPASS_CACHE", false], ["OAUTH_ENABLED", false], ["KEYBOARD", false], ["MONKEY", false], ["AUTHOR", false],
+    // A credential's word before the last one names a setting about it.
+    ["AUTH_ENABLED", false], ["PRIVATE_REPOS", false], ["KEY_PREFIX", false], ["TOKEN_TTL", false], ["PASSWORD_MIN_LENGTH", false], ["SECRET_NAME", false],
+    ["API_KEY_FILE", false], ["token-file", false], ["X-Auth-User", false], ["GITHUB_TOKEN_SCOPES", false], ["PRIVATE", false], ["tokenTtl", false],
   ])("%s looks like a credential: %s", (name, expected) => {
     expect(looksLikeCredential(name)).toBe(expected);
   });

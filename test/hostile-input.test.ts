@@ -8,7 +8,7 @@ import { describe, expect, it } from "vitest";
 import { looksBinary } from "../src/codeintel/files.js";
 import { globTester, pathGlob } from "../src/util/glob.js";
 import { compileRegex, MAX_PROGRAM, RegexError } from "../src/util/regex.js";
-import { safeToolName } from "../src/registry/names.js";
+import { safeToolName, servedNames } from "../src/registry/names.js";
 
 describe("compileRegex", () => {
   it.each([
@@ -83,6 +83,16 @@ describe("safe tool names", () => {
     ["\u0000\u0001", "tool"],
   ])("%j is served as %j", (name, safe) => {
     expect(safeToolName(name)).toBe(safe);
+  });
+
+  it("names that spell alike are all given hashes, whatever order the backend lists them in", () => {
+    const one = servedNames(["a b", "a\tb", "a_c", "a c"]);
+    const other = servedNames(["a c", "a_c", "a\tb", "a b"]);
+    expect(one).toEqual(other);
+    expect(one.get("a b")).toMatch(/^a_b_[0-9a-f]{8}$/);
+    expect(one.get("a b")).not.toBe(one.get("a\tb"));
+    expect(one.get("a c")).toMatch(/^a_c_[0-9a-f]{8}$/);
+    expect(one.has("a_c")).toBe(false);
   });
 
   it("a name over 128 characters is cut, with a hash that tells two such names apart", () => {

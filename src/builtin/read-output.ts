@@ -9,7 +9,8 @@ import { formatCall, guidanceFields, hint, recoverable, type NextCall } from "..
 import { HANDLE_PATTERN, linesThatFit, READ_OUTPUT_ID, type OutputStore, type StoredOutput } from "../disclosure/outputs.js";
 import { StoreError } from "../store/kv.js";
 import { escapeRegExp } from "../util/glob.js";
-import { compileRegex, type SafeRegex } from "../util/regex.js";
+import { compileRegex, MAX_PATTERN, smartCaseInsensitive, type SafeRegex } from "../util/regex.js";
+import { MatcherPool } from "../util/regex-worker.js";
 import { describeMiss, evaluateJsonPath, suggestAfterMiss } from "../util/json-path.js";
 import { BuiltinBackend, defineTool, type Body } from "./backend.js";
 
@@ -25,10 +26,11 @@ interface ReadArgs {
 const GREP_CAP = 200;
 
 export function outputsBackend(store: OutputStore, budget: number): BuiltinBackend {
-  return new BuiltinBackend("metatools", { name: "metatools-outputs" }, [readOutputTool(store, budget)]);
+  const matchers = new MatcherPool();
+  return new BuiltinBackend("metatools", { name: "metatools-outputs" }, [readOutputTool(store, budget, matchers)], () => matchers.close());
 }
 
-function readOutputTool(store: OutputStore, budget: number) {
+function readOutputTool(store: OutputStore, budget: number, matchers: MatcherPool) {
   const call = (args: Record<string, unknown>): NextCall => ({ tool: "run_tool", arguments: { tool_id: READ_OUTPUT_ID, args } });
   return defineTool<ReadArgs>({
     name: "read_output",
@@ -43,14 +45,14 @@ function readOutputTool(store: OutputStore, budget: number) {
         end_line: { type: "integer", minimum: 1, description: "Last line to read, inclusive (default: as many as fit)." },
         start_column: { type: "integer", minimum: 1, description: "For a line too long to send whole: the character of start_line to read from (replies say when this is needed)." },
         json_path: { type: "string", description: 'For JSON outputs: the part to return, e.g. "$.items[0]" or "$.items[0:10].name".' },
-        grep: { type: "string", description: "Regular expression: return the matching lines with their numbers." },
+        grep: { type: "string", minLength: 1, maxLength: MAX_PATTERN, description: "Regular expression (RE2 syntax: no lookaround or backreferences): return the matching lines with their numbers. Case-insensitive unless it has a capital letter." },
       },
       required: ["handle"],
       additionalProperties: false,
     },
     annotations: { readOnlyHint: true, idempotentHint: true, openWorldHint: false },
 
-    async handle(args, { principal }): Promise<Body> {
+    async handle(args, { principal, signal }): Promise<Body> {
       let output: StoredOutput | undefined;
       try {
         // Another principal's handle is not found: the same answer as one that never existed.
@@ -95,7 +97,7 @@ function readOutputTool(store: OutputStore, budget: number) {
         };
       }
       const lines = output.text.split("\n");
-      if (args.grep !== undefined) return grepLines(args, lines, room, call);
+      if (args.grep !== undefined) return grepLines(args, output.text, lines, room, call, matchers, signal);
       const start = Math.min(args.start_line ?? 1, lines.length);
       if (args.start_column !== undefined || jsonBytes(lines[start - 1]!) > room - 300) return readColumns(args, lines, start, room, call);
       const wanted = Math.min(args.end_line ?? lines.length, lines.length);
@@ -130,15 +132,35 @@ function readColumns(args: ReadArgs, lines: string[], start: number, room: numbe
   return { ...body, ...guidanceFields(hint(`${what} Continue: ${formatCall(next)}`, next)) };
 }
 
-function grepLines(args: ReadArgs, lines: string[], room: number, call: (a: Record<string, unknown>) => NextCall): Body {
+/** The lines matching a regex, searched in a worker when the output is large (util/regex-worker.ts). */
+async function grepLines(
+  args: ReadArgs,
+  text: string,
+  lines: string[],
+  room: number,
+  call: (a: Record<string, unknown>) => NextCall,
+  matchers: MatcherPool,
+  signal: AbortSignal,
+): Promise<Body> {
   let regex: SafeRegex;
   try {
-    regex = compileRegex(args.grep!, { ignoreCase: !/[A-Z]/.test(args.grep!) });
+    regex = compileRegex(args.grep!, { ignoreCase: smartCaseInsensitive(args.grep!), multiline: true });
   } catch (error) {
-    const next = call({ handle: args.handle, grep: escapeRegExp(args.grep!) });
-    return recoverable("invalid_regex", `"${args.grep}" is not a usable regular expression: ${(error as Error).message}.`, hint(`Search for it literally: ${formatCall(next)}`, next));
+    const literal = args.grep!.slice(0, MAX_PATTERN / 2);
+    const next = call({ handle: args.handle, grep: escapeRegExp(literal) });
+    return recoverable("invalid_regex", `${quoted(args.grep!)} is not a usable regular expression: ${(error as Error).message}.`, hint(`Search for it literally: ${formatCall(next)}`, next));
   }
-  const all = lines.flatMap((line, i) => (regex.test(line) ? [`${i + 1}: ${line.length > 300 ? `${line.slice(0, 300)}… [${line.length} chars]` : line}`] : []));
+  const searcher = matchers.open(regex, signal);
+  let found;
+  try {
+    found = await searcher.search(text);
+  } finally {
+    searcher.close();
+  }
+  const all = found.map(({ line: n }) => {
+    const line = lines[n - 1] ?? "";
+    return `${n}: ${line.length > 300 ? `${line.slice(0, 300)}… [${line.length} chars]` : line}`;
+  });
   const shown: string[] = [];
   let used = 0;
   for (const line of all.slice(0, GREP_CAP)) {
@@ -146,9 +168,14 @@ function grepLines(args: ReadArgs, lines: string[], room: number, call: (a: Reco
     shown.push(line);
     used += jsonBytes(line) + 1;
   }
-  const body: Body = { handle: args.handle, grep: args.grep, total: all.length, matches: shown };
+  const body: Body = { handle: args.handle, grep: args.grep!.length <= 200 ? args.grep : `${args.grep!.slice(0, 200)}…`, total: all.length, matches: shown };
   if (shown.length === all.length) return body;
   const lastLine = Number(shown.at(-1)?.split(":")[0] ?? 0);
   const next = call({ handle: args.handle, start_line: lastLine + 1 });
   return { ...body, ...guidanceFields(hint(`Showing ${shown.length} of ${all.length} matching lines. Use a narrower regex, or read on from line ${lastLine + 1}: ${formatCall(next)}`, next)) };
+}
+
+/** A pattern as replies quote it: whole when short, else its start and its length. */
+function quoted(pattern: string): string {
+  return pattern.length <= 200 ? `"${pattern}"` : `"${pattern.slice(0, 200)}…" (${pattern.length} characters)`;
 }

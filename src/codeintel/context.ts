@@ -8,11 +8,14 @@ import { join } from "node:path";
 import type { Body } from "../builtin/backend.js";
 import { formatCall, hint, recoverable, warning, type NextCall } from "../disclosure/guidance.js";
 import { pathGlob } from "../util/glob.js";
+import type { MatcherPool } from "../util/regex-worker.js";
 import type { CodeParser } from "./parser.js";
 import { isRefusal, type Refusal, type Target, type Workspace } from "./workspace.js";
 
 export interface CodeContext {
   ws: Workspace;
+  /** Workers for regex matching over large files (one kept warm). */
+  matchers: MatcherPool;
   parser: CodeParser;
   /** The namespace the tools are served under (`code`), for the calls hints suggest. */
   namespace: string;

@@ -9,16 +9,23 @@
  * limit, and judged binary by their content.
  */
 import { constants } from "node:fs";
-import { open, type FileHandle } from "node:fs/promises";
+import { open, readlink, type FileHandle } from "node:fs/promises";
+import { isAbsolute, relative, sep } from "node:path";
 
 /** Why a file was not read. */
-export type ReadRefusal = "special" | "hard_link" | "too_large" | "binary" | "unreadable";
+export type ReadRefusal = "special" | "hard_link" | "too_large" | "binary" | "unreadable" | "outside_root";
 
 export interface ReadPolicy {
   /** Files over this many bytes are not read whole. */
   maxBytes: number;
-  /** Read files with more than one name (hard links). Default false: the other name may be outside the root. */
-  allowHardLinks: boolean;
+  /** Whether a file with more than one name (a hard link) may be read: its other name may be outside the root. */
+  allowHardLink: (abs: string) => boolean;
+  /**
+   * The root every opened file must be inside, checked on the open
+   * descriptor (Linux): a directory swapped for a symlink between the
+   * path's check and its open cannot lead out.
+   */
+  root?: string;
   /**
    * Applied to the text as soon as it is decoded: a secret from the
    * environment that sits in a project file is gone before any tool cuts a
@@ -37,7 +44,7 @@ export interface OpenFile {
 const FLAGS = constants.O_RDONLY | (constants.O_NONBLOCK ?? 0) | (constants.O_NOFOLLOW ?? 0);
 
 /** Opens a regular, singly linked file for reading, or says why not. Never blocks. */
-export async function openRegular(abs: string, policy: Pick<ReadPolicy, "allowHardLinks">): Promise<OpenFile | ReadRefusal> {
+export async function openRegular(abs: string, policy: Pick<ReadPolicy, "allowHardLink" | "root">): Promise<OpenFile | ReadRefusal> {
   let handle: FileHandle;
   try {
     handle = await open(abs, FLAGS);
@@ -47,7 +54,11 @@ export async function openRegular(abs: string, policy: Pick<ReadPolicy, "allowHa
   try {
     const stats = await handle.stat();
     if (!stats.isFile()) return refuse(handle, "special");
-    if (stats.nlink > 1 && !policy.allowHardLinks) return refuse(handle, "hard_link");
+    if (stats.nlink > 1 && !policy.allowHardLink(abs)) return refuse(handle, "hard_link");
+    if (policy.root !== undefined && process.platform === "linux") {
+      const opened = await readlink(`/proc/self/fd/${handle.fd}`).catch(() => undefined);
+      if (opened !== undefined && !isInside(policy.root, opened)) return refuse(handle, "outside_root");
+    }
     return { handle, size: stats.size, mtimeMs: stats.mtimeMs };
   } catch {
     return refuse(handle, "unreadable");
@@ -89,6 +100,12 @@ export async function readText(abs: string, policy: ReadPolicy): Promise<TextFil
   } finally {
     await file.handle.close().catch(() => {});
   }
+}
+
+/** True when `abs` is `root` or below it. */
+export function isInside(root: string, abs: string): boolean {
+  const rel = relative(root, abs);
+  return rel === "" || (rel !== ".." && !rel.startsWith(`..${sep}`) && !isAbsolute(rel));
 }
 
 export function isReadRefusal(value: unknown): value is ReadRefusal {

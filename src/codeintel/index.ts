@@ -6,6 +6,7 @@
 import { BuiltinBackend } from "../builtin/backend.js";
 import type { OutputStore } from "../disclosure/outputs.js";
 import type { CodeContext } from "./context.js";
+import { MatcherPool } from "../util/regex-worker.js";
 import { CodeParser } from "./parser.js";
 import { grepTool } from "./tools/grep.js";
 import { readFileTool } from "./tools/read-file.js";
@@ -34,13 +35,12 @@ export interface CodeBackendOptions {
 
 export class CodeBackend extends BuiltinBackend {
   constructor(private readonly context: CodeContext, outputs: OutputStore) {
-    super(CODE_NAMESPACE, { name: CODE_SERVER_NAME }, [
-      treeTool(context),
-      symbolsTool(context),
-      referencesTool(context),
-      grepTool(context),
-      readFileTool(context, outputs),
-    ]);
+    super(
+      CODE_NAMESPACE,
+      { name: CODE_SERVER_NAME },
+      [treeTool(context), symbolsTool(context), referencesTool(context), grepTool(context), readFileTool(context, outputs)],
+      () => context.matchers.close(),
+    );
   }
 
   /** Outline cache hits and misses since start. */
@@ -53,6 +53,7 @@ export function createCodeBackend(options: CodeBackendOptions): CodeBackend {
   const context: CodeContext = {
     ws: new Workspace(options.root, options.limits, { deny: options.deny, allowHardLinks: options.allowHardLinks, redact: options.redact }),
     parser: new CodeParser(),
+    matchers: new MatcherPool(),
     namespace: CODE_NAMESPACE,
     budget: options.budget,
   };

@@ -9,6 +9,12 @@ import type { FileHandle } from "node:fs/promises";
 import { looksBinary } from "./files.js";
 
 const CHUNK = 1 << 20;
+/**
+ * Characters dropped from the end of a line's kept part before it is
+ * redacted: a secret cut by the byte limit is unrecognisable, so the piece
+ * of it at the cut must go. Longer than any secret's longest form.
+ */
+const REDACT_MARGIN = 1024;
 
 export interface WindowRequest {
   /** 1-based, inclusive. */
@@ -33,7 +39,7 @@ export interface LineWindow {
 
 export async function readLineWindow(handle: FileHandle, size: number, request: WindowRequest): Promise<LineWindow | "binary"> {
   const buffer = Buffer.allocUnsafe(CHUNK);
-  const keep = request.maxLineChars * 4;
+  const keep = request.maxLineChars * 4 + REDACT_MARGIN * 4;
   const lines: string[] = [];
   let line = 1;
   let parts: Buffer[] = [];
@@ -44,6 +50,7 @@ export async function readLineWindow(handle: FileHandle, size: number, request: 
   const wanted = () => line >= request.start && line <= request.end;
   const finish = () => {
     let text = Buffer.concat(parts).toString("utf8");
+    if (length > kept) text = text.slice(0, -REDACT_MARGIN);
     if (request.redact) text = request.redact(text);
     if (text.endsWith("\r") && length === kept) text = text.slice(0, -1);
     const cut = length > kept || text.length > request.maxLineChars;

@@ -70,7 +70,8 @@ export async function scan<R>(ws: Workspace, request: ScanRequest<R>): Promise<{
           meter.bytes += file.size;
           return file.text;
         }
-        if (file !== "unreadable") skipped[file]++;
+        // A file that changed or went away while being opened is not counted: it is not there to count.
+        if (file !== "unreadable" && file !== "outside_root") skipped[file]++;
         return undefined;
       };
       slots[index] = await request.each(info, read);

@@ -3,8 +3,10 @@
  * certificates, the credential files of common tools (package registries,
  * git, Docker, Kubernetes, cloud CLIs, Terraform state), and the folders
  * that hold them. Public keys and `.env` templates stay readable: they hold
- * no secrets and projects document themselves with them. The config's
- * `code.deny` adds patterns after these; a `!pattern` there re-allows one.
+ * no secrets and projects document themselves with them. In .gitignore
+ * syntax a pattern with a slash inside is anchored to the root, hence the
+ * leading `**` on those. The config's `code.deny` adds patterns after
+ * these; a `!pattern` there re-allows one.
  */
 export const DEFAULT_SECRET_PATTERNS = [
   ".env",
@@ -35,10 +37,10 @@ export const DEFAULT_SECRET_PATTERNS = [
   ".npmrc",
   ".yarnrc.yml",
   ".pypirc",
-  ".gem/credentials",
+  "**/.gem/credentials",
   ".git-credentials",
-  ".docker/config.json",
-  ".kube/config",
+  "**/.docker/config.json",
+  "**/.kube/config",
   "kubeconfig",
   ".terraformrc",
   "*.tfstate",
@@ -46,10 +48,13 @@ export const DEFAULT_SECRET_PATTERNS = [
   ".boto",
   ".s3cfg",
   ".htpasswd",
+  ".vault-token",
+  "*.tfvars",
+  ".dockercfg",
   ".git/",
   ".ssh/",
   ".aws/",
   ".azure/",
   ".gnupg/",
-  ".config/gcloud/",
+  "**/.config/gcloud/",
 ];

@@ -147,7 +147,7 @@ async function ancestorScopes(ws: Workspace, rel: string): Promise<Scope[]> {
 }
 
 /** A .gitignore is read like any file: never a pipe, never past 1 MiB. */
-const GITIGNORE_POLICY = { maxBytes: 1 << 20, allowHardLinks: true };
+const GITIGNORE_POLICY = { maxBytes: 1 << 20, allowHardLink: () => true };
 
 async function loadScope(abs: string, rel: string): Promise<Scope | undefined> {
   const file = await readText(join(abs, ".gitignore"), GITIGNORE_POLICY);

@@ -10,7 +10,7 @@ import { lstat, readdir, realpath } from "node:fs/promises";
 import { basename, dirname, isAbsolute, join, relative, resolve, sep } from "node:path";
 import ignore, { type Ignore } from "ignore";
 import { nearest } from "../search/suggest.js";
-import type { ReadPolicy } from "./files.js";
+import { isInside, type ReadPolicy } from "./files.js";
 import { DEFAULT_SECRET_PATTERNS } from "./secrets.js";
 
 
@@ -62,7 +62,14 @@ export class Workspace {
   ) {
     this.root = realpathSync(root);
     this.secrets = ignore().add([...DEFAULT_SECRET_PATTERNS, ...(policy.deny ?? [])]);
-    this.read = { maxBytes: limits.maxFileBytes, allowHardLinks: policy.allowHardLinks ?? false, redact: policy.redact };
+    const hardLinks = policy.allowHardLinks ?? false;
+    this.read = {
+      maxBytes: limits.maxFileBytes,
+      // pnpm links every file under node_modules to its store: those are a package manager's, not a way out.
+      allowHardLink: (abs) => hardLinks || /(^|\/)node_modules\//.test(this.relative(abs)),
+      root: this.root,
+      redact: policy.redact,
+    };
   }
 
   /** The root-relative, "/"-separated form of an absolute path inside the root. */
@@ -80,7 +87,7 @@ export class Workspace {
   async resolve(input: string | undefined, expect?: "file" | "dir"): Promise<Target | Refusal> {
     const given = (input ?? "").trim() || ".";
     const lexical = isAbsolute(given) ? resolve(given) : resolve(this.root, given);
-    if (!inside(this.root, lexical)) {
+    if (!isInside(this.root, lexical)) {
       return { code: "outside_root", message: `${given} is outside the project root; paths are relative to the root (${basename(this.root)}/), e.g. "src".` };
     }
     let real: string;
@@ -89,7 +96,7 @@ export class Workspace {
     } catch {
       return { code: "path_not_found", message: `${given} does not exist in the project.`, suggestions: await this.suggest(lexical) };
     }
-    if (!inside(this.root, real)) {
+    if (!isInside(this.root, real)) {
       return { code: "outside_root", message: `${given} is a symlink that leads outside the project root; it is not followed.` };
     }
     const stats = await lstat(real);
@@ -101,7 +108,7 @@ export class Workspace {
     if (kind === "file" && !stats.isFile()) {
       return { code: "special_file", message: `${given} is a ${specialKind(stats)}, not a regular file; the code tools read regular files only.` };
     }
-    if (kind === "file" && stats.nlink > 1 && !this.read.allowHardLinks) {
+    if (kind === "file" && stats.nlink > 1 && !this.read.allowHardLink(real)) {
       return {
         code: "hard_link",
         message: `${given} is a hard link (one of ${stats.nlink} names for the same file), so its other names may be outside the project or secret; the code tools do not read it (set metatools.code.allowHardLinks to allow).`,
@@ -117,7 +124,7 @@ export class Workspace {
   private async suggest(lexical: string): Promise<string[]> {
     let missing = lexical;
     let parent = dirname(lexical);
-    while (inside(this.root, parent)) {
+    while (isInside(this.root, parent)) {
       try {
         const names = (await readdir(parent)).filter((n) => !this.isSecret(this.relative(join(parent, n))));
         return nearest(basename(missing), names, 3, 0.3).map((n) => this.relative(join(parent, n)));
@@ -140,9 +147,4 @@ export function specialKind(stats: Stats | Dirent): string {
 
 export function isRefusal(value: Target | Refusal): value is Refusal {
   return "code" in value;
-}
-
-function inside(root: string, abs: string): boolean {
-  const rel = relative(root, abs);
-  return rel === "" || (rel !== ".." && !rel.startsWith(`..${sep}`) && !isAbsolute(rel));
 }

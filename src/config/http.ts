@@ -43,7 +43,7 @@ export const httpSectionSchema = z
     sessionIdleMs: z.number().int().min(1000).optional().describe("A session unused this long is closed. Default 1800000 (30 minutes)."),
     maxSessions: z.number().int().min(1).optional().describe("Open sessions at most; an initialize beyond it gets 503. Default 1000."),
     maxSessionsPerToken: z.number().int().min(1).optional().describe("Open sessions one token may hold; an initialize beyond it gets 429. Default 100."),
-    shutdownGraceMs: z.number().int().min(0).optional().describe("On SIGTERM, how long in-flight requests may finish before backends close; the process is gone 1.5 s after that whatever is left. Default 3000."),
+    shutdownGraceMs: z.number().int().min(0).optional().describe("On SIGTERM, how long in-flight requests may finish before backends close; the process is gone 2.5 s after that whatever is left (backends get 2 s to stop). Default 2000."),
   })
   .strict();
 
@@ -77,6 +77,6 @@ export function resolveHttp(section: HttpSection | undefined, env: NodeJS.Proces
     sessionIdleMs: section?.sessionIdleMs ?? 30 * 60_000,
     maxSessions: section?.maxSessions ?? 1000,
     maxSessionsPerToken: section?.maxSessionsPerToken ?? 100,
-    shutdownGraceMs: section?.shutdownGraceMs ?? 3000,
+    shutdownGraceMs: section?.shutdownGraceMs ?? 2000,
   };
 }

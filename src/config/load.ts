@@ -122,7 +122,7 @@ function resolveConfig(
     budgets: { inlineBytes: m.budgets?.inlineBytes ?? DEFAULTS.inlineBytes },
     http: resolveHttp(m.http, where.env ?? process.env),
     // Tokens from METATOOLS_TOKENS are secrets too; those written as ${VAR} in the file are found as it is read.
-    secrets: (where.env ?? process.env).METATOOLS_TOKENS?.split(",").map((t) => t.trim()).filter(Boolean).map((value) => ({ name: "METATOOLS_TOKENS", value })) ?? [],
+    secrets: (where.env ?? process.env).METATOOLS_TOKENS?.split(",").map((t) => t.trim()).filter(Boolean).map((value) => ({ name: "METATOOLS_TOKENS", value, credential: true })) ?? [],
     security: {
       scan: m.security?.scan ?? true,
       ...(m.security?.lockFile === false || !where.file ? {} : { lockFile: resolve(where.baseDir, m.security?.lockFile ?? "metatools.lock.json") }),

@@ -2,9 +2,9 @@
  * Which values substituted from the environment are secrets. The rule
  * (docs/configuration.md, "Secrets"):
  *
- * 1. A secret, which must be at least 6 characters long (config load refuses
- *    a shorter one): a variable whose name looks like a credential, wherever
- *    it is used; a value that lands in a credential field: an entry of
+ * 1. A credential, which must be at least 6 characters long (config load
+ *    refuses a shorter one): a variable whose name looks like a credential,
+ *    wherever it is used; a value that lands in a credential field: an entry of
  *    `metatools.http.tokens`, a server `env` entry or header whose name looks
  *    like a credential (`GITHUB_TOKEN`, `Authorization`, `X-Api-Key`), a
  *    URL's password, a URL parameter so named (`?api_key=`), an argument
@@ -17,6 +17,7 @@
  *
  * A secret shorter than 6 characters cannot be redacted safely: it would be
  * matched inside ordinary text, and left unmatched it shows in pieces.
+ * Each `Secret` says which rule made it one (`credential`).
  */
 import { ConfigError } from "../util/errors.js";
 
@@ -24,24 +25,45 @@ import { ConfigError } from "../util/errors.js";
 export interface Secret {
   name: string;
   value: string;
+  /**
+   * True for a credential (rule 1), false for a value redacted only for where
+   * it was substituted (rule 2): rule 2 catches ports and paths too, so code
+   * that scrubs text it must still search (project files) takes out only
+   * credentials, while every edge redacts both. The config loader always
+   * sets it; it is optional so that a list made by hand (a test's) still
+   * builds a redactor, and an unset one is to be read as true, the cautious side.
+   */
+  credential?: boolean;
 }
 
 export const MIN_SECRET_CHARS = 6;
 
-/** Words that make a name a credential's, whole (`API_KEY`, `X-Auth-Token`)… */
-const CREDENTIAL_WORDS = new Set(["KEY", "PASS", "PWD", "AUTH", "AUTHORIZATION", "CREDS", "PRIVATE", "COOKIE", "PAT"]);
-/** …or at the end of a word (`PGPASSWORD`, `GHTOKEN`, `APIKEY`). */
+/** A name's last word that makes it a credential's (`API_KEY`, `X-Auth-Token`, `DB_PASS`, `Cookie`)… */
+const CREDENTIAL_WORDS = new Set(["KEY", "PASS", "PWD", "AUTH", "AUTHORIZATION", "CREDS", "COOKIE", "PAT"]);
+/** …or that it ends in (`PGPASSWORD`, `GHTOKEN`, `APIKEY`). */
 const CREDENTIAL_ENDINGS = /(TOKEN|SECRET|PASSWORD|PASSWD|PASSPHRASE|APIKEY|CREDENTIAL)$/;
+/** Last words that only say what form the credential before them takes (`SECRET_KEY_BASE`, `PRIVATE_KEY_PEM`, `TOKEN_B64`). */
+const FORM_WORDS = new Set(["BASE", "BASE64", "B64", "PEM", "JSON", "HEX", "VALUE"]);
 
-/** Whether a variable, env entry, header, URL parameter or flag name looks like a credential's. */
+/**
+ * Whether a variable, env entry, header, URL parameter or flag name looks
+ * like a credential's. Only the last word counts: it names what the value
+ * is, while the words before it say whose or what for, so `AUTH_ENABLED`,
+ * `PRIVATE_REPOS`, `KEY_PREFIX` and `TOKEN_TTL` are settings about a
+ * credential, not one (config load would refuse their short values).
+ */
 export function looksLikeCredential(name: string): boolean {
   const words = name
     .replace(/([a-z0-9])([A-Z])/g, "$1_$2")
     .toUpperCase()
     .split(/[^A-Z0-9]+/)
     .filter(Boolean);
+  // The shell's working directory, not a password.
+  if (words.length === 1 && words[0] === "PWD") return false;
+  const last = words.length > 1 && FORM_WORDS.has(words.at(-1)!) ? words.at(-2)! : words.at(-1);
+  if (!last) return false;
   // Plurals count too (`KEYS`, `CREDENTIALS`), beside words that end in S themselves (`PASS`, `CREDS`).
-  return words.some((word) => [word, word.replace(/S$/, "")].some((w) => CREDENTIAL_WORDS.has(w) || CREDENTIAL_ENDINGS.test(w)));
+  return [last, last.replace(/S$/, "")].some((w) => CREDENTIAL_WORDS.has(w) || CREDENTIAL_ENDINGS.test(w));
 }
 
 /** Where a `${NAME}` reference sits: the config path of its string, the string as written, and the reference's place in it. */
@@ -90,7 +112,7 @@ export function secretsOf(name: string, value: string, at: Reference, file: stri
   const found: Secret[] = [];
   const add = (secret: string, why: string | undefined) => {
     if (!why) {
-      if (secret.length >= MIN_SECRET_CHARS && !found.some((s) => s.value === secret)) found.push({ name, value: secret });
+      if (secret.length >= MIN_SECRET_CHARS && !found.some((s) => s.value === secret)) found.push({ name, value: secret, credential: false });
       return;
     }
     if (secret.length < MIN_SECRET_CHARS) {
@@ -100,7 +122,9 @@ export function secretsOf(name: string, value: string, at: Reference, file: stri
         `\${${name}} is a secret here (${why}), but ${secret === value ? "its value" : "that part of its value"} has only ${secret.length} characters: a secret that short cannot be kept out of logs and replies reliably. Use a secret of at least ${MIN_SECRET_CHARS} characters; or, if ${name} holds no secret, write its value into the config instead of \${${name}}`,
       );
     }
-    if (!found.some((s) => s.value === secret)) found.push({ name, value: secret });
+    const known = found.find((s) => s.value === secret);
+    if (known) known.credential = true;
+    else found.push({ name, value: secret, credential: true });
   };
   const why = secretReason(name, at);
   if (why || mayHoldSecrets(at.path)) {

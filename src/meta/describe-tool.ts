@@ -4,7 +4,7 @@
 import { fitItems, jsonBytes } from "../disclosure/budget.js";
 import { formatCall, guidanceFields, hint, recoverable, warning, type NextCall } from "../disclosure/guidance.js";
 import type { ToolRecord } from "../model/tool.js";
-import { unknownTool, suggestIds } from "./lookup.js";
+import { MAX_TOOL_ID_CHARS, unknownTool, suggestIds } from "./lookup.js";
 import { abridge, toolDoc, type DetailLevel } from "./tool-doc.js";
 import { defineMetaTool, type MetaBody } from "./types.js";
 
@@ -22,8 +22,8 @@ export const describeTool = defineMetaTool<DescribeArgs>({
   inputSchema: {
     type: "object",
     properties: {
-      tool_id: { type: "string", description: 'A tool id from search_tools, "namespace:tool".' },
-      tool_ids: { type: "array", items: { type: "string" }, minItems: 1, maxItems: 5, description: "Up to 5 tool ids, described together." },
+      tool_id: { type: "string", maxLength: MAX_TOOL_ID_CHARS, description: 'A tool id from search_tools, "namespace:tool".' },
+      tool_ids: { type: "array", items: { type: "string", maxLength: MAX_TOOL_ID_CHARS }, minItems: 1, maxItems: 5, description: "Up to 5 tool ids, described together." },
       detail_level: { type: "string", enum: ["summary", "schema", "full"], description: "How much to show (default schema)." },
       examples_max: { type: "integer", minimum: 0, maximum: 10, description: "Examples to include at full detail (default 2)." },
     },

@@ -9,10 +9,22 @@ import type { MetaBody } from "./types.js";
 
 const SUGGESTIONS = 3;
 
-/** Ids close to `id`: same name in another namespace, typos within its namespace, then words in common. */
+/**
+ * The longest `tool_id` the meta-tools accept: a valid id is at most 193
+ * characters (a namespace of 64, `:`, a name of 128), so this leaves room
+ * for typos while bounding the work of suggesting ids for one.
+ */
+export const MAX_TOOL_ID_CHARS = 256;
+
+/**
+ * Ids close to `id`: same name in another namespace, typos within its
+ * namespace, then words in common. Only the first MAX_TOOL_ID_CHARS of an
+ * id are looked at, whoever calls: no tool's id is longer.
+ */
 export function suggestIds(app: Metatools, id: string): string[] {
-  const parts = splitToolId(id);
-  const name = parts?.name ?? id.replace(/^[^:]*:/, "");
+  const probe = id.slice(0, MAX_TOOL_ID_CHARS);
+  const parts = splitToolId(probe);
+  const name = parts?.name ?? probe.replace(/^[^:]*:/, "");
   const found: string[] = [];
   const add = (ids: Iterable<string>) => {
     for (const candidate of ids) if (!found.includes(candidate) && candidate !== id) found.push(candidate);

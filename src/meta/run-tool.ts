@@ -7,7 +7,7 @@ import { formatCall, hint, recoverable, warning, type NextCall } from "../disclo
 import type { CacheMode } from "../exec/cache.js";
 import type { RunOutcome } from "../exec/executor.js";
 import { ATTR } from "../observe/telemetry.js";
-import { unknownTool } from "./lookup.js";
+import { MAX_TOOL_ID_CHARS, unknownTool } from "./lookup.js";
 import { presentResult } from "./result.js";
 import { defineMetaTool, type MetaBody } from "./types.js";
 
@@ -25,7 +25,7 @@ export const runTool = defineMetaTool<RunArgs>({
   inputSchema: {
     type: "object",
     properties: {
-      tool_id: { type: "string", description: 'The tool to run, "namespace:tool", as search_tools returned it.' },
+      tool_id: { type: "string", maxLength: MAX_TOOL_ID_CHARS, description: 'The tool to run, "namespace:tool", as search_tools returned it.' },
       args: { type: "object", description: "The tool's arguments, as its input schema (describe_tool) says. Default {}.", additionalProperties: true },
       cache: {
         type: "string",

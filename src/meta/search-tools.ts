@@ -20,6 +20,9 @@ interface SearchArgs {
   mode?: SearchRequest["mode"];
 }
 
+/** The longest namespace or tag filter accepted: namespaces have at most 64 characters, tags are short labels; an unknown namespace is compared with every known one. */
+const MAX_FILTER_CHARS = 128;
+
 export const searchTools = defineMetaTool<SearchArgs>({
   name: "search_tools",
   description:
@@ -31,10 +34,10 @@ export const searchTools = defineMetaTool<SearchArgs>({
       limit: { type: "integer", minimum: 1, maximum: 50, description: "Hits to return (default 5, at most 50)." },
       offset: { type: "integer", minimum: 0, description: "Skip this many ranked hits, to page (default 0)." },
       namespace: {
-        anyOf: [{ type: "string" }, { type: "array", items: { type: "string" }, maxItems: 20 }],
+        anyOf: [{ type: "string", maxLength: MAX_FILTER_CHARS }, { type: "array", items: { type: "string", maxLength: MAX_FILTER_CHARS }, maxItems: 20 }],
         description: 'Only tools of this namespace (backend), or any of several, e.g. "github". See by_namespace in results.',
       },
-      tags: { type: "array", items: { type: "string" }, maxItems: 10, description: "Only tools carrying every one of these tags." },
+      tags: { type: "array", items: { type: "string", maxLength: MAX_FILTER_CHARS }, maxItems: 10, description: "Only tools carrying every one of these tags." },
       mode: { type: "string", enum: ["auto", "bm25", "semantic", "hybrid"], description: "Ranking: auto (default) picks the best available." },
     },
     required: ["query"],

@@ -23,6 +23,23 @@ export function safeToolName(name: string): string | undefined {
   return spelled.length <= MAX_NAME ? spelled : distinct(spelled, name);
 }
 
+/**
+ * The served name of each tool whose own name is not valid, for a whole
+ * list at once: when two names spell alike (or one spells like a valid
+ * name), every renamed one of them gets a hash, so which tool gets which
+ * name never depends on the order a backend lists them in.
+ */
+export function servedNames(names: readonly string[]): Map<string, string> {
+  const spelled = new Map<string, string>();
+  const count = new Map<string, number>();
+  for (const name of names) {
+    const safe = safeToolName(name) ?? name;
+    if (safe !== name) spelled.set(name, safe);
+    count.set(safe, (count.get(safe) ?? 0) + 1);
+  }
+  return new Map([...spelled].map(([name, safe]) => [name, count.get(safe)! > 1 ? distinct(safe, name) : safe]));
+}
+
 /** `name` with a hash of `original` at its end, within the length limit: two originals that spell alike stay apart. */
 export function distinct(name: string, original: string): string {
   return `${name.slice(0, MAX_NAME - 9)}_${hash(original)}`;

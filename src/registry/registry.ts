@@ -8,7 +8,7 @@ import type { CatalogIndex } from "../catalog/match.js";
 import type { ToolRecord, UpstreamTool } from "../model/tool.js";
 import { globMatcher } from "../util/glob.js";
 import type { Quarantined, ToolGate } from "../security/gate.js";
-import { distinct, safeToolName } from "./names.js";
+import { servedNames } from "./names.js";
 import { buildRecord } from "./record.js";
 
 export type RegistryListener = (namespace: string, records: readonly ToolRecord[]) => void;
@@ -25,7 +25,8 @@ export class ToolRegistry {
   private readonly listed = new Map<string, { tools: readonly UpstreamTool[]; serverName: string | undefined; runnable: boolean }>();
   private readonly held = new Map<string, Quarantined>();
   private readonly listeners: RegistryListener[] = [];
-  private readonly allowed: (id: string) => boolean;
+  /** Whether access rules let a tool in, by any of its ids (the backend's spelling and the served one). */
+  private readonly allowed: (...ids: string[]) => boolean;
 
   constructor(
     private readonly catalog: CatalogIndex,
@@ -34,7 +35,7 @@ export class ToolRegistry {
   ) {
     const allow = access.allow.length ? globMatcher(access.allow) : () => true;
     const deny = globMatcher(access.deny);
-    this.allowed = (id) => allow(id) && !deny(id);
+    this.allowed = (...ids) => ids.some(allow) && !ids.some(deny);
   }
 
   onChange(listener: RegistryListener): void {
@@ -77,16 +78,15 @@ export class ToolRegistry {
     for (const [id, q] of this.held) if (q.namespace === namespace) this.held.delete(id);
     for (const q of gated.quarantined) this.held.set(q.id, q);
     const records: ToolRecord[] = [];
-    const taken = new Set(gated.admitted.map((t) => t.name));
+    // Catalog-only tools are the user's own data (dataset ids such as "api::Get Info"); only tools that run are respelled.
+    const renamed = runnable ? servedNames(gated.admitted.map((t) => t.name)) : new Map<string, string>();
     for (const upstream of gated.admitted) {
-      // Catalog-only tools are the user's own data (dataset ids such as "api::Get Info"); only tools that run are respelled.
-      const safe = runnable ? safeToolName(upstream.name) : undefined;
-      const served = safe === undefined ? undefined : taken.has(safe) ? distinct(safe, upstream.name) : safe;
-      if (served !== undefined) taken.add(served);
+      const served = renamed.get(upstream.name);
       const tool = served === undefined ? upstream : { ...upstream, name: served };
       const record = buildRecord(namespace, tool, this.catalog.entriesFor(namespace, tool.name, serverName), runnable);
       if (served !== undefined) record.upstreamName = upstream.name;
-      if (!this.allowed(record.id) || this.byId.has(record.id)) continue;
+      // Access rules may name a tool as the backend does or as it is served: either spelling allows, either denies.
+      if (!this.allowed(record.id, `${namespace}:${upstream.name}`) || this.byId.has(record.id)) continue;
       records.push(record);
       this.byId.set(record.id, record);
     }

@@ -4,13 +4,27 @@
  * (`file_read` for `read_file`).
  */
 
+/**
+ * Names are compared by their first 128 characters, the longest a valid
+ * tool name has: the edit distance costs the product of the two lengths,
+ * and an agent's text can be any length.
+ */
+const COMPARED_CHARS = 128;
+/** A name longer than this is no typo of any name: only shared words and containment are looked for. */
+const FUZZY_MAX_CHARS = 256;
+
 /** Similarity in [0, 1]: the better of edit-distance similarity and word-part overlap. */
 export function similarity(a: string, b: string): number {
-  const x = a.toLowerCase();
-  const y = b.toLowerCase();
-  if (x === y) return 1;
-  const longest = Math.max(x.length, y.length);
-  const edit = 1 - editDistance(x, y, longest) / longest;
+  if (a.length === b.length && a.toLowerCase() === b.toLowerCase()) return 1;
+  const x = a.slice(0, COMPARED_CHARS).toLowerCase();
+  const y = b.slice(0, COMPARED_CHARS).toLowerCase();
+  const longest = Math.max(a.length, b.length);
+  let edit = 0;
+  if (longest <= FUZZY_MAX_CHARS) {
+    // Past the compared characters the distance is at least the difference in length, and two names that differ at least 1.
+    const distance = Math.max(1, editDistance(x, y), Math.abs(a.length - b.length));
+    edit = Math.max(0, 1 - distance / longest);
+  }
   const wa = words(x);
   const wb = words(y);
   const shared = [...wa].filter((w) => wb.has(w)).length;

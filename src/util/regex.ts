@@ -17,8 +17,9 @@ import { RE2JS } from "re2js";
 /**
  * RE2's work per input character grows with the compiled program, so a
  * pattern such as `\w{1000}\w{1000}` (2,000 instructions) is linear but slow;
- * beyond this size a pattern is refused, which keeps a 1 MiB file under about
- * a quarter of a second.
+ * beyond this size a pattern is refused. Within it, a pattern can still take
+ * seconds over a large file, which is why matching over files and outputs
+ * runs in a worker thread that a deadline terminates (regex-worker.ts).
  */
 export const MAX_PROGRAM = 600;
 
@@ -34,6 +35,29 @@ export interface SafeRegex {
   /** Where the first match starts, or -1. */
   search(text: string): number;
   readonly engine: "v8" | "re2";
+  /** What a worker thread needs to compile the same matcher (regex-worker.ts). */
+  readonly spec: RegexSpec;
+  /** Worst-case work per character searched, in rough steps: the pattern's length (V8) or RE2's program size. */
+  readonly weight: number;
+}
+
+/** A compiled pattern, as data: the engine, the source it takes, and its flags. */
+export interface RegexSpec {
+  engine: "v8" | "re2";
+  source: string;
+  /** V8: a flags string. RE2: RE2JS flag bits. */
+  flags: string | number;
+}
+
+/** Longest pattern accepted: longer ones are documents, not searches, and cost per character searched. */
+export const MAX_PATTERN = 1000;
+/** Longest flat pattern run on V8, whose cost per character searched grows with the pattern's length. */
+const MAX_FLAT = 200;
+
+/** Smart case, as ripgrep: case-insensitive unless the pattern has a capital letter outside an escape (`\D`, `\W`, `\p{Lu}`). */
+export function smartCaseInsensitive(pattern: string): boolean {
+  // Cut first: a longer pattern is refused anyway, and the scan stays small.
+  return !/[A-Z]/.test(pattern.slice(0, MAX_PATTERN + 1).replace(/\\([pP]\{[^}]*\}|.)/g, ""));
 }
 
 /** A pattern that cannot be used, with a sentence for the agent. */
@@ -46,17 +70,21 @@ export class RegexError extends Error {
 
 /** Compiles `pattern`, or throws RegexError saying what is wrong and how to write it instead. */
 export function compileRegex(pattern: string, options: RegexOptions = {}): SafeRegex {
-  if (isFlat(pattern)) {
+  if (pattern.length > MAX_PATTERN) throw new RegexError(`the pattern is ${pattern.length} characters, over the limit of ${MAX_PATTERN}; search for a distinctive part of it`);
+  if (pattern.length <= MAX_FLAT && isFlat(pattern)) {
+    const flags = `${options.ignoreCase ? "i" : ""}${options.multiline ? "m" : ""}u`;
     try {
-      const regex = new RegExp(pattern, `${options.ignoreCase ? "i" : ""}${options.multiline ? "m" : ""}u`);
-      return { engine: "v8", test: (text) => regex.test(text), search: (text) => text.search(regex) };
+      const regex = new RegExp(pattern, flags);
+      return { engine: "v8", spec: { engine: "v8", source: pattern, flags }, weight: Math.max(1, pattern.length), test: (text) => regex.test(text), search: (text) => text.search(regex) };
     } catch {
       // Not valid for V8 under the u flag: RE2 decides, and its message is the one shown.
     }
   }
   let compiled: RE2JS;
+  const source = translate(pattern);
+  const flags = (options.ignoreCase ? RE2JS.CASE_INSENSITIVE : 0) | (options.multiline ? RE2JS.MULTILINE : 0);
   try {
-    compiled = RE2JS.compile(translate(pattern), (options.ignoreCase ? RE2JS.CASE_INSENSITIVE : 0) | (options.multiline ? RE2JS.MULTILINE : 0));
+    compiled = RE2JS.compile(source, flags);
   } catch (error) {
     throw new RegexError(explain((error instanceof Error ? error.message : String(error)).replace(/^error parsing regexp: /, "")));
   }
@@ -66,9 +94,10 @@ export function compileRegex(pattern: string, options: RegexOptions = {}): SafeR
   }
   return {
     engine: "re2",
+    spec: { engine: "re2", source, flags },
+    weight: Math.max(1, size),
     test: (text) => compiled.test(text),
     search: (text) => {
-      if (!compiled.test(text)) return -1;
       const matcher = compiled.matcher(text);
       return matcher.find() ? matcher.start() : -1;
     },

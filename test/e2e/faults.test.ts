@@ -60,7 +60,8 @@ describe("faulty backends", () => {
   });
 
   it("a 50 MB answer does not take the server down, and gets a clear answer", async () => {
-    const big = await run("victim:big", { mb: 50 });
+    // Writing and refusing 50 MB takes seconds on a loaded machine: the call gets time, so the answer is the refusal, not a timeout.
+    const big = await run("victim:big", { mb: 50 }, { timeout_ms: 20_000 });
     expect(JSON.stringify(big).length).toBeLessThan(20_000);
     // The SDK's stdio reader refuses a message over 10 MiB and drops the connection: the call says why, naming the backend.
     expect(big.ok).toBe(false);

@@ -45,7 +45,7 @@ export async function serve(argv: string[]): Promise<number> {
   await new Promise<void>((resolve) => {
     for (const signal of ["SIGINT", "SIGTERM"] as const) {
       process.once(signal, () => {
-        exitDeadline(config.http.shutdownGraceMs + 1500, logger);
+        exitDeadline(config.http.shutdownGraceMs + 2500, logger);
         logger.info(`${signal}: finishing in-flight requests (up to ${config.http.shutdownGraceMs} ms), then closing backends`);
         void service.close().then(resolve, (error: unknown) => {
           logger.error(`shutdown: ${error instanceof Error ? error.message : String(error)}`);

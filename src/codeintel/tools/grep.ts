@@ -2,7 +2,8 @@ import { defineTool, type Body } from "../../builtin/backend.js";
 import { formatCall, hint, recoverable } from "../../disclosure/guidance.js";
 import { distribution, OutputGuard, type Distribution, type Narrowing, type PageInput } from "../../disclosure/guard.js";
 import { escapeRegExp } from "../../util/glob.js";
-import { compileRegex, type SafeRegex } from "../../util/regex.js";
+import { compileRegex, MAX_PATTERN, smartCaseInsensitive, type SafeRegex } from "../../util/regex.js";
+import type { LineMatch } from "../../util/regex-worker.js";
 import { codeCall, dropUndefined, globProblem, narrowPath, isTarget, PAGE_PROPERTIES, target, type CodeContext } from "../context.js";
 import { describeSkips, scan } from "../scan.js";
 import { clipLine, groupLines, type LineHit } from "./lines.js";
@@ -26,7 +27,7 @@ export function grepTool(context: CodeContext) {
     inputSchema: {
       type: "object",
       properties: {
-        pattern: { type: "string", minLength: 1, description: 'Regular expression, e.g. "TODO|FIXME" or "function\\\\s+load". Escape . ( [ etc. to match them literally.' },
+        pattern: { type: "string", minLength: 1, maxLength: MAX_PATTERN, description: 'Regular expression, e.g. "TODO|FIXME" or "function\\\\s+load". Escape . ( [ etc. to match them literally.' },
         path: { type: "string", description: 'File or directory to search, relative to the project root (default: the root). Example: "src".' },
         glob: { type: "string", description: 'Only files matching this glob, e.g. "*.ts" or "src/**/*.py".' },
         context_lines: { type: "integer", minimum: 0, maximum: 10, description: "Lines of context before and after each match (default 0)." },
@@ -41,16 +42,16 @@ export function grepTool(context: CodeContext) {
 
     async handle(args, { signal }): Promise<Body> {
       const base = dropUndefined({ ...args, offset: undefined }) as Body;
-      const caseSensitive = args.case_sensitive ?? /[A-Z]/.test(args.pattern.replace(/\\[A-Za-z]/g, ""));
+      const caseSensitive = args.case_sensitive ?? !smartCaseInsensitive(args.pattern);
       let regex: SafeRegex;
       try {
         regex = compileRegex(args.pattern, { ignoreCase: !caseSensitive, multiline: true });
       } catch (error) {
-        const literal = escapeRegExp(args.pattern);
+        const literal = escapeRegExp(args.pattern.slice(0, MAX_PATTERN / 2));
         const next = codeCall(context, "grep", { ...base, pattern: literal });
         return recoverable(
           "invalid_regex",
-          `"${args.pattern}" is not a usable regular expression: ${(error as Error).message}.`,
+          `/${shortPattern(args.pattern)}/ is not a usable regular expression: ${(error as Error).message}.`,
           hint(`To search for the text literally, escape the special characters: ${formatCall(next)}`, next),
         );
       }
@@ -60,16 +61,19 @@ export function grepTool(context: CodeContext) {
       if (!isTarget(start)) return start;
       const guard = OutputGuard.fromInput(args);
       const around = args.context_lines ?? 0;
+      // Small files are searched here; large ones in a worker that the deadline terminates.
+      const searcher = context.matchers.open(regex, signal);
       const { results, report } = await scan(context.ws, {
         start,
         glob: args.glob,
         signal,
-        each: async (_info, read) => {
+        each: async (info, read) => {
           const text = await read();
-          if (text === undefined || !regex.test(text)) return undefined;
-          return findLines(_info.entry.rel, text, regex, around, guard.focused ? 1000 : 240, signal);
+          if (text === undefined) return undefined;
+          const found = await searcher.search(text);
+          return found.length ? hitsIn(info.entry.rel, text, found, around, guard.focused ? 1000 : 240) : undefined;
         },
-      });
+      }).finally(() => searcher.close());
       const hits = results.flat();
       const note = describeSkips(report, context.ws.limits.maxFileBytes);
       return guard.respond({
@@ -78,7 +82,7 @@ export function grepTool(context: CodeContext) {
         budget: context.budget,
         render: (shown) => ({
           files: groupLines(shown),
-          ...(hits.length === 0 ? { hint: `No line matches /${args.pattern}/${caseSensitive ? "" : "i"} in ${report.files} files.` } : {}),
+          ...(hits.length === 0 ? { hint: `No line matches /${shortPattern(args.pattern)}/${caseSensitive ? "" : "i"} in ${report.files} files.` } : {}),
           ...(note ? { note } : {}),
         }),
         narrowings: (files) => narrowings(context, base, files),
@@ -89,20 +93,21 @@ export function grepTool(context: CodeContext) {
   });
 }
 
-function findLines(file: string, text: string, regex: SafeRegex, around: number, width: number, signal: AbortSignal): LineHit[] {
+/** Grep's lines for the matches found in one file: each cut around its match, with context lines when asked. */
+function hitsIn(file: string, text: string, found: readonly LineMatch[], around: number, width: number): LineHit[] {
   const lines = text.split(/\r?\n/);
-  const hits: LineHit[] = [];
-  for (let i = 0; i < lines.length; i++) {
-    if (i % 1024 === 0) signal.throwIfAborted();
-    const line = lines[i]!;
-    const at = regex.search(line);
-    if (at < 0) continue;
+  return found.map(({ line, at }) => {
+    const i = line - 1;
     const context = around
       ? [...range(Math.max(0, i - around), i), ...range(i + 1, Math.min(lines.length, i + 1 + around))].map((j) => ({ line: j + 1, text: clipLine(lines[j]!, 0, width) }))
       : undefined;
-    hits.push({ file, line: i + 1, text: clipLine(line, at, width), ...(context ? { context } : {}) });
-  }
-  return hits;
+    return { file, line, text: clipLine(lines[i] ?? "", at, width), ...(context ? { context } : {}) };
+  });
+}
+
+/** A pattern as hints quote it. */
+function shortPattern(pattern: string): string {
+  return pattern.length <= 100 ? pattern : `${pattern.slice(0, 100)}… (${pattern.length} characters)`;
 }
 
 function range(from: number, to: number): number[] {

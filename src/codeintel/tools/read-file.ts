@@ -79,6 +79,7 @@ export function readFileTool(context: CodeContext, outputs: OutputStore) {
 function unread(file: Target, reason: ReadRefusal): Body {
   if (reason === "binary") return recoverable("binary_file", `${file.rel} is a binary file (${file.size} bytes); read_file returns text only.`);
   if (reason === "special") return recoverable("special_file", `${file.rel} is not a regular file; read_file reads regular files only.`);
+  if (reason === "outside_root") return recoverable("outside_root", `${file.rel} led outside the project root when it was opened (a folder on its path changed); it was not read.`);
   if (reason === "hard_link") return recoverable("hard_link", `${file.rel} is a hard link; the code tools do not read it (set metatools.code.allowHardLinks to allow).`);
   return recoverable("unreadable", `${file.rel} could not be read (it changed or went away while being opened).`);
 }

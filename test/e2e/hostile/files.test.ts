@@ -29,6 +29,9 @@ beforeAll(async () => {
   linkSync(join(outside, "private.txt"), join(root, "linked.txt"));
   writeFileSync(join(root, ".env"), "TOKEN=abc\n");
   linkSync(join(root, ".env"), join(root, "env-copy.txt"));
+  writeFileSync(join(root, ".gitignore"), "node_modules/\n");
+  mkdirSync(join(root, "node_modules", "pkg"), { recursive: true });
+  linkSync(join(outside, "private.txt"), join(root, "node_modules", "pkg", "index.js"));
   session = await openCodeSession(root);
 }, 60_000);
 afterAll(() => session?.close());
@@ -72,6 +75,10 @@ describe("files that are traps", () => {
     expect((await session.code("read_file", { path: "latin1.txt", start_line: 1, end_line: 1 })).ok).toBe(true);
   });
 
+  it("a hard link under node_modules (pnpm's store) is read", async () => {
+    expect((await session.code("read_file", { path: "node_modules/pkg/index.js" })).structured.content).toBe("outside the root");
+  });
+
   it("a hard link is refused, whether it leads out of the root or to .env", async () => {
     for (const path of ["linked.txt", "env-copy.txt"]) {
       const reply = await session.code("read_file", { path });
@@ -90,7 +97,24 @@ describe("files that are traps", () => {
 });
 
 describe("secret files", () => {
-  const secrets = [".npmrc", ".git-credentials", ".envrc", ".pypirc", ".docker/config.json", "deploy_key", "server_key", ".netrc", "cert.pem", "tls.key", "store.p12", "prod.tfstate", ".kube/config"];
+  const secrets = [
+    ".npmrc",
+    ".git-credentials",
+    ".envrc",
+    ".pypirc",
+    ".docker/config.json",
+    "home/.docker/config.json",
+    "deploy_key",
+    "server_key",
+    ".netrc",
+    "cert.pem",
+    "tls.key",
+    "store.p12",
+    "prod.tfstate",
+    ".kube/config",
+    "ops/.kube/config",
+    "u/.config/gcloud/credentials.db",
+  ];
   let dir: string;
   let plain: CodeSession;
   let allowing: CodeSession;

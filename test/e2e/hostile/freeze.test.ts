@@ -4,6 +4,7 @@
  * while a call on another tool, made at the same moment, answers within a
  * second; the server is still up afterwards.
  */
+import { randomBytes } from "node:crypto";
 import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -19,18 +20,23 @@ beforeAll(async () => {
   writeFileSync(join(root, `${"a".repeat(200)}.txt`), "long name\n");
   mkdirSync(join(root, "lib"));
   writeFileSync(join(root, "lib", "util.ts"), "export const a = 1;\n");
+  writeFileSync(join(root, "ab.txt"), Buffer.concat([Buffer.from(randomBytes((1 << 20) - 1).map((b) => (b & 1 ? 0x61 : 0x62))), Buffer.from("c")]));
   writeFileSync(join(root, "big.txt"), Array.from({ length: 2000 }, (_, i) => `line ${i} ${"a".repeat(i % 50)}`).join("\n"));
   session = await openCodeSession(root);
 });
 afterAll(() => session?.close());
 
-/** Runs `slow`, and a search while it runs; returns both replies with the times each took. */
-async function alongside(slow: () => Promise<Record<string, any>>) {
+/**
+ * Runs `slow`, and 20 ms later a search; returns both replies with the times
+ * each took. The search's time counts from before its timer, so a blocked
+ * event loop (which delays the timer too) shows in it.
+ */
+async function alongside(slow: () => Promise<Record<string, any>>, target: Session = session) {
   const started = performance.now();
   const slowCall = slow().then((reply) => ({ reply, ms: performance.now() - started }));
-  await new Promise((resolve) => setTimeout(resolve, 20));
   const probeStart = performance.now();
-  const probe = await session.call("search_tools", { query: "read a file" });
+  await new Promise((resolve) => setTimeout(resolve, 20));
+  const probe = await target.call("search_tools", { query: "read a file" });
   const probeMs = performance.now() - probeStart;
   return { ...(await slowCall), probe, probeMs };
 }
@@ -53,6 +59,21 @@ describe("calls that would freeze the server", () => {
     expect(reply).toMatchObject({ ok: false, error: { code: "timeout" } });
     expect(reply.next).toEqual({ tool: "run_tool", arguments: { tool_id: "code:grep", args: { pattern: "(a|aa)+(b|c)*$", path: "lib" } } });
     expect(reply.hint).toMatch(/give it more time: .*timeout_ms: 2\b/);
+  });
+
+  it("a linear but heavy pattern over a 1 MiB line stops at its deadline, in a worker, and the loop stays free", async () => {
+    const { reply, ms, probeMs } = await alongside(() => session.call("run_tool", { tool_id: "code:grep", args: { pattern: "(?:(?:a|b)(?:a|b|ab|ba)){40}c", path: "ab.txt" }, timeout_ms: 1500 }));
+    expect(probeMs).toBeLessThan(1000);
+    expect(ms).toBeLessThan(2500);
+    expect(reply).toMatchObject({ ok: false, error: { code: "timeout" } });
+  });
+
+  it("a 68 KB pattern is refused at the edge, quoted short", async () => {
+    const pattern = Array.from({ length: 1500 }, (_, i) => `${"a".repeat(40)} z${i}`).join("|");
+    const { reply, probeMs } = await alongside(() => session.code("grep", { pattern }));
+    expect(probeMs).toBeLessThan(1000);
+    expect(reply).toMatchObject({ ok: false, error: { code: "invalid_args" } });
+    expect(JSON.stringify(reply).length).toBeLessThan(10_000);
   });
 
   it("a pattern no linear engine can run is refused with the reason and a literal search to try", async () => {
@@ -109,12 +130,7 @@ describe("a huge query over a large catalog", () => {
 
   it("750 KB of distinct unknown words answers within 1 s, and so does a search made meanwhile", async () => {
     const query = Array.from({ length: 100_000 }, (_, i) => `zq${i.toString(36)}x`).join(" ");
-    const started = performance.now();
-    const pending = large.call("search_tools", { query }).then((reply) => ({ reply, ms: performance.now() - started }));
-    const probeStart = performance.now();
-    const probe = await large.call("search_tools", { query: "create an issue" });
-    const probeMs = performance.now() - probeStart;
-    const { reply, ms } = await pending;
+    const { reply, ms, probe, probeMs } = await alongside(() => large.call("search_tools", { query }), large);
     expect(probe.total).toBeGreaterThan(0);
     expect(probeMs).toBeLessThan(1000);
     expect(ms).toBeLessThan(1000);

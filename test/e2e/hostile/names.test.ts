@@ -62,3 +62,17 @@ describe("tool names that are not valid MCP names", () => {
     expect(ids).toHaveLength(2);
   });
 });
+
+describe("access rules over renamed tools", () => {
+  it("a deny rule in the backend's own spelling hides the renamed tool too", async () => {
+    const denied = await openSession({ mcpServers: { odd: { command: process.execPath, args: [fixture] } }, metatools: { code: { enabled: false }, tools: { deny: ["odd:get weather"] } } });
+    try {
+      const ids = (await denied.call("search_tools", { query: "weather forecasts", namespace: "odd", limit: 20 })).hits.map((h: { id: string }) => h.id);
+      expect(ids).toHaveLength(6);
+      expect(ids).not.toContain("odd:get_weather");
+      expect(await denied.call("run_tool", { tool_id: "odd:get_weather", args: {} })).toMatchObject({ ok: false, error: { code: "unknown_tool" } });
+    } finally {
+      await denied.close();
+    }
+  });
+});
