@@ -99,9 +99,10 @@ export function createMetatools(config: ResolvedConfig, options: AppOptions = {}
         ...config.code,
         budget: bodyBudget,
         outputs: redactingOutputStore(outputs, redact),
-        // Credentials leave project files' text before anything searches or cuts it, so grep is no oracle for them.
-        // Values redacted only for where they were substituted (APP_STAGE=production) stay searchable; responses redact them.
-        redact: redactor(config.secrets.filter((secret) => secret.credential !== false)),
+        // Secrets leave project files' text before any tool cuts it. Grep searches text without credentials only
+        // (it is no oracle for them), so a value redacted for where it was substituted (APP_STAGE=production) is found.
+        redact,
+        redactForSearch: redactor(config.secrets.filter((secret) => secret.credential !== false)),
       }),
     );
   }

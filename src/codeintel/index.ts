@@ -28,6 +28,8 @@ export interface CodeBackendOptions {
   allowHardLinks?: boolean;
   /** Takes secrets from the environment out of file text as it is read, before any line is cut. */
   redact?: (text: string) => string;
+  /** The same for text grep searches: credentials only (WorkspacePolicy.redactForSearch). */
+  redactForSearch?: (text: string) => string;
   /** The largest body a tool returns, in bytes. */
   budget: number;
   outputs: OutputStore;
@@ -51,7 +53,7 @@ export class CodeBackend extends BuiltinBackend {
 
 export function createCodeBackend(options: CodeBackendOptions): CodeBackend {
   const context: CodeContext = {
-    ws: new Workspace(options.root, options.limits, { deny: options.deny, allowHardLinks: options.allowHardLinks, redact: options.redact }),
+    ws: new Workspace(options.root, options.limits, { deny: options.deny, allowHardLinks: options.allowHardLinks, redact: options.redact, redactForSearch: options.redactForSearch }),
     parser: new CodeParser(),
     matchers: new MatcherPool(),
     namespace: CODE_NAMESPACE,

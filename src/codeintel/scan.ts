@@ -5,7 +5,7 @@
  * everything it skips.
  */
 import { stat } from "node:fs/promises";
-import { isReadRefusal, readText } from "./files.js";
+import { isReadRefusal, readText, type ReadPolicy } from "./files.js";
 import { walk, WorkMeter, type WalkEntry } from "./walk.js";
 import type { Target, Workspace } from "./workspace.js";
 
@@ -29,6 +29,8 @@ export interface ScanRequest<R> {
   start: Target;
   glob?: string;
   signal?: AbortSignal;
+  /** How files are read; default the workspace's (`ws.searchRead` for searches). */
+  policy?: ReadPolicy;
   /** Cheap test before reading: false skips the file (counted as filtered). */
   accept?: (entry: WalkEntry) => boolean;
   /**
@@ -65,7 +67,7 @@ export async function scan<R>(ws: Workspace, request: ScanRequest<R>): Promise<{
           skipped.too_large++;
           return undefined;
         }
-        const file = await readText(entry.abs, ws.read);
+        const file = await readText(entry.abs, request.policy ?? ws.read);
         if (!isReadRefusal(file)) {
           meter.bytes += file.size;
           return file.text;

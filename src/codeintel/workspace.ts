@@ -45,14 +45,23 @@ export interface WorkspacePolicy {
   deny?: readonly string[];
   /** Read files that have more than one name. Default false. */
   allowHardLinks?: boolean;
-  /** Applied to every file's text as it is read (secrets from the environment). */
+  /** Applied to every file's text as it is read, before any tool cuts it: every secret from the environment. */
   redact?: (text: string) => string;
+  /**
+   * Applied instead to text that grep searches: credentials only, so grep is
+   * no oracle for them, while a value redacted only for where it was
+   * substituted (APP_STAGE=production) can still be found; the lines shown
+   * are then redacted whole before they are cut.
+   */
+  redactForSearch?: (text: string) => string;
 }
 
 export class Workspace {
   readonly root: string;
-  /** How files are read: the size cap for whole reads, and whether hard links are. */
+  /** How files are read: the size cap for whole reads, hard links, the root, redaction. */
   readonly read: ReadPolicy;
+  /** The same for text that grep searches (see WorkspacePolicy.redactForSearch). */
+  readonly searchRead: ReadPolicy;
   private readonly secrets: Ignore;
 
   constructor(
@@ -70,6 +79,7 @@ export class Workspace {
       root: this.root,
       redact: policy.redact,
     };
+    this.searchRead = { ...this.read, redact: policy.redactForSearch ?? policy.redact };
   }
 
   /** The root-relative, "/"-separated form of an absolute path inside the root. */

@@ -67,11 +67,12 @@ export function grepTool(context: CodeContext) {
         start,
         glob: args.glob,
         signal,
+        policy: context.ws.searchRead,
         each: async (info, read) => {
           const text = await read();
           if (text === undefined) return undefined;
           const found = await searcher.search(text);
-          return found.length ? hitsIn(info.entry.rel, text, found, around, guard.focused ? 1000 : 240) : undefined;
+          return found.length ? hitsIn(info.entry.rel, text, found, around, guard.focused ? 1000 : 240, context.ws.read.redact) : undefined;
         },
       }).finally(() => searcher.close());
       const hits = results.flat();
@@ -94,14 +95,17 @@ export function grepTool(context: CodeContext) {
 }
 
 /** Grep's lines for the matches found in one file: each cut around its match, with context lines when asked. */
-function hitsIn(file: string, text: string, found: readonly LineMatch[], around: number, width: number): LineHit[] {
+function hitsIn(file: string, text: string, found: readonly LineMatch[], around: number, width: number, redact = (line: string) => line): LineHit[] {
   const lines = text.split(/\r?\n/);
+  // Every line shown is redacted whole before it is cut: a cut must not leave a piece of a secret.
+  const shown = (j: number) => redact(lines[j] ?? "");
   return found.map(({ line, at }) => {
     const i = line - 1;
     const context = around
-      ? [...range(Math.max(0, i - around), i), ...range(i + 1, Math.min(lines.length, i + 1 + around))].map((j) => ({ line: j + 1, text: clipLine(lines[j]!, 0, width) }))
+      ? [...range(Math.max(0, i - around), i), ...range(i + 1, Math.min(lines.length, i + 1 + around))].map((j) => ({ line: j + 1, text: clipLine(shown(j), 0, width) }))
       : undefined;
-    return { file, line, text: clipLine(lines[i] ?? "", at, width), ...(context ? { context } : {}) };
+    const own = shown(i);
+    return { file, line, text: clipLine(own, Math.min(at, own.length), width), ...(context ? { context } : {}) };
   });
 }
 
