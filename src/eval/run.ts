@@ -9,6 +9,7 @@ import type { FusionSettings } from "../search/engine.js";
 import { MetatoolsError } from "../util/errors.js";
 import { datasetConfig, loadDataset, sampleQueries } from "./dataset.js";
 import { createAccumulator, type Metrics } from "./metrics.js";
+import { checkNames, type NamesResult } from "./names.js";
 
 const NAMESPACE = "eval";
 export const EVAL_MODES = ["bm25", "semantic", "hybrid"] as const;
@@ -61,6 +62,22 @@ export async function evaluateDataset(dir: string, modes: readonly EvalMode[], o
       out[mode] = acc.result(tools);
     }
     return out;
+  } finally {
+    await app.close();
+  }
+}
+
+/** The exact-name check (names.ts) over a dataset's tools, in the given mode. */
+export async function evaluateNames(dir: string, mode: SearchMode, options: Pick<EvalOptions, "embedder" | "embeddingCache"> = {}): Promise<NamesResult> {
+  const dataset = loadDataset(dir);
+  const config = datasetConfig(NAMESPACE, dataset.toolsFile);
+  config.search.embedder = options.embedder;
+  config.search.embeddingCache = options.embeddingCache;
+  const app = createMetatools(config);
+  await app.start();
+  try {
+    await app.search.semantic?.whenIdle();
+    return await checkNames(app, NAMESPACE, mode);
   } finally {
     await app.close();
   }

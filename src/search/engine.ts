@@ -8,6 +8,7 @@ import type { ToolRecord } from "../model/tool.js";
 import type { ToolRegistry } from "../registry/registry.js";
 import { errorMessage } from "../util/errors.js";
 import { Bm25Ranker } from "./bm25.js";
+import { ExactNames, promoteNamed } from "./exact.js";
 import { reciprocalRankFusion } from "./fusion.js";
 import type { SemanticIndex } from "./semantic.js";
 import { nearest } from "./suggest.js";
@@ -59,6 +60,7 @@ export const DEFAULT_FUSION: FusionSettings = { k: DEFAULTS.fusionK, bm25Confide
 
 export class SearchEngine {
   readonly bm25 = new Bm25Ranker();
+  private readonly exact = new ExactNames();
   /** Every id, sorted, for browsing with an empty query; rebuilt after a change. */
   private sortedIds: string[] | undefined;
 
@@ -73,12 +75,14 @@ export class SearchEngine {
     this.fusion = options.fusion ?? DEFAULT_FUSION;
     registry.onChange((namespace, records) => {
       this.bm25.replaceNamespace(namespace, records);
+      this.exact.replaceNamespace(namespace, records);
       void this.semantic?.replaceNamespace(namespace, records);
       this.sortedIds = undefined;
     });
     for (const { namespace } of registry.namespaces()) {
       const records = registry.namespaceRecords(namespace);
       this.bm25.replaceNamespace(namespace, records);
+      this.exact.replaceNamespace(namespace, records);
       void this.semantic?.replaceNamespace(namespace, records);
     }
   }
@@ -122,6 +126,7 @@ export class SearchEngine {
         result = this.fuse(lexical, dense, options.top);
       }
     }
+    if (mode !== "browse") result = promoteNamed(result, this.named(query, result, options), options.top);
     const byNamespace = [...result.counts.entries()]
       .map(([namespace, count]) => ({ namespace, count }))
       .sort((a, b) => b.count - a.count || a.namespace.localeCompare(b.namespace));
@@ -182,7 +187,16 @@ export class SearchEngine {
       const namespace = id.slice(0, id.indexOf(":"));
       counts.set(namespace, (counts.get(namespace) ?? 0) + 1);
     }
-    return { total, hits, counts };
+    const inDense = new Set(dense.map((d) => d.id));
+    return { total, hits, counts, contains: (id) => lexical.contains?.(id) === true || inDense.has(id) };
+  }
+
+  /** The tools the query names exactly (exact.ts) that the filters let through, in the order ranking gave them. */
+  private named(query: string, result: RankResult, options: RankOptions): string[] {
+    const order = new Map(result.hits.map((h, i) => [h.id, i]));
+    return this.exact
+      .match(query, (id) => order.get(id) ?? order.size)
+      .filter((id) => (!options.namespaces || options.namespaces.has(id.slice(0, id.indexOf(":")))) && (!options.accept || options.accept(id)));
   }
 
   /** Index words near a query's words, for hints when nothing matched at all. */
@@ -226,5 +240,6 @@ function fromHits(hits: readonly Ranked[], top: number): RankResult {
     const namespace = id.slice(0, id.indexOf(":"));
     counts.set(namespace, (counts.get(namespace) ?? 0) + 1);
   }
-  return { total: hits.length, hits: hits.slice(0, top), counts };
+  const all = new Set(hits.map((h) => h.id));
+  return { total: hits.length, hits: hits.slice(0, top), counts, contains: (id) => all.has(id) };
 }

@@ -1,12 +1,19 @@
 import { resolve } from "node:path";
 import { loadConfig } from "../../config/load.js";
 import type { EmbedderConfig } from "../../config/resolved.js";
-import { EVAL_MODES, evaluateDataset, type EvalMode } from "../../eval/run.js";
+import { SPELLINGS } from "../../eval/names.js";
+import { EVAL_MODES, evaluateDataset, evaluateNames, type EvalMode, type EvalOptions } from "../../eval/run.js";
 import { intFlag, parseFlags, UsageError } from "../flags.js";
 import { ProgressView } from "../progress.js";
 
 export async function evaluate(argv: string[]): Promise<number> {
-  const { values, positionals } = parseFlags(argv, { mode: { type: "string" }, limit: { type: "string" }, vectors: { type: "string" }, embedder: { type: "string" } });
+  const { values, positionals } = parseFlags(argv, {
+    mode: { type: "string" },
+    limit: { type: "string" },
+    vectors: { type: "string" },
+    embedder: { type: "string" },
+    names: { type: "boolean" },
+  });
   if (positionals.length !== 1) throw new UsageError("name one dataset folder (holding tools.jsonl and queries.jsonl)");
   const requested = values.mode ?? "bm25";
   if (requested !== "all" && !EVAL_MODES.includes(requested as EvalMode)) throw new UsageError(`--mode takes bm25, semantic, hybrid or all, got "${requested}"`);
@@ -20,6 +27,7 @@ export async function evaluate(argv: string[]): Promise<number> {
     process.stderr.write("metatools eval: skipping semantic, hybrid: no embedder (pass --embedder use or --vectors FILE, or set metatools.search.embedder)\n");
     modes = ["bm25"];
   }
+  if (values.names) return names(resolve(positionals[0]!), modes, { embedder, embeddingCache: config.search.embeddingCache }, values.json ?? false);
   const view = new ProgressView(process.stderr);
   const results = await evaluateDataset(resolve(positionals[0]!), modes, {
     sample: intFlag(values.limit, "limit", 1),
@@ -38,6 +46,21 @@ export async function evaluate(argv: string[]): Promise<number> {
   for (const [mode, m] of Object.entries(results)) {
     lines.push(`${mode.padEnd(9)}${columns.map((c) => m[c].toFixed(4).padStart(10)).join("")}   ${String(m.queries).padStart(7)}  ${m.tools}`);
   }
+  process.stdout.write(`${lines.join("\n")}\n`);
+  return 0;
+}
+
+/** The exact-name check per mode: the share of tools found first by each spelling of their name. */
+async function names(dir: string, modes: readonly EvalMode[], options: Pick<EvalOptions, "embedder" | "embeddingCache">, json: boolean): Promise<number> {
+  const results = Object.fromEntries(await Promise.all(modes.map(async (mode) => [mode, await evaluateNames(dir, mode, options)] as const)));
+  if (json) {
+    process.stdout.write(`${JSON.stringify(results, null, 2)}\n`);
+    return 0;
+  }
+  const lines = [`${"spelling".padEnd(22)}${modes.map((m) => m.padStart(10)).join("")}`];
+  for (const spelling of SPELLINGS) lines.push(`${spelling.padEnd(22)}${modes.map((m) => results[m]!.bySpelling[spelling].toFixed(4).padStart(10)).join("")}`);
+  lines.push(`${"all".padEnd(22)}${modes.map((m) => results[m]!.first.toFixed(4).padStart(10)).join("")}   (${results[modes[0]!]!.queries} queries over ${results[modes[0]!]!.tools} tools)`);
+  for (const mode of modes) for (const miss of results[mode]!.misses) lines.push(`miss (${mode}): "${miss.query}" → ${miss.got ?? "nothing"}, not ${miss.expected}`);
   process.stdout.write(`${lines.join("\n")}\n`);
   return 0;
 }

@@ -1,0 +1,141 @@
+/**
+ * An exact name always wins. The commonest complaint about tool search is
+ * a tool named exactly and not found first: `read_text_file`, "read text
+ * file", `readTextFile`, `files:read_text_file`, `files__read_text_file` or
+ * `mcp__files__read_text_file` all name one tool. Names and queries are cut
+ * into the same words (case, `_`, `-`, `.`, `/`, `:` and camelCase humps
+ * ignored); a query that spells a tool's name, or its namespace and name,
+ * or holds one written as an identifier, puts that tool first (`match`).
+ * A name many tools share (`get_info`) wins only as the whole query.
+ */
+import type { ToolRecord } from "../model/tool.js";
+import type { RankResult } from "./types.js";
+
+/** Longest name, in words, indexed and looked for within an identifier. */
+const MAX_WORDS = 64;
+/** A name shared by more tools than this is generic: it wins only as the whole query. */
+const MAX_SHARED = 3;
+
+/** The words of a name or query, lower-cased: `mcp__files__readTextFile` → mcp, files, read, text, file. */
+export function nameWords(text: string): string[] {
+  return text
+    .replace(/([a-z0-9])([A-Z])/g, "$1 $2")
+    .replace(/([A-Z]+)([A-Z][a-z])/g, "$1 $2")
+    .replace(/(\p{L})(?=\p{N})/gu, "$1 ")
+    .replace(/(\p{N})(?=\p{L})/gu, "$1 ")
+    .toLowerCase()
+    .split(/[^\p{L}\p{N}]+/u)
+    .filter(Boolean);
+}
+
+/**
+ * A name's keys: its words, and the same with adjacent numbers or adjacent
+ * single letters joined, since a run of them loses its separators in
+ * camelCase ("best over 1 5" is `bestOver15`, "calculate a b" is
+ * `calculateAB`).
+ */
+function keysOf(words: readonly string[]): string[] {
+  const join = (test: (w: string) => boolean, from: readonly string[]) => {
+    const out: string[] = [];
+    let run = false;
+    for (const word of from) {
+      if (run && test(word)) out[out.length - 1] += word;
+      else out.push(word);
+      run = test(word);
+    }
+    return out;
+  };
+  const digits = (w: string) => /^\p{N}+$/u.test(w);
+  const letter = (w: string) => /^\p{L}$/u.test(w);
+  return [...new Set([words, join(digits, words), join(letter, words), join(letter, join(digits, words))].map((w) => w.join(" ")))];
+}
+
+export class ExactNames {
+  private readonly byKey = new Map<string, Set<string>>();
+  private readonly keysOf = new Map<string, string[]>();
+
+  /** Replaces a namespace's tools (an empty list removes them). */
+  replaceNamespace(namespace: string, records: readonly ToolRecord[]): void {
+    for (const [id, keys] of this.keysOf) {
+      if (!id.startsWith(`${namespace}:`)) continue;
+      for (const key of keys) {
+        const ids = this.byKey.get(key);
+        ids?.delete(id);
+        if (ids && !ids.size) this.byKey.delete(key);
+      }
+      this.keysOf.delete(id);
+    }
+    for (const record of records) {
+      const keys = new Set<string>();
+      for (const name of [record.name, record.title]) {
+        const words = name ? nameWords(name) : [];
+        if (!words.length || words.length > MAX_WORDS) continue;
+        for (const key of keysOf(words)) keys.add(key);
+        for (const key of keysOf([...nameWords(namespace), ...words])) keys.add(key);
+      }
+      for (const key of keys) {
+        let ids = this.byKey.get(key);
+        if (!ids) this.byKey.set(key, (ids = new Set()));
+        ids.add(record.id);
+      }
+      this.keysOf.set(record.id, [...keys]);
+    }
+  }
+
+  /**
+   * The tools a query names, best first, or none. The whole query may spell
+   * a name in any way ("read text file"); inside a longer query only a name
+   * written as an identifier counts (`read_text_file`, `readTextFile`,
+   * `files:read_text_file`): in a sentence, "search jobs" is what the agent
+   * wants done, not a tool it names. Within an identifier the longest run of
+   * words that spells a name wins (namespace and name beat the name alone),
+   * so `mcp__files__read_text_file` finds files:read_text_file. Ties keep
+   * the order `rank` gives.
+   */
+  match(query: string, rank: (id: string) => number = () => 0): string[] {
+    const whole = this.byKey.get(nameWords(query).join(" "));
+    if (whole) return [...whole].sort((a, b) => rank(a) - rank(b));
+    let best: string[] = [];
+    let bestLength = 0;
+    for (const token of query.split(/\s+/)) {
+      if (!IDENTIFIER.test(token)) continue;
+      const words = nameWords(token);
+      for (let length = Math.min(words.length, MAX_WORDS + 2); length > bestLength; length--) {
+        for (let start = 0; start + length <= words.length; start++) {
+          const ids = this.byKey.get(words.slice(start, start + length).join(" "));
+          if (!ids || ids.size > MAX_SHARED || (length === 1 && words.length > 1)) continue;
+          if (length > bestLength) best = [];
+          bestLength = length;
+          for (const id of ids) if (!best.includes(id)) best.push(id);
+        }
+      }
+    }
+    return best.sort((a, b) => rank(a) - rank(b));
+  }
+}
+
+/** A word written as an identifier: joined by `_`, `-`, `.`, `/` or `:`, or with camelCase humps. */
+const IDENTIFIER = /\p{L}[\p{L}\p{N}]*(?:[_.:/-]+[\p{L}\p{N}]+|[a-z][A-Z])/u;
+
+/**
+ * `result` with the named tools first (those the filters let through),
+ * scored no lower than the best hit; one that was not in the result set is
+ * added to its total and counts, which stay exact.
+ */
+export function promoteNamed(result: RankResult, named: readonly string[], top: number): RankResult {
+  if (!named.length) return result;
+  const scores = new Map(result.hits.map((h) => [h.id, h.score]));
+  const best = result.hits[0]?.score ?? 0;
+  const counts = new Map(result.counts);
+  let total = result.total;
+  for (const id of named) {
+    if (scores.has(id) || result.contains?.(id)) continue;
+    total++;
+    const namespace = id.slice(0, id.indexOf(":"));
+    counts.set(namespace, (counts.get(namespace) ?? 0) + 1);
+  }
+  const first = named.map((id) => ({ id, score: Math.max(best, scores.get(id) ?? 0) }));
+  const chosen = new Set(named);
+  const hits = [...first, ...result.hits.filter((h) => !chosen.has(h.id))].slice(0, top);
+  return { total, hits, counts, contains: (id) => chosen.has(id) || (result.contains?.(id) ?? scores.has(id)) };
+}
