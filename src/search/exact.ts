@@ -35,6 +35,9 @@ export function nameWords(text: string): string[] {
  * `calculateAB`).
  */
 function keysOf(words: readonly string[]): string[] {
+  const plain = words.join(" ");
+  // Most names have neither: one key, no extra work at index time.
+  if (!words.some((w) => w.length === 1 || /^\p{N}/u.test(w))) return [plain];
   const join = (test: (w: string) => boolean, from: readonly string[]) => {
     const out: string[] = [];
     let run = false;
@@ -52,19 +55,20 @@ function keysOf(words: readonly string[]): string[] {
 
 export class ExactNames {
   private readonly byKey = new Map<string, Set<string>>();
-  private readonly keysOf = new Map<string, string[]>();
+  /** Each namespace's tools and their keys, so a namespace is replaced without a pass over the others. */
+  private readonly keysOf = new Map<string, Map<string, string[]>>();
 
   /** Replaces a namespace's tools (an empty list removes them). */
   replaceNamespace(namespace: string, records: readonly ToolRecord[]): void {
-    for (const [id, keys] of this.keysOf) {
-      if (!id.startsWith(`${namespace}:`)) continue;
+    for (const [id, keys] of this.keysOf.get(namespace) ?? []) {
       for (const key of keys) {
         const ids = this.byKey.get(key);
         ids?.delete(id);
         if (ids && !ids.size) this.byKey.delete(key);
       }
-      this.keysOf.delete(id);
     }
+    const own = new Map<string, string[]>();
+    this.keysOf.set(namespace, own);
     for (const record of records) {
       const keys = new Set<string>();
       for (const name of [record.name, record.title]) {
@@ -78,7 +82,7 @@ export class ExactNames {
         if (!ids) this.byKey.set(key, (ids = new Set()));
         ids.add(record.id);
       }
-      this.keysOf.set(record.id, [...keys]);
+      own.set(record.id, [...keys]);
     }
   }
 

@@ -44,7 +44,7 @@ export function scanTool(tool: UpstreamTool, options: { maxDescriptionChars: num
     for (const quote of hiddenCharacters(text)) findings.push({ rule: "invisible characters", where, quote });
     const normal = normalize(text);
     // Read as prose first, then as an identifier ("id_rsa" is a credential file, "ignore_previous_instructions" a sentence), then what variation selectors smuggle.
-    const readings = [normal, identifierWords(normal), normalize(smuggledText(text))];
+    const readings = [...new Set([normal, identifierWords(normal), normalize(smuggledText(text))])].filter(Boolean);
     for (const { rule, pattern } of RULES) {
       const match = readings.map((reading) => pattern.exec(reading)).find(Boolean);
       if (match) findings.push({ rule, where, quote: printable(match[0]) + (text.includes(match[0]) ? "" : " (as read after normalising)") });
