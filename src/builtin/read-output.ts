@@ -9,7 +9,7 @@ import { formatCall, guidanceFields, hint, recoverable, type NextCall } from "..
 import { HANDLE_PATTERN, linesThatFit, READ_OUTPUT_ID, type OutputStore, type StoredOutput } from "../disclosure/outputs.js";
 import { StoreError } from "../store/kv.js";
 import { escapeRegExp } from "../util/glob.js";
-import { compileRegex, MAX_PATTERN, smartCaseInsensitive, type SafeRegex } from "../util/regex.js";
+import { compileRegex, MAX_PATTERN, shownPattern, smartCaseInsensitive, type SafeRegex } from "../util/regex.js";
 import { MatcherPool } from "../util/regex-worker.js";
 import { describeMiss, evaluateJsonPath, suggestAfterMiss } from "../util/json-path.js";
 import { BuiltinBackend, defineTool, type Body } from "./backend.js";
@@ -148,7 +148,7 @@ async function grepLines(
   } catch (error) {
     const literal = args.grep!.slice(0, MAX_PATTERN / 2);
     const next = call({ handle: args.handle, grep: escapeRegExp(literal) });
-    return recoverable("invalid_regex", `${quoted(args.grep!)} is not a usable regular expression: ${(error as Error).message}.`, hint(`Search for it literally: ${formatCall(next)}`, next));
+    return recoverable("invalid_regex", `"${shownPattern(args.grep!, 200)}" is not a usable regular expression: ${(error as Error).message}.`, hint(`Search for it literally: ${formatCall(next)}`, next));
   }
   const searcher = matchers.open(regex, signal);
   let found;
@@ -173,9 +173,4 @@ async function grepLines(
   const lastLine = Number(shown.at(-1)?.split(":")[0] ?? 0);
   const next = call({ handle: args.handle, start_line: lastLine + 1 });
   return { ...body, ...guidanceFields(hint(`Showing ${shown.length} of ${all.length} matching lines. Use a narrower regex, or read on from line ${lastLine + 1}: ${formatCall(next)}`, next)) };
-}
-
-/** A pattern as replies quote it: whole when short, else its start and its length. */
-function quoted(pattern: string): string {
-  return pattern.length <= 200 ? `"${pattern}"` : `"${pattern.slice(0, 200)}…" (${pattern.length} characters)`;
 }

@@ -60,6 +60,11 @@ export function smartCaseInsensitive(pattern: string): boolean {
   return !/[A-Z]/.test(pattern.slice(0, MAX_PATTERN + 1).replace(/\\([pP]\{[^}]*\}|.)/g, ""));
 }
 
+/** A pattern as replies quote it: whole when short, else its start and its length. */
+export function shownPattern(pattern: string, max: number): string {
+  return pattern.length <= max ? pattern : `${pattern.slice(0, max)}… (${pattern.length} characters)`;
+}
+
 /** A pattern that cannot be used, with a sentence for the agent. */
 export class RegexError extends Error {
   constructor(message: string) {

@@ -2,7 +2,7 @@ import { defineTool, type Body } from "../../builtin/backend.js";
 import { formatCall, hint, recoverable } from "../../disclosure/guidance.js";
 import { distribution, OutputGuard, type Distribution, type Narrowing, type PageInput } from "../../disclosure/guard.js";
 import { escapeRegExp } from "../../util/glob.js";
-import { compileRegex, MAX_PATTERN, smartCaseInsensitive, type SafeRegex } from "../../util/regex.js";
+import { compileRegex, MAX_PATTERN, shownPattern, smartCaseInsensitive, type SafeRegex } from "../../util/regex.js";
 import type { LineMatch } from "../../util/regex-worker.js";
 import { codeCall, dropUndefined, globProblem, narrowPath, isTarget, PAGE_PROPERTIES, target, type CodeContext } from "../context.js";
 import { describeSkips, scan } from "../scan.js";
@@ -51,7 +51,7 @@ export function grepTool(context: CodeContext) {
         const next = codeCall(context, "grep", { ...base, pattern: literal });
         return recoverable(
           "invalid_regex",
-          `/${shortPattern(args.pattern)}/ is not a usable regular expression: ${(error as Error).message}.`,
+          `/${shownPattern(args.pattern, 100)}/ is not a usable regular expression: ${(error as Error).message}.`,
           hint(`To search for the text literally, escape the special characters: ${formatCall(next)}`, next),
         );
       }
@@ -83,7 +83,7 @@ export function grepTool(context: CodeContext) {
         budget: context.budget,
         render: (shown) => ({
           files: groupLines(shown),
-          ...(hits.length === 0 ? { hint: `No line matches /${shortPattern(args.pattern)}/${caseSensitive ? "" : "i"} in ${report.files} files.` } : {}),
+          ...(hits.length === 0 ? { hint: `No line matches /${shownPattern(args.pattern, 100)}/${caseSensitive ? "" : "i"} in ${report.files} files.` } : {}),
           ...(note ? { note } : {}),
         }),
         narrowings: (files) => narrowings(context, base, files),
@@ -107,11 +107,6 @@ function hitsIn(file: string, text: string, found: readonly LineMatch[], around:
     const own = shown(i);
     return { file, line, text: clipLine(own, Math.min(at, own.length), width), ...(context ? { context } : {}) };
   });
-}
-
-/** A pattern as hints quote it. */
-function shortPattern(pattern: string): string {
-  return pattern.length <= 100 ? pattern : `${pattern.slice(0, 100)}… (${pattern.length} characters)`;
 }
 
 function range(from: number, to: number): number[] {
