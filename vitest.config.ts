@@ -6,5 +6,7 @@ export default defineConfig({
     testTimeout: 30_000,
     hookTimeout: 60_000,
     pool: "forks",
+    // A temporary XDG_CACHE_HOME for the whole run: no test writes embeddings into the real home cache.
+    globalSetup: ["test/helpers/cache-home.ts"],
   },
 });

@@ -35,6 +35,12 @@ describe("config errors name the file and the field", () => {
     [{ mcpServers: { gh: { command: "x", env: { T: "${MISSING_TOKEN}" } } } }, "mcpServers.gh.env.T", /MISSING_TOKEN is not set/],
     [{ metatools: { http: { tokens: ["short"] } } }, "metatools.http.tokens[0]", /at least 16 characters/],
     [{ metatools: { http: { allowedOrigins: ["not an origin"] } } }, "metatools.http.allowedOrigins[0]", /URL/i],
+    // A union's errors speak of the branch meant: the embedder object, or what the field takes at all.
+    [{ metatools: { search: { embedder: { type: "glove" } } } }, "metatools.search.embedder.type", /'builtin' \| 'static' \| 'transformers' \| 'use'/],
+    [{ metatools: { search: { embedder: { type: "static" } } } }, "metatools.search.embedder.vectors", /expected string/],
+    [{ metatools: { search: { embedder: { type: "builtin", vectors: "x" } } } }, "metatools.search.embedder", /unknown field\(s\) "vectors"/],
+    [{ metatools: { search: { embedder: true } } }, "metatools.search.embedder", /expected object or false/],
+    [{ metatools: { search: { embeddingCache: true } } }, "metatools.search.embeddingCache", /expected string or false/],
   ])("%j → %s", (raw, field, detail) => {
     const error = errorOf(raw);
     expect(error.file).toBe(FILE);
@@ -74,6 +80,20 @@ describe("config resolution", () => {
     expect(config.cache).toEqual({ enabled: true, ttlMs: 300_000, maxEntryBytes: 1 << 20, shareAcrossPrincipals: false });
     expect(config.outputs).toEqual({ ttlMs: 1_800_000, maxBytes: 16 << 20 });
     expect(config.run.outputValidation).toBe("warn");
+  });
+
+  it("searches hybrid with the built-in embedder unless the config names another, or false for BM25 only", () => {
+    const env = { XDG_CACHE_HOME: "/var/cache/someone" };
+    const omitted = parseConfig({}, { file: FILE, env }).search;
+    expect(omitted.embedder).toEqual({ type: "builtin" });
+    expect(omitted.embeddingCache).toBe("/var/cache/someone/metatools/embeddings");
+    expect(parseConfig({ metatools: { search: { embedder: { type: "builtin" } } } }, { file: FILE, env }).search.embedder).toEqual({ type: "builtin" });
+    const off = parseConfig({ metatools: { search: { embedder: false } } }, { file: FILE, env }).search;
+    expect(off.embedder).toBeUndefined();
+    expect(off.mode).toBe("auto");
+    expect(parseConfig({ metatools: { search: { embedder: { type: "static", vectors: "v/glove.mtvec" } } } }, { file: FILE, env }).search.embedder).toEqual({ type: "static", vectors: "/etc/project/v/glove.mtvec" });
+    // No config file at all: the same default.
+    expect(loadConfig({ cwd: tempDir(), env }).search.embedder).toEqual({ type: "builtin" });
   });
 
   it("resolves a SQLite store path against the config file's folder, and keeps a Redis URL as written", () => {

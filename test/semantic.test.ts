@@ -72,9 +72,9 @@ describe("semantic search", () => {
     }
   });
 
-  it("asking for semantic with no embedder gives bm25 results and says how to enable one", async () => {
+  it("asking for semantic with the embedder turned off gives bm25 results and says how to enable one", async () => {
     const dir = tempDir();
-    const s = await openSession({ mcpServers: { notes: { type: "catalog", tools: writeTools(dir) } }, metatools: { code: { enabled: false } } }, { builtinCatalog: false });
+    const s = await openSession({ mcpServers: { notes: { type: "catalog", tools: writeTools(dir) } }, metatools: { code: { enabled: false }, search: { embedder: false } } }, { builtinCatalog: false });
     try {
       const body = await s.call("search_tools", { query: "send email", mode: "semantic" });
       expect(body.mode).toBe("bm25");
@@ -102,10 +102,17 @@ describe("semantic search", () => {
     const second = await runCli(["index", "--config", configFile]);
     expect(second.code).toBe(0);
     expect(second.stdout).toMatch(/indexed 6 tools in 2 namespaces with static:tiny:\w+: 0 embedded, 6 from the cache/);
-    const none = join(dir, "plain.json");
-    writeFileSync(none, JSON.stringify({ mcpServers: {}, metatools: { code: { enabled: false } } }));
+    // No embedder named: the built-in one, its cache under the user's cache folder.
+    const plain = join(dir, "plain.json");
+    writeFileSync(plain, JSON.stringify({ mcpServers: { notes: { type: "catalog", tools: writeTools(dir) } }, metatools: { code: { enabled: false } } }));
+    const cacheHome = join(dir, "xdg");
+    const builtin = await runCli(["index", "--config", plain, "--json"], { env: { XDG_CACHE_HOME: cacheHome } });
+    expect(builtin.code).toBe(0);
+    expect(JSON.parse(builtin.stdout)).toMatchObject({ embedder: expect.stringMatching(/^static:builtin:/), tools: 6, embedded: 6, cacheFile: expect.stringContaining(join(cacheHome, "metatools", "embeddings")) });
+    const none = join(dir, "off.json");
+    writeFileSync(none, JSON.stringify({ mcpServers: {}, metatools: { code: { enabled: false }, search: { embedder: false } } }));
     const refused = await runCli(["index", "--config", none]);
     expect(refused.code).toBe(2);
-    expect(refused.stderr).toMatch(/no embedder is configured.*metatools\.search\.embedder/);
+    expect(refused.stderr).toMatch(/metatools\.search\.embedder is false, so there is nothing to index/);
   });
 });

@@ -35,7 +35,7 @@ export function writeSourceTree(dir: string, count: number): void {
 
 export async function codeBench(dir: string, files: number, warmRuns = 3): Promise<CodeBenchRow[]> {
   writeSourceTree(dir, files);
-  const config = parseConfig({ metatools: { code: { root: dir } } }, { file: join(dir, "metatools.json") });
+  const config = parseConfig({ metatools: { code: { root: dir }, search: { embeddingCache: false } } }, { file: join(dir, "metatools.json") });
   const calls: [string, string, Record<string, unknown>][] = [
     ['symbols pattern "fetch"', "code:symbols", { pattern: "fetch" }],
     ['symbols pattern "" kind class', "code:symbols", { pattern: "", kind: "class" }],

@@ -42,7 +42,7 @@ export async function execBench(dir: string, options: { calls: number; redisUrl?
   if (!entry) throw new Error("the exec benchmark needs @modelcontextprotocol/server-everything (npm install it, or run from the repository)");
   const servers = { everything: { command: process.execPath, args: [entry, "stdio"] } };
   const configFile = join(dir, "exec-bench.json");
-  writeFileSync(configFile, JSON.stringify({ mcpServers: servers }));
+  writeFileSync(configFile, JSON.stringify({ mcpServers: servers, metatools: { search: { embeddingCache: false } } }));
 
   const direct = await connect(process.execPath, [entry, "stdio"]);
   const served = await connect(process.execPath, [fileURLToPath(new URL("../cli/main.js", import.meta.url)), "serve", "--config", configFile, "--log-level", "error"]);
@@ -85,7 +85,9 @@ async function connect(command: string, args: string[]): Promise<Client> {
 }
 
 async function openApp(servers: Record<string, unknown>, file: string, storeUrl?: string): Promise<Metatools> {
-  const config = parseConfig({ mcpServers: servers, ...(storeUrl ? { metatools: { store: { url: storeUrl, prefix: `bench-${process.pid}` } } } : {}) }, { file, builtinCatalogDir: BUILTIN_CATALOG_DIR });
+  // The default configuration, its embeddings in memory: a benchmark leaves nothing in the user's cache.
+  const metatools = { search: { embeddingCache: false as const }, ...(storeUrl ? { store: { url: storeUrl, prefix: `bench-${process.pid}` } } : {}) };
+  const config = parseConfig({ mcpServers: servers, metatools }, { file, builtinCatalogDir: BUILTIN_CATALOG_DIR });
   const app = createMetatools(config);
   await app.start();
   return app;

@@ -19,7 +19,8 @@ const INTRO: Record<string, string> = {
   tokens:
     "What an agent's context pays to know the tools, per task. Without metatools a client puts every backend's `tools/list` in the context. Through metatools it holds three tool definitions, then one search reply and one describe reply for the tool it needs. Counted with a real tokenizer (OpenAI's cl100k_base via js-tiktoken) over the JSON an MCP client receives.",
   search:
-    "search_tools latency through the whole path (ranking, formatting, budget) over synthetic catalogs, BM25 and hybrid (BM25 fused with GloVe word vectors). Cold start is a real `metatools serve` child from spawn to the first answered search.",
+    "search_tools latency through the whole path (ranking, formatting, budget) over synthetic catalogs, BM25 alone and hybrid (BM25 fused with the embedder's ranking). Hybrid is the default: what a fresh install serves, with the built-in embedder; `\"metatools\": { \"search\": { \"embedder\": false } }` turns it off. First-time indexing starts from an empty embedding cache. Cold start is a real `metatools serve` child from spawn to the first answered search: BM25 alone, and hybrid over every tool with a warm embedding cache.",
+  hybrid: "What hybrid search costs over BM25 alone, per search, on the same catalogs and queries.",
   exec: "run_tool against a direct MCP client calling the same stdio backend (the public everything server's `echo`), and cache hits.",
   code: "The built-in code tools over a generated source tree.",
   http: "Concurrent clients over Streamable HTTP, stateful sessions and stateless replicas.",
@@ -50,7 +51,7 @@ export function writeMarkdownReport(file: string, report: BenchReport, command: 
     "",
     "Each figure is one run on a shared machine: compare ratios, not milliseconds across machines. See [retrieval.md](retrieval.md) for search quality.",
     "",
-    "Inputs: `--dataset` takes retrieval sets in the eval format (a folder with `tools.jsonl` and `queries.jsonl`, see [retrieval.md](retrieval.md)); the ones measured here are the tool sets and queries of StableToolBench (THUNLP-MT/StableToolBench) and MetaTool (HowieHwong/MetaTool). `--vectors` is the GloVe file `metatools vectors import` writes; without it the hybrid rows are skipped. The live-server row runs the public everything and filesystem servers from npm (dev dependencies) and the built-in code tools.",
+    "Inputs: `--dataset` takes retrieval sets in the eval format (a folder with `tools.jsonl` and `queries.jsonl`, see [retrieval.md](retrieval.md)); the ones measured here are the tool sets and queries of StableToolBench (THUNLP-MT/StableToolBench) and MetaTool (HowieHwong/MetaTool). The hybrid rows use the built-in embedder (the table shipped with metatools); `--vectors` measures a word-vectors file `metatools vectors import` writes instead. The live-server row runs the public everything and filesystem servers from npm (dev dependencies) and the built-in code tools.",
   ];
   for (const section of reportSections(report)) {
     lines.push("", `## ${section.title}`, "", INTRO[section.id] ?? "");

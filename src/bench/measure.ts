@@ -43,12 +43,13 @@ export function percentile(sorted: number[], p: number): number {
   return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))]!;
 }
 
-/** search_tools p50/p99 through the full meta-tool path (ranking, formatting, budget) at `size` tools; hybrid when given an embedder. */
+/** search_tools p50/p99 through the full meta-tool path (ranking, formatting, budget) at `size` tools; BM25 alone, or hybrid when given an embedder. */
 export async function searchLatency(size: number, dir: string, semantic?: SemanticBench, queryCount = 400): Promise<LatencyResult> {
   const file = join(dir, `tools-${size}.jsonl`);
   writeFileSync(file, toJsonl(syntheticTools(size)));
-  const config = parseConfig({ mcpServers: { bench: { type: "catalog", tools: file } }, metatools: { builtinCatalog: false, security: { scan: false, lockFile: false } } }, { file });
-  if (semantic) Object.assign(config.search, { embedder: semantic.embedder, embeddingCache: semantic.cacheDir });
+  // BM25 alone unless an embedder is given (the default config would embed with the built-in one).
+  const settings = semantic ? { embedder: semantic.embedder, embeddingCache: semantic.cacheDir } : { embedder: false as const };
+  const config = parseConfig({ mcpServers: { bench: { type: "catalog", tools: file } }, metatools: { builtinCatalog: false, security: { scan: false, lockFile: false }, search: settings } }, { file });
   const app = createMetatools(config);
   const started = performance.now();
   await app.start();
@@ -80,14 +81,14 @@ export async function searchLatency(size: number, dir: string, semantic?: Semant
 /**
  * Spawns `metatools serve` over a `size`-tool catalog; time from spawn to
  * the first answered search (with an embedder: the first one ranked hybrid
- * over every tool), and the child's RSS then.
+ * over every tool; without, BM25 alone), and the child's RSS then.
  */
 export async function coldStart(size: number, dir: string, semantic?: SemanticBench): Promise<ColdStartResult> {
   const toolsFile = join(dir, `cold-${size}.jsonl`);
   writeFileSync(toolsFile, toJsonl(syntheticTools(size)));
   const configFile = join(dir, `cold-${size}.json`);
-  const search = semantic ? { embedder: semantic.embedder, embeddingCache: semantic.cacheDir } : undefined;
-  writeFileSync(configFile, JSON.stringify({ mcpServers: { bench: { type: "catalog", tools: toolsFile } }, ...(search ? { metatools: { search } } : {}) }));
+  const search = semantic ? { embedder: semantic.embedder, embeddingCache: semantic.cacheDir } : { embedder: false };
+  writeFileSync(configFile, JSON.stringify({ mcpServers: { bench: { type: "catalog", tools: toolsFile } }, metatools: { search } }));
   const cli = fileURLToPath(new URL("../cli/main.js", import.meta.url));
   const started = performance.now();
   const transport = new StdioClientTransport({ command: process.execPath, args: [cli, "serve", "--config", configFile, "--log-level", "error"], stderr: "ignore" });

@@ -1,17 +1,19 @@
 /**
  * Runs the benchmark suites and gathers one report: search latency and cold
- * start over synthetic catalogs (BM25, and hybrid with word vectors), the code
- * tools, run_tool overhead and cache hits, HTTP under load, and token economics.
+ * start over synthetic catalogs (BM25, and hybrid with the built-in embedder
+ * or a word-vectors file), the code tools, run_tool overhead and cache hits,
+ * HTTP under load, and token economics.
  */
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { join } from "node:path";
+import { basename, join } from "node:path";
 import { codeBench, type CodeBenchRow } from "./code.js";
 import { encoderBench, type EncoderBench } from "./encoder.js";
 import { execBench, type ExecBenchRow } from "./exec.js";
 import { httpLoad, type HttpLoadResult } from "./http.js";
 import { coldStart, searchLatency, type ColdStartResult, type LatencyResult, type SemanticBench } from "./measure.js";
 import { datasetTokens, liveTokens, loadTokenizer, type TokenRow } from "./tokens.js";
+import type { EmbedderConfig } from "../config/resolved.js";
 import { installedUseModel } from "../embed/use.js";
 
 export const SUITES = ["search", "code", "exec", "http", "tokens"] as const;
@@ -30,7 +32,7 @@ export interface BenchOptions {
   clients: number;
   httpCalls: number;
   redisUrl?: string;
-  /** Word vectors for the hybrid rows; without them only BM25 is measured. */
+  /** Word vectors for the hybrid rows instead of the built-in embedder. */
   vectorsFile?: string;
   /** Retrieval-set folders (tools.jsonl, queries.jsonl) for token economics. */
   datasets: readonly string[];
@@ -46,9 +48,16 @@ export interface ColdStartSummary {
 }
 
 export interface BenchReport {
+  /** BM25 alone. */
   search: LatencyResult[];
   hybrid: LatencyResult[];
+  /** What the hybrid rows embed with: "built-in", or the word-vectors file's name. */
+  embedder?: string;
+  /** That embedder's own costs: query embedding latency, tools embedded per second. */
+  embedding?: EncoderBench;
+  /** `metatools serve` with BM25 alone. */
   coldStart?: ColdStartSummary;
+  /** `metatools serve` with the hybrid rows' embedder and a warm embedding cache. */
   warmColdStart?: ColdStartSummary;
   useEmbedder?: EncoderBench;
   code: CodeBenchRow[];
@@ -100,24 +109,26 @@ async function searchSuite(options: BenchOptions, dir: string, report: BenchRepo
     progress(`search latency at ${size} tools…`);
     report.search.push(await searchLatency(size, dir));
   }
-  progress(`cold start at 10000 tools, ${options.runs} runs…`);
+  progress(`cold start at 10000 tools (BM25 alone), ${options.runs} runs…`);
   report.coldStart = await medianColdStart(options.runs, dir);
   const vectors = options.vectorsFile;
-  if (vectors) {
-    // Each size embeds into an empty cache of its own; the warm start then reuses the 10k-tool one.
-    const semantic = (size: number): SemanticBench => ({ embedder: { type: "static", vectors }, cacheDir: join(dir, `embeddings-${size}`) });
-    for (const size of options.sizes) {
-      progress(`hybrid search at ${size} tools (embedding them first)…`);
-      report.hybrid.push(await searchLatency(size, dir, semantic(size)));
-    }
-    if (options.sizes.includes(10_000)) {
-      progress(`cold start at 10000 tools with a warm embedding cache, ${options.runs} runs…`);
-      report.warmColdStart = await medianColdStart(options.runs, dir, semantic(10_000));
-    }
-  } else progress("no word vectors (run `metatools vectors import`, or pass --vectors FILE): hybrid search not measured");
+  const embedder: EmbedderConfig = vectors ? { type: "static", vectors } : { type: "builtin" };
+  report.embedder = vectors ? basename(vectors) : "built-in";
+  progress(`query embedding with the ${report.embedder} embedder…`);
+  report.embedding = await encoderBench(embedder, 2000, 1000);
+  // Each size embeds into an empty cache of its own; the warm start then reuses the 10k-tool one.
+  const semantic = (size: number): SemanticBench => ({ embedder, cacheDir: join(dir, `embeddings-${size}`) });
+  for (const size of options.sizes) {
+    progress(`hybrid search at ${size} tools (embedding them first, empty cache)…`);
+    report.hybrid.push(await searchLatency(size, dir, semantic(size)));
+  }
+  if (options.sizes.includes(10_000)) {
+    progress(`cold start at 10000 tools, hybrid with a warm embedding cache, ${options.runs} runs…`);
+    report.warmColdStart = await medianColdStart(options.runs, dir, semantic(10_000));
+  }
   if (installedUseModel()) {
     progress("the Universal Sentence Encoder (use embedder)…");
-    report.useEmbedder = await encoderBench();
+    report.useEmbedder = await encoderBench({ type: "use" });
   }
 }
 

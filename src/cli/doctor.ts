@@ -5,6 +5,7 @@
  * app, so it sees exactly what `serve` would.
  */
 import type { Metatools, StoreHealth } from "../app.js";
+import { EmbeddingCache } from "../embed/cache.js";
 import { maskUrl } from "../store/open.js";
 
 export interface DoctorBackend {
@@ -22,11 +23,16 @@ export interface DoctorBackend {
 
 export interface DoctorEmbedder {
   status: "off" | "ready" | "indexing" | "failed";
+  /** The configured kind: builtin, static, use or transformers. */
+  type?: string;
   id?: string;
+  dimensions?: number;
   /** Tools embedded (in the vector index) of all tools. */
   embedded?: number;
   total?: number;
   cacheFile?: string;
+  /** Embeddings kept in the cache file (of every tool this embedder has seen, not only today's). */
+  cached?: number;
   error?: string;
 }
 
@@ -100,15 +106,18 @@ export async function diagnose(app: Metatools): Promise<DoctorReport> {
 
 function embedderStatus(app: Metatools): DoctorEmbedder {
   const semantic = app.search.semantic;
+  const type = app.config.search.embedder?.type;
   if (!semantic) return { status: "off" };
-  if (semantic.error && !semantic.embedder) return { status: "failed", error: semantic.error };
-  const total = app.registry.size;
+  if (semantic.error && !semantic.embedder) return { status: "failed", type, error: semantic.error };
+  const embedder = semantic.embedder;
+  const cacheFile = semantic.cacheFile;
   return {
     status: semantic.error ? "failed" : semantic.indexing.length ? "indexing" : "ready",
-    ...(semantic.embedder ? { id: semantic.embedder.id } : {}),
+    type,
+    ...(embedder ? { id: embedder.id, dimensions: embedder.dimensions } : {}),
     embedded: semantic.size,
-    total,
-    ...(semantic.cacheFile ? { cacheFile: semantic.cacheFile } : {}),
+    total: app.registry.size,
+    ...(cacheFile ? { cacheFile, cached: embedder ? EmbeddingCache.countIn(cacheFile, embedder.dimensions) : 0 } : {}),
     ...(semantic.error ? { error: semantic.error } : {}),
   };
 }

@@ -33,8 +33,8 @@ export const COMMANDS: readonly Command[] = [
   { name: "doctor", usage: "[--json]", summary: "one table: config, each backend's status, tools, connect time and quarantined tools, store, embedder; problems with fixes", run: doctor },
   { name: "approve", usage: "ID... | --all | --list [--json]", summary: "let in quarantined tools a person has read (pins their definitions in the lock file)", run: approve },
   { name: "index", usage: "[--json]", summary: "embed every tool not yet in the embedding cache, with a progress bar", run: indexTools },
-  { name: "vectors", usage: "import [--from FILE] [--out FILE] [--words N] [--json]", summary: "build the word-vectors file for offline semantic search", run: vectors },
-  { name: "eval", usage: "DIR [--mode bm25|semantic|hybrid|all] [--embedder use | --vectors FILE] [--limit K] [--names] [--json]", summary: "retrieval quality on a dataset (tools.jsonl + queries.jsonl): hit@k, MRR, nDCG, recall; --names: every tool searched by its name in 8 spellings", run: evaluate },
+  { name: "vectors", usage: "import [--from FILE] [--out FILE] [--words N] [--json]", summary: "build a GloVe word-vectors file, an alternative to the built-in embedder", run: vectors },
+  { name: "eval", usage: "DIR [--mode bm25|semantic|hybrid|all] [--embedder builtin|use | --vectors FILE] [--limit K] [--names] [--json]", summary: "retrieval quality on a dataset (tools.jsonl + queries.jsonl): hit@k, MRR, nDCG, recall, in the configured mode (hybrid by default) or all three; --names: every tool searched by its name in 8 spellings", run: evaluate },
   {
     name: "bench",
     usage: "[--suite all|search|code|exec|http|tokens] [--dataset DIR]... [--vectors FILE] [--report FILE] [--sizes 1000,10000,100000] [--tasks N] [--clients N] [--calls N] [--code-files N] [--runs N] [--redis URL] [--json]",

@@ -8,6 +8,7 @@ import type { z } from "zod";
 import { isPlainObject } from "../util/data.js";
 import { ConfigError } from "../util/errors.js";
 import { cacheHome, formatPath, substituteEnv, type Secret } from "./env.js";
+import { check } from "./check.js";
 import { resolveHttp } from "./http.js";
 import { DEFAULTS, type BackendSpec, type CodeConfig, type EmbedderConfig, type ResolvedConfig } from "./resolved.js";
 import { configFileSchema, NAMESPACE_PATTERN, serverSchema, type ConfigFile, type MetatoolsSection, type ServerConfig } from "./schema.js";
@@ -111,7 +112,8 @@ function resolveConfig(
       defaultLimit: m.search?.defaultLimit ?? DEFAULTS.defaultLimit,
       maxLimit: DEFAULTS.maxLimit,
       mode: m.search?.mode ?? DEFAULTS.mode,
-      ...(m.search?.embedder ? { embedder: resolveEmbedder(m.search.embedder, where.baseDir) } : {}),
+      // Omitted: the built-in embedder; false: none (BM25 only).
+      ...(m.search?.embedder === false ? {} : { embedder: resolveEmbedder(m.search?.embedder ?? DEFAULTS.embedder, where.baseDir) }),
       ...(m.search?.embeddingCache === false ? {} : { embeddingCache: m.search?.embeddingCache ? resolve(where.baseDir, m.search.embeddingCache) : defaultCacheDir(where.env ?? process.env) }),
       fusion: {
         k: m.search?.fusion?.k ?? DEFAULTS.fusionK,
@@ -148,9 +150,9 @@ function resolveConfig(
   };
 }
 
-/** Where embeddings are cached unless the config says otherwise: the XDG cache folder. */
 /** Paths resolved against the config's folder; a model that is no local folder stays a hub id only when downloads are allowed. */
-function resolveEmbedder(spec: NonNullable<NonNullable<MetatoolsSection["search"]>["embedder"]>, baseDir: string): EmbedderConfig {
+function resolveEmbedder(spec: Exclude<NonNullable<MetatoolsSection["search"]>["embedder"], false | undefined>, baseDir: string): EmbedderConfig {
+  if (spec.type === "builtin") return { type: "builtin" };
   if (spec.type === "static") return { type: "static", vectors: resolve(baseDir, spec.vectors) };
   if (spec.type === "use") return spec.model === undefined ? { type: "use" } : { type: "use", model: resolve(baseDir, spec.model) };
   const local = resolve(baseDir, spec.model);
@@ -166,6 +168,7 @@ function resolveEmbedder(spec: NonNullable<NonNullable<MetatoolsSection["search"
   };
 }
 
+/** Where embeddings are cached unless the config says otherwise: the XDG cache folder. */
 function defaultCacheDir(env: NodeJS.ProcessEnv): string {
   return join(cacheHome(env), "embeddings");
 }
@@ -228,14 +231,3 @@ function pickServerSchema(server: unknown): z.ZodType | undefined {
   if ("command" in server || server.type === "stdio") return stdio;
   return undefined;
 }
-
-function check<T>(schema: z.ZodType<T>, value: unknown, file: string, prefix: string[]): T {
-  const result = schema.safeParse(value);
-  if (result.success) return result.data;
-  const issue = result.error.issues[0]!;
-  const path = [...prefix, ...issue.path.map((p) => (typeof p === "symbol" ? String(p) : p))];
-  let detail = issue.message;
-  if (issue.code === "unrecognized_keys") detail = `unknown field(s) ${issue.keys.map((k) => `"${k}"`).join(", ")}`;
-  throw new ConfigError(file, formatPath(path), detail);
-}
-

@@ -43,6 +43,7 @@ export interface ResolvedConfig {
     defaultLimit: number;
     maxLimit: number;
     mode: SearchMode;
+    /** The semantic leg; undefined when the config says `embedder: false` (BM25 only). */
     embedder?: EmbedderConfig;
     /** Absolute folder for cached embeddings; undefined keeps them in memory. */
     embeddingCache?: string;
@@ -70,6 +71,8 @@ export interface ResolvedConfig {
 export type OutputValidation = "warn" | "strict" | "off";
 
 export type EmbedderConfig =
+  /** The word-vector table shipped in the package (`models/builtin.mtvec`): the default. */
+  | { type: "builtin" }
   | { type: "static"; vectors: string }
   /** A sentence-embedding model folder run by transformers.js. */
   | { type: "transformers"; model: string; dtype: "fp32" | "q8"; pooling: "mean" | "cls"; queryPrefix: string; documentPrefix: string; allowDownload: boolean }
@@ -103,6 +106,8 @@ export const DEFAULTS = {
   defaultLimit: 5,
   maxLimit: 50,
   mode: "auto" as SearchMode,
+  /** Hybrid search with no setup: the built-in table needs no download, runtime or native code. */
+  embedder: { type: "builtin" } as const,
   inlineBytes: 10_000,
   connectMs: 30_000,
   callMs: 60_000,

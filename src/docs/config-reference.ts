@@ -55,15 +55,24 @@ function fields(schema: Schema, prefix: string): Row[] {
       if (child.description) rows.push({ path, type: "object", description });
       rows.push(...fields(child, path));
     } else if (Array.isArray(child.oneOf) || Array.isArray(child.anyOf)) {
-      const variants = ((child.oneOf ?? child.anyOf) as Schema[]).filter((v) => v.properties);
+      const all = alternatives(child);
+      const variants = all.filter((v) => v.properties);
       if (!variants.length) rows.push({ path, type: typeOf(child), description });
       else {
-        rows.push({ path, type: "object", description: `${description} One of: ${variants.map((v) => `\`${discriminator(v)}\``).join(", ")}.` });
+        // Objects told apart by `type`, and maybe a plain value beside them (`false`): "object or false".
+        const type = ["object", ...all.filter((v) => !v.properties).map(typeOf)].join(" or ");
+        rows.push({ path, type, description: `${description} One of: ${variants.map((v) => `\`${discriminator(v)}\``).join(", ")}.` });
         for (const v of variants) rows.push(...fields(v, `${path} (${discriminator(v)})`));
       }
     } else rows.push({ path, type: typeOf(child), description });
   }
   return rows;
+}
+
+/** The branches of a union, nested unions flattened. */
+function alternatives(schema: Schema): Schema[] {
+  const branches = (schema.oneOf ?? schema.anyOf) as Schema[] | undefined;
+  return branches ? branches.flatMap(alternatives) : [schema];
 }
 
 function discriminator(schema: Schema): string {

@@ -45,7 +45,7 @@ export async function generatedFiles(): Promise<GeneratedFile[]> {
 /** The built-in tools as an agent finds them: definitions with the shipped catalog's summaries and notes. */
 async function builtinTools(): Promise<DocumentedTool[]> {
   const file = join(tmpdir(), "metatools-generate.json");
-  const app = createMetatools(parseConfig({ mcpServers: {}, metatools: { security: { scan: false, lockFile: false } } }, { file, builtinCatalogDir: BUILTIN_CATALOG_DIR, cwd: tmpdir() }));
+  const app = createMetatools(parseConfig({ mcpServers: {}, metatools: { security: { scan: false, lockFile: false }, search: { embedder: false } } }, { file, builtinCatalogDir: BUILTIN_CATALOG_DIR, cwd: tmpdir() }));
   await app.start();
   try {
     return ["code", "metatools"].flatMap((ns) =>

@@ -5,7 +5,7 @@
  * vector as float32. Loaded whole at start; new vectors are appended.
  */
 import { createHash } from "node:crypto";
-import { appendFileSync, existsSync, mkdirSync, readFileSync } from "node:fs";
+import { appendFileSync, existsSync, mkdirSync, readFileSync, statSync } from "node:fs";
 import { join } from "node:path";
 
 const HASH_BYTES = 16;
@@ -26,6 +26,11 @@ export class EmbeddingCache {
   ) {
     this.file = dir === undefined ? undefined : join(dir, `${embedderId.replace(/[^A-Za-z0-9._-]+/g, "_")}.vec`);
     if (this.file && existsSync(this.file)) this.load(this.file);
+  }
+
+  /** Whole records in a cache file of `dimensions`-long vectors (0 when there is none), without loading it. */
+  static countIn(file: string, dimensions: number): number {
+    return existsSync(file) ? Math.floor(statSync(file).size / (HASH_BYTES + dimensions * 4)) : 0;
   }
 
   get size(): number {

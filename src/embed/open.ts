@@ -1,9 +1,11 @@
-/** The configured embedder, loaded: static word vectors, the Universal Sentence Encoder, or a transformers.js model. */
+/** The configured embedder, loaded: the built-in table, static word vectors, the Universal Sentence Encoder, or a transformers.js model. */
 import type { EmbedderConfig } from "../config/resolved.js";
+import { loadBuiltinEmbedder } from "./builtin.js";
 import { StaticEmbedder } from "./static.js";
 import type { Embedder } from "./types.js";
 
 export async function openEmbedder(spec: EmbedderConfig): Promise<Embedder> {
+  if (spec.type === "builtin") return loadBuiltinEmbedder();
   if (spec.type === "static") return StaticEmbedder.fromFile(spec.vectors);
   if (spec.type === "use") {
     const { UseEmbedder } = await import("./use.js");

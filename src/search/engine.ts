@@ -9,10 +9,11 @@ import type { ToolRegistry } from "../registry/registry.js";
 import { errorMessage } from "../util/errors.js";
 import { Bm25Ranker } from "./bm25.js";
 import { ExactNames, promoteNamed } from "./exact.js";
-import { reciprocalRankFusion } from "./fusion.js";
+import { fuseHead } from "./fusion.js";
+import { fuseParts, queryParts } from "./query-parts.js";
 import type { SemanticIndex } from "./semantic.js";
 import { nearest } from "./suggest.js";
-import { RELAXED } from "./tuning.js";
+import { DENSE_FLOOR, RELAXED } from "./tuning.js";
 import type { RankOptions, RankResult, Ranked } from "./types.js";
 
 export interface SearchRequest {
@@ -100,14 +101,15 @@ export class SearchEngine {
     const query = request.query.trim();
     let { mode: chosen, note } = this.chooseMode(request.mode);
     // Embedding the query can fail (a model runtime that died): that search falls back to BM25 and says why.
-    const dense =
+    const denseHits =
       query && query !== "*" && chosen !== "bm25"
-        ? await this.semantic!.search(query, { ...options, top: Math.max(POOL, options.top) }).catch((error: unknown) => {
+        ? await this.semantic!.search(query, { ...options, top: POOL }).catch((error: unknown) => {
             note = `embedding the query failed (${errorMessage(error)}); ranked with bm25`;
             chosen = "bm25";
             return [];
           })
         : [];
+    const dense = similar(denseHits);
     let mode: SearchOutcome["mode"] = chosen;
     let result: RankResult;
     let relaxed = false;
@@ -143,7 +145,7 @@ export class SearchEngine {
     const wantsVectors = requested === "semantic" || requested === "hybrid";
     if (!this.semantic) {
       return wantsVectors
-        ? { mode: "bm25", note: `mode "${requested}" needs an embedder, and none is configured; ranked with bm25. Set metatools.search.embedder (see docs/retrieval.md, "Semantic search")` }
+        ? { mode: "bm25", note: `mode "${requested}" needs an embedder, and metatools.search.embedder is false in this config; ranked with bm25. Remove that line to use the built-in one (docs/retrieval.md)` }
         : { mode: "bm25" };
     }
     if (this.semantic.error) return { mode: "bm25", note: `semantic search is unavailable (${this.semantic.error}); ranked with bm25` };
@@ -152,12 +154,23 @@ export class SearchEngine {
     return { mode, note: indexing.length && mode !== "bm25" ? `still embedding ${indexing.join(", ")}: their tools are ranked by bm25 alone until done` : undefined };
   }
 
-  /** BM25, falling back to prefix and typo-tolerant matching when nothing matches strictly. */
-  private lexical(query: string, options: RankOptions): RankResult & { relaxed: boolean } {
-    const strict = this.bm25.rank(query, options);
-    if (strict.total) return { ...strict, relaxed: false };
+  /**
+   * BM25, falling back to prefix and typo-tolerant matching when nothing
+   * matches strictly. A request in several parts is also ranked part by
+   * part, and the rankings fused (query-parts.ts); the match set, its total
+   * and counts stay the whole request's, which holds every part's words.
+   */
+  private lexical(query: string, options: RankOptions): RankResult & { relaxed: boolean; best: number } {
+    const parts = queryParts(query).slice(1);
+    // Parts are fused over a fixed pool, so the whole ranking is ranked that deep whatever the page.
+    const strict = this.bm25.rank(query, parts.length ? { ...options, top: Math.max(POOL, options.top) } : options);
+    if (strict.total && parts.length) {
+      const ranked = parts.map((part) => this.bm25.rank(part, { ...options, top: POOL }).hits.filter((h) => strict.contains?.(h.id) !== false));
+      return { ...strict, hits: fuseParts(strict.hits, ranked, this.fusion.k, POOL, options.top), relaxed: false, best: strict.hits[0]?.score ?? 0 };
+    }
+    if (strict.total) return { ...strict, relaxed: false, best: strict.hits[0]?.score ?? 0 };
     const loose = this.bm25.rankRelaxed(query, options);
-    return { ...loose, relaxed: loose.total > 0 };
+    return { ...loose, relaxed: loose.total > 0, best: loose.hits[0]?.score ?? 0 };
   }
 
   /**
@@ -167,16 +180,17 @@ export class SearchEngine {
    * match plus the semantic pool, so `total` and the namespace counts are
    * exact over that union.
    */
-  private fuse(lexical: RankResult, dense: readonly Ranked[], top: number): RankResult {
-    const best = lexical.hits[0]?.score ?? 0;
+  private fuse(lexical: RankResult & { best: number }, dense: readonly Ranked[], top: number): RankResult {
+    const best = lexical.best;
     const trust = this.fusion.semanticWeight ?? this.semantic?.embedder?.fusionWeight ?? DEFAULTS.fusionWeight;
     const weight = trust / (1 + best / this.fusion.bm25Confidence);
-    const hits = reciprocalRankFusion(
+    const hits = fuseHead(
       [
         { hits: lexical.hits, weight: 1 },
         { hits: dense, weight },
       ],
       this.fusion.k,
+      POOL,
       top,
     );
     const counts = new Map(lexical.counts);
@@ -231,6 +245,18 @@ export class SearchEngine {
     const total = [...counts.values()].reduce((a, b) => a + b, 0);
     return { total, hits, counts };
   }
+}
+
+/**
+ * The semantic hits that are matches at all: some similarity (a query with
+ * no known word is the zero vector, similar to nothing), and within
+ * DENSE_FLOOR of the best one, so a vague query does not count the whole
+ * pool among its matches. The cut leaves the ranking as it was on the
+ * public sets (docs/retrieval.md).
+ */
+function similar(hits: readonly Ranked[]): Ranked[] {
+  const best = hits[0]?.score ?? 0;
+  return hits.filter((h) => h.score > 0 && h.score >= best * DENSE_FLOOR);
 }
 
 /** A ranked list as a result set of its own. */

@@ -12,13 +12,12 @@ import type { ToolRecord } from "../model/tool.js";
 import { errorMessage } from "../util/errors.js";
 import type { Logger } from "../util/log.js";
 import { embeddingText } from "./documents.js";
+import { queryParts } from "./query-parts.js";
 import type { RankOptions } from "./types.js";
 import { VectorIndex, type VectorHit } from "./vectors.js";
 
 /** Texts per embed call: large enough to batch, small enough to report progress. */
 const BATCH = 64;
-/** A long request is also embedded part by part (up to this many), so each ask can find its tool. */
-const MAX_QUERY_PARTS = 6;
 
 export interface IndexProgress {
   namespace: string;
@@ -132,6 +131,9 @@ export class SemanticIndex {
     let done = records.length - missing.length;
     this.onProgress?.({ namespace, done, total: records.length });
     for (let start = 0; start < missing.length; start += BATCH) {
+      // An embedder that computes in this thread (the built-in table) would hold the event loop for a whole
+      // catalog: searches and calls are served between batches.
+      if (start) await new Promise((resolve) => setImmediate(resolve));
       if (this.generation.get(namespace) !== generation) return;
       const batch = missing.slice(start, start + BATCH);
       const embedded = await embedder.embed(
@@ -150,18 +152,4 @@ export class SemanticIndex {
       hashes.map((h) => cache.get(h)!),
     );
   }
-}
-
-/**
- * The whole query, then its sentences and clauses when it has several: a
- * request that asks for three things matches each tool by the part about
- * it, not by an average of all three. Measured on StableToolBench's
- * multi-step requests (docs/retrieval.md).
- */
-export function queryParts(query: string): string[] {
-  const parts = query
-    .split(/(?<=[.?!;])\s+|\s+(?:and|also|additionally|then)\s+/i)
-    .map((p) => p.trim())
-    .filter((p) => /\p{L}{3}/u.test(p));
-  return parts.length > 1 ? [query, ...parts.slice(0, MAX_QUERY_PARTS)] : [query];
 }

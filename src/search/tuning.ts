@@ -75,3 +75,10 @@ export const RELAXED: Readonly<{ prefix: number; fuzzy: number; maxExpansions: n
  * they stay findable but rank below live tools that match comparably.
  */
 export const DEPRECATED_PRIOR = 0.25;
+
+/**
+ * A semantic hit counts as a match only with at least this share of the
+ * best hit's cosine. Ranking is unchanged by it on the public sets; what it
+ * changes is `total`, which otherwise counted the whole candidate pool.
+ */
+export const DENSE_FLOOR = 0.5;

@@ -85,20 +85,37 @@ describe("broad queries on 5,000 tools", () => {
     }
   });
 
-  it.each(["", "get", "invoice"])("total for %j is exact: paging to the end yields exactly total distinct ids", async (query) => {
-    const first = await sized("search_tools", { query, limit: 50 });
+  /** Pages through every result of `query`: each page has the first page's total, and the pages hold exactly total distinct ids. */
+  async function pageThrough(query: string, mode?: string): Promise<number> {
+    const first = await sized("search_tools", { query, limit: 50, ...(mode ? { mode } : {}) });
     const seen = new Set<string>();
     let offset = 0;
     for (let page = 0; page < 200 && offset < first.total; page++) {
-      const body = await sized("search_tools", { query, limit: 50, offset });
+      const body = await sized("search_tools", { query, limit: 50, offset, ...(mode ? { mode } : {}) });
       expect(body.total).toBe(first.total);
       for (const hit of body.hits) seen.add(hit.id);
       offset += body.shown;
     }
     expect(seen.size).toBe(first.total);
+    return first.total;
+  }
+
+  it("total for \"\" is exact: paging to the end yields every tool once", async () => {
     // Every tool: the 5,000 synthetic ones and the built-in code and metatools tools.
-    if (query === "") expect(first.total).toBe(session.app.registry.size);
+    expect(await pageThrough("")).toBe(session.app.registry.size);
   });
+
+  it.each(["get", "invoice"])("total for %j is exact in bm25 mode: paging to the end yields exactly total distinct ids", async (query) => {
+    expect(await pageThrough(query, "bm25")).toBeGreaterThan(100);
+  });
+
+  // Hybrid fuses a fixed pool of each leg and then follows BM25's order (search/fusion.ts fuseHead): pages never overlap.
+  for (const query of ["get", "invoice"]) {
+    it(`total for "${query}" is exact in hybrid mode too`, async () => {
+      await session.app.search.semantic!.whenIdle();
+      await pageThrough(query);
+    });
+  }
 
   it("describes five tools at full detail within the budget", async () => {
     const ids = (await sized("search_tools", { query: "invoice", limit: 5 })).hits.map((h: { id: string }) => h.id);

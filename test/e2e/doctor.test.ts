@@ -33,6 +33,8 @@ describe("metatools doctor", () => {
     expect(stdout).toContain(`run it by hand to see why: ${join(dir, "no-such-server")} --port 1`);
     expect(stdout).toContain("metatools approve weather:weather");
     expect(stdout).toMatch(/lock file\s+✓ .*metatools\.lock\.json: \d+ tool definitions pinned/);
+    // No embedder configured: the built-in one, every tool embedded and cached under the user's cache folder.
+    expect(stdout).toMatch(/embedder\s+✓ built-in \(static:builtin:\w+, \d+ dimensions\): (\d+) of \1 tools embedded, \d+ cached in \S+metatools\/embeddings\/static_builtin_\w+\.vec/);
     // Not a terminal: no colour codes.
     expect(stdout).not.toContain("\u001b[");
   });
@@ -41,7 +43,7 @@ describe("metatools doctor", () => {
     const dir = tempDir();
     const { code, stdout } = await runCli(["doctor", "--json", "--config", mixedConfig(dir)]);
     expect(code).toBe(1);
-    const report = JSON.parse(stdout) as { backends: { namespace: string; status: string; tools: number; quarantined: number; connectMs?: number }[]; problems: { subject: string }[]; store: { ok: boolean; kind: string }; embedder: { status: string } };
+    const report = JSON.parse(stdout) as { backends: { namespace: string; status: string; tools: number; quarantined: number; connectMs?: number }[]; problems: { subject: string }[]; store: { ok: boolean; kind: string }; embedder: { status: string; embedded?: number; total?: number; cached?: number } };
     const by = Object.fromEntries(report.backends.map((b) => [b.namespace, b]));
     expect(by.everything).toMatchObject({ status: "ready", tools: 13, quarantined: 0 });
     expect(by.broken).toMatchObject({ status: "failed", tools: 0 });
@@ -49,7 +51,19 @@ describe("metatools doctor", () => {
     for (const name of ["everything", "broken", "weather"]) expect(by[name]!.connectMs).toBeGreaterThanOrEqual(0);
     expect(report.problems.map((p) => p.subject).sort()).toEqual(["broken", "weather"]);
     expect(report.store).toMatchObject({ kind: "memory", ok: true });
-    expect(report.embedder.status).toBe("off");
+    expect(report.embedder).toMatchObject({ status: "ready", type: "builtin", id: expect.stringMatching(/^static:builtin:/), dimensions: expect.any(Number) });
+    expect(report.embedder.embedded).toBe(report.embedder.total);
+    expect(report.embedder.total).toBeGreaterThan(13);
+    expect(report.embedder.cached).toBeGreaterThanOrEqual(report.embedder.total!);
+  });
+
+  it("says search is BM25 only when the config turns the embedder off", async () => {
+    const dir = tempDir();
+    const file = mixedConfig(dir, { search: { embedder: false } });
+    const text = await runCli(["doctor", "--config", file]);
+    expect(text.stdout).toMatch(/embedder\s+– off: search is BM25 only \(metatools\.search\.embedder is false/);
+    const json = await runCli(["doctor", "--json", "--config", file]);
+    expect(JSON.parse(json.stdout).embedder).toEqual({ status: "off" });
   });
 
   it("exits 0 on a healthy setup, colours only when asked, and names an unreachable store as a problem", async () => {

@@ -47,9 +47,10 @@ describe("exact names", () => {
     ];
     writeFileSync(join(dir, "tools.jsonl"), tools.map((t) => JSON.stringify(t)).join("\n"));
     writeFileSync(join(dir, "queries.jsonl"), JSON.stringify({ id: "1", query: "weather alerts", relevant: ["weather::getAlerts"] }));
+    // Without --mode, the default configuration's: hybrid with the built-in embedder.
     const { code, stdout } = await runCli(["eval", dir, "--names", "--json"]);
     expect(code).toBe(0);
-    const result = JSON.parse(stdout).bm25;
+    const result = JSON.parse(stdout).hybrid;
     expect(result).toMatchObject({ tools: 4, queries: 32, first: 1 });
     expect(result.misses).toEqual([]);
   });

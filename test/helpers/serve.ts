@@ -5,7 +5,7 @@
  */
 import { spawn, type ChildProcess } from "node:child_process";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
-import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
+import { getDefaultEnvironment, StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { CLI } from "./cli.js";
 
@@ -72,7 +72,9 @@ export async function serveAndConnect(kind: ServeKind, config: string): Promise<
   const client = new Client({ name: `${kind}-test`, version: "1.0.0" });
   if (kind === "stdio") {
     let stderr = "";
-    const transport = new StdioClientTransport({ command: process.execPath, args: [CLI, "serve", "--config", config], stderr: "pipe" });
+    // The SDK's minimal environment, and the test run's cache folder (test/helpers/cache-home.ts), not the user's.
+    const env = { ...getDefaultEnvironment(), ...(process.env.XDG_CACHE_HOME ? { XDG_CACHE_HOME: process.env.XDG_CACHE_HOME } : {}) };
+    const transport = new StdioClientTransport({ command: process.execPath, args: [CLI, "serve", "--config", config], env, stderr: "pipe" });
     transport.stderr?.on("data", (d: Buffer) => (stderr += d));
     await client.connect(transport);
     return { client, stderr: () => stderr, close: () => client.close() };

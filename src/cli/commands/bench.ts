@@ -7,7 +7,6 @@ import { basename, relative, resolve } from "node:path";
 import { writeMarkdownReport } from "../../bench/markdown.js";
 import { runBench, SUITES, type Suite } from "../../bench/suite.js";
 import { reportSections } from "../../bench/tables.js";
-import { defaultVectorsFile } from "../../embed/import-vectors.js";
 import { textTable } from "../../util/table.js";
 import { intFlag, parseFlags, UsageError } from "../flags.js";
 
@@ -30,7 +29,8 @@ export async function bench(argv: string[]): Promise<number> {
   const calls = intFlag(values.calls, "calls", 10);
   const sizes = (values.sizes ?? "1000,10000,100000").split(",").map(Number);
   if (sizes.some((n) => !Number.isInteger(n) || n < 1)) throw new UsageError(`--sizes takes whole numbers, e.g. 1000,10000`);
-  const vectorsFile = values.vectors ? resolve(values.vectors) : existsSync(defaultVectorsFile()) ? defaultVectorsFile() : undefined;
+  // Hybrid rows embed with the built-in table unless --vectors names a word-vectors file.
+  const vectorsFile = values.vectors ? resolve(values.vectors) : undefined;
   if (vectorsFile && !existsSync(vectorsFile)) throw new UsageError(`--vectors: ${vectorsFile} not found; build it with \`metatools vectors import\``);
   const datasets = (values.dataset ?? []).map((d) => resolve(d));
   for (const d of datasets) if (!existsSync(resolve(d, "tools.jsonl"))) throw new UsageError(`--dataset: ${d} has no tools.jsonl (a retrieval set: tools.jsonl and queries.jsonl)`);

@@ -24,7 +24,8 @@ export async function doctor(argv: string[]): Promise<number> {
   try {
     // Backends' own errors are in the report; the log would say them twice. An invalid config, catalog or lock file is found as the app is built.
     return await withApp(values, level, async (app) => {
-      await app.search.semantic?.ready;
+      // A fast embedder (the built-in one) finishes in well under a second; a slow one is reported as still embedding.
+      await settleWithin(app.search.semantic?.whenIdle(), 3000);
       // Errors and command lines can quote secrets from the environment: every string of the report is redacted before the table shortens any.
       const report = redactDeep(await diagnose(app), app.redact);
       if (values.json) process.stdout.write(`${JSON.stringify(report, null, 2)}\n`);
@@ -34,6 +35,13 @@ export async function doctor(argv: string[]): Promise<number> {
   } catch (error) {
     return invalid(error);
   }
+}
+
+/** Waits for `work`, but no longer than `ms`. */
+async function settleWithin(work: Promise<void> | undefined, ms: number): Promise<void> {
+  let timer: NodeJS.Timeout | undefined;
+  await Promise.race([work, new Promise((resolve) => (timer = setTimeout(resolve, ms)))]);
+  clearTimeout(timer);
 }
 
 export function render(report: DoctorReport, style: Style): string {
@@ -54,9 +62,7 @@ export function render(report: DoctorReport, style: Style): string {
   const { store, embedder, lockFile } = report;
   const where = store.kind === "memory" ? "memory (this process only; set metatools.store.url to share across processes)" : store.where;
   lines.push(`${"store".padEnd(10)} ${store.ok ? mark.ok : mark.bad} ${where}${store.ok ? (store.kind === "memory" ? "" : `: reachable, ${store.ms.toFixed(1)} ms`) : `: ${store.error}`}`);
-  if (embedder.status === "off") lines.push(`${"embedder".padEnd(10)} ${mark.off} off: search is BM25 only (metatools.search.embedder turns on semantic and hybrid search)`);
-  else if (embedder.status === "failed") lines.push(`${"embedder".padEnd(10)} ${mark.bad} ${embedder.id ?? "failed"}: ${embedder.error}`);
-  else lines.push(`${"embedder".padEnd(10)} ${mark.ok} ${embedder.id}: ${embedder.embedded} of ${embedder.total} tools embedded${embedder.status === "indexing" ? " (still embedding)" : ""}${embedder.cacheFile ? `, cache ${embedder.cacheFile}` : ""}`);
+  lines.push(`${"embedder".padEnd(10)} ${embedderLine(embedder, mark)}`);
   lines.push(lockFile ? `${"lock file".padEnd(10)} ${mark.ok} ${lockFile.file}: ${lockFile.pinned} tool definitions pinned` : `${"lock file".padEnd(10)} ${mark.off} off: tool definitions are not pinned (metatools.security.lockFile)`);
 
   lines.push("");
@@ -66,6 +72,15 @@ export function render(report: DoctorReport, style: Style): string {
     for (const p of report.problems) lines.push(`  ${mark.bad} ${p.subject}: ${p.problem.replace(/\n/g, "\n      ")}`, `    → ${p.fix}`);
   }
   return lines.join("\n");
+}
+
+/** "✓ built-in (static:builtin:…, 256 dimensions): 35 of 35 tools embedded, 35 cached in FILE". */
+function embedderLine(embedder: DoctorReport["embedder"], mark: Record<"ok" | "bad" | "off", string>): string {
+  if (embedder.status === "off") return `${mark.off} off: search is BM25 only (metatools.search.embedder is false; without it search is hybrid with the built-in embedder)`;
+  const name = `${embedder.type === "builtin" ? "built-in" : (embedder.type ?? "embedder")}${embedder.id ? ` (${embedder.id}, ${embedder.dimensions} dimensions)` : ""}`;
+  if (embedder.status === "failed") return `${mark.bad} ${name}: ${embedder.error}`;
+  const cache = embedder.cacheFile ? `, ${embedder.cached} cached in ${embedder.cacheFile}` : ", cached in memory only";
+  return `${mark.ok} ${name}: ${embedder.embedded} of ${embedder.total} tools embedded${embedder.status === "indexing" ? " (still embedding)" : ""}${cache}`;
 }
 
 /** The first line of a message, shortened for a table cell; the problems list below the table has it whole. */

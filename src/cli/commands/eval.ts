@@ -1,10 +1,19 @@
 import { resolve } from "node:path";
 import { loadConfig } from "../../config/load.js";
-import type { EmbedderConfig } from "../../config/resolved.js";
+import type { EmbedderConfig, SearchMode } from "../../config/resolved.js";
 import { SPELLINGS } from "../../eval/names.js";
 import { EVAL_MODES, evaluateDataset, evaluateNames, type EvalMode, type EvalOptions } from "../../eval/run.js";
 import { intFlag, parseFlags, UsageError } from "../flags.js";
 import { ProgressView } from "../progress.js";
+
+/** Embedders --embedder names; word vectors of one's own come with --vectors FILE. */
+const CHOSEN = ["builtin", "use"] as const;
+
+/** What a search gets by default: the config's mode, auto being hybrid with an embedder (as the engine decides once tools are embedded). */
+function defaultMode(mode: SearchMode, embedder: EmbedderConfig | undefined): EvalMode {
+  if (mode !== "auto") return mode;
+  return embedder ? "hybrid" : "bm25";
+}
 
 export async function evaluate(argv: string[]): Promise<number> {
   const { values, positionals } = parseFlags(argv, {
@@ -15,23 +24,25 @@ export async function evaluate(argv: string[]): Promise<number> {
     names: { type: "boolean" },
   });
   if (positionals.length !== 1) throw new UsageError("name one dataset folder (holding tools.jsonl and queries.jsonl)");
-  const requested = values.mode ?? "bm25";
-  if (requested !== "all" && !EVAL_MODES.includes(requested as EvalMode)) throw new UsageError(`--mode takes bm25, semantic, hybrid or all, got "${requested}"`);
-  if (values.embedder !== undefined && values.embedder !== "use") throw new UsageError(`--embedder takes use (the Universal Sentence Encoder), got "${values.embedder}"; word vectors come with --vectors FILE`);
-  if (values.embedder && values.vectors) throw new UsageError("pass --embedder use or --vectors FILE, not both");
-  // The embedder: --embedder or --vectors, else the config's (metatools.json or --config).
+  const requested = values.mode;
+  if (requested !== undefined && requested !== "all" && !EVAL_MODES.includes(requested as EvalMode)) throw new UsageError(`--mode takes bm25, semantic, hybrid or all, got "${requested}"`);
+  if (values.embedder !== undefined && !(CHOSEN as readonly string[]).includes(values.embedder)) {
+    throw new UsageError(`--embedder takes builtin (the table shipped with metatools) or use (the Universal Sentence Encoder), got "${values.embedder}"; word vectors come with --vectors FILE`);
+  }
+  if (values.embedder && values.vectors) throw new UsageError("pass --embedder or --vectors FILE, not both");
+  // The embedder: --embedder or --vectors, else the config's (metatools.json or --config; built-in unless it says false).
   const config = loadConfig({ configPath: values.config });
-  const embedder: EmbedderConfig | undefined = values.embedder ? { type: "use" } : values.vectors ? { type: "static", vectors: resolve(values.vectors) } : config.search.embedder;
-  let modes: readonly EvalMode[] = requested === "all" ? EVAL_MODES : [requested as EvalMode];
+  const embedder: EmbedderConfig | undefined = values.embedder ? { type: values.embedder as (typeof CHOSEN)[number] } : values.vectors ? { type: "static", vectors: resolve(values.vectors) } : config.search.embedder;
+  let modes: readonly EvalMode[] = requested === "all" ? EVAL_MODES : [(requested as EvalMode | undefined) ?? defaultMode(config.search.mode, embedder)];
   if (requested === "all" && !embedder) {
-    process.stderr.write("metatools eval: skipping semantic, hybrid: no embedder (pass --embedder use or --vectors FILE, or set metatools.search.embedder)\n");
+    process.stderr.write("metatools eval: skipping semantic, hybrid: metatools.search.embedder is false (pass --embedder builtin or use, or --vectors FILE)\n");
     modes = ["bm25"];
   }
-  if (values.names) return names(resolve(positionals[0]!), modes, { embedder, embeddingCache: config.search.embeddingCache }, values.json ?? false);
+  if (values.names) return names(resolve(positionals[0]!), modes, { embedder: embedder ?? false, embeddingCache: config.search.embeddingCache }, values.json ?? false);
   const view = new ProgressView(process.stderr);
   const results = await evaluateDataset(resolve(positionals[0]!), modes, {
     sample: intFlag(values.limit, "limit", 1),
-    embedder,
+    embedder: embedder ?? false,
     embeddingCache: config.search.embeddingCache,
     fusion: config.search.fusion,
     onProgress: (stage, done, total) => view.update(stage === "embedding" ? "embedding tools" : `${stage} queries`, done, total, stage === "embedding" ? `embedded ${total} tools` : `${stage}: ${total} queries ranked`),

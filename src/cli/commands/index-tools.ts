@@ -19,7 +19,7 @@ export async function indexTools(argv: string[]): Promise<number> {
   });
   try {
     const semantic = app.search.semantic;
-    if (!semantic) throw new UsageError("no embedder is configured, so there is nothing to index: set metatools.search.embedder (see docs/retrieval.md)");
+    if (!semantic) throw new UsageError("metatools.search.embedder is false, so there is nothing to index: remove it (the built-in embedder is the default) or name one (see docs/retrieval.md)");
     await semantic.whenIdle();
     progress.finish();
     const seconds = (performance.now() - started) / 1000;

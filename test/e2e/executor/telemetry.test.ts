@@ -42,7 +42,7 @@ describe("OpenTelemetry", () => {
   it("makes a metatools.search span with the hit count, and a metatools.describe span", async () => {
     await session.call("search_tools", { query: "look up a key" });
     const [search] = named("metatools.search");
-    expect(search?.attributes).toMatchObject({ "metatools.operation": "search", "metatools.outcome": "ok", "metatools.search.mode": "bm25" });
+    expect(search?.attributes).toMatchObject({ "metatools.operation": "search", "metatools.outcome": "ok", "metatools.search.mode": "hybrid" });
     expect(search?.attributes["metatools.search.hits"]).toBeGreaterThan(0);
     expect(search?.attributes["metatools.response.bytes"]).toBeGreaterThan(100);
 

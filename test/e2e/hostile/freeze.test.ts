@@ -128,13 +128,25 @@ describe("a huge query over a large catalog", () => {
   });
   afterAll(() => large?.close());
 
+  const query = Array.from({ length: 100_000 }, (_, i) => `zq${i.toString(36)}x`).join(" ");
+
   it("750 KB of distinct unknown words answers within 1 s, and so does a search made meanwhile", async () => {
-    const query = Array.from({ length: 100_000 }, (_, i) => `zq${i.toString(36)}x`).join(" ");
+    // In the default mode (hybrid: the query is embedded too), then BM25 alone.
     const { reply, ms, probe, probeMs } = await alongside(() => large.call("search_tools", { query }), large);
     expect(probe.total).toBeGreaterThan(0);
     expect(probeMs).toBeLessThan(1000);
     expect(ms).toBeLessThan(1000);
+    expect(JSON.stringify(reply)).toMatch(/only its first \d+ were used/);
+    const bm25 = await large.call("search_tools", { query, mode: "bm25" });
+    expect(bm25.total).toBe(0);
+    expect(bm25.hint).toMatch(/only its first \d+ were used/);
+  });
+
+  // A query with no known word embeds to the zero vector, similar to nothing: hybrid finds nothing either.
+  it("in hybrid mode too, words no tool has find nothing", async () => {
+    await large.app.search.semantic!.whenIdle();
+    const reply = await large.call("search_tools", { query });
+    expect(reply.mode).toBe("hybrid");
     expect(reply.total).toBe(0);
-    expect(reply.hint).toMatch(/only its first \d+ were used/);
   });
 });
