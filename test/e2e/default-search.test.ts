@@ -108,6 +108,17 @@ describe("metatools eval", () => {
     expect(rows(chosen.stdout)).toEqual(["bm25", "semantic", "hybrid"]);
   });
 
+  it("never scores a fallback under the mode asked for: an embedder that cannot load fails the run, naming why", async () => {
+    const dir = writeDataset();
+    for (const mode of ["semantic", "hybrid"]) {
+      const { code, stdout, stderr } = await runCli(["eval", dir, "--mode", mode, "--vectors", join(dir, "missing.mtvec")], { cwd: dir });
+      expect(code).toBe(1);
+      expect(stdout).toBe("");
+      expect(stderr).toContain(`mode "${mode}" is unavailable`);
+      expect(stderr).toContain("missing.mtvec");
+    }
+  });
+
   it("refuses an embedder it does not know, naming those it does", async () => {
     const { code, stderr } = await runCli(["eval", writeDataset(), "--embedder", "glove"]);
     expect(code).toBe(2);
