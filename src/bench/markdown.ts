@@ -51,7 +51,7 @@ export function writeMarkdownReport(file: string, report: BenchReport, command: 
     "",
     "Each figure is one run on a shared machine: compare ratios, not milliseconds across machines. See [retrieval.md](retrieval.md) for search quality.",
     "",
-    "Inputs: `--dataset` takes retrieval sets in the eval format (a folder with `tools.jsonl` and `queries.jsonl`, see [retrieval.md](retrieval.md)); the ones measured here are the tool sets and queries of StableToolBench (THUNLP-MT/StableToolBench) and MetaTool (HowieHwong/MetaTool). The hybrid rows use the built-in embedder (the table shipped with metatools); `--vectors` measures a word-vectors file `metatools vectors import` writes instead. The live-server row runs the public everything and filesystem servers from npm (dev dependencies) and the built-in code tools.",
+    "Inputs: `--dataset` takes retrieval sets in the eval format (a folder with `tools.jsonl` and `queries.jsonl`, see [retrieval.md](retrieval.md)); the ones measured here are the tool sets and queries of StableToolBench (THUNLP-MT/StableToolBench), MetaTool (HowieHwong/MetaTool) and ToolRet's apigen and toolink subsets (mangopy/ToolRet). The hybrid rows use the built-in embedder (the table shipped with metatools); `--vectors` measures a word-vectors file `metatools vectors import` writes instead. The live-server row runs the public everything and filesystem servers from npm (dev dependencies) and the built-in code tools.",
   ];
   for (const section of reportSections(report)) {
     lines.push("", `## ${section.title}`, "", INTRO[section.id] ?? "");

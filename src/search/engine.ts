@@ -9,11 +9,11 @@ import type { ToolRegistry } from "../registry/registry.js";
 import { errorMessage } from "../util/errors.js";
 import { Bm25Ranker } from "./bm25.js";
 import { ExactNames, promoteNamed } from "./exact.js";
-import { fuseHead } from "./fusion.js";
+import { fromHits, fuseLegs, similar } from "./hybrid.js";
 import { fuseParts, queryParts } from "./query-parts.js";
 import type { SemanticIndex } from "./semantic.js";
 import { nearest } from "./suggest.js";
-import { DENSE_FLOOR, RELAXED } from "./tuning.js";
+import { RELAXED } from "./tuning.js";
 import type { RankOptions, RankResult, Ranked } from "./types.js";
 
 export interface SearchRequest {
@@ -173,36 +173,10 @@ export class SearchEngine {
     return { ...loose, relaxed: loose.total > 0, best: loose.hits[0]?.score ?? 0 };
   }
 
-  /**
-   * Reciprocal-rank fusion of the two legs, the semantic list weighted down
-   * as BM25's best match grows strong: an exact name or rare word is
-   * trusted, a paraphrase is left to meaning. The result set is every BM25
-   * match plus the semantic pool, so `total` and the namespace counts are
-   * exact over that union.
-   */
+  /** The two legs fused (hybrid.ts), the semantic list weighted by the embedder's trust. */
   private fuse(lexical: RankResult & { best: number }, dense: readonly Ranked[], top: number): RankResult {
-    const best = lexical.best;
     const trust = this.fusion.semanticWeight ?? this.semantic?.embedder?.fusionWeight ?? DEFAULTS.fusionWeight;
-    const weight = trust / (1 + best / this.fusion.bm25Confidence);
-    const hits = fuseHead(
-      [
-        { hits: lexical.hits, weight: 1 },
-        { hits: dense, weight },
-      ],
-      this.fusion.k,
-      POOL,
-      top,
-    );
-    const counts = new Map(lexical.counts);
-    let total = lexical.total;
-    for (const { id } of dense) {
-      if (lexical.contains?.(id)) continue;
-      total++;
-      const namespace = id.slice(0, id.indexOf(":"));
-      counts.set(namespace, (counts.get(namespace) ?? 0) + 1);
-    }
-    const inDense = new Set(dense.map((d) => d.id));
-    return { total, hits, counts, contains: (id) => lexical.contains?.(id) === true || inDense.has(id) };
+    return fuseLegs(lexical, dense, { k: this.fusion.k, trust, bm25Confidence: this.fusion.bm25Confidence, pool: POOL, top });
   }
 
   /** The tools the query names exactly (exact.ts) that the filters let through, in the order ranking gave them. */
@@ -245,27 +219,4 @@ export class SearchEngine {
     const total = [...counts.values()].reduce((a, b) => a + b, 0);
     return { total, hits, counts };
   }
-}
-
-/**
- * The semantic hits that are matches at all: some similarity (a query with
- * no known word is the zero vector, similar to nothing), and within
- * DENSE_FLOOR of the best one, so a vague query does not count the whole
- * pool among its matches. The cut leaves the ranking as it was on the
- * public sets (docs/retrieval.md).
- */
-function similar(hits: readonly Ranked[]): Ranked[] {
-  const best = hits[0]?.score ?? 0;
-  return hits.filter((h) => h.score > 0 && h.score >= best * DENSE_FLOOR);
-}
-
-/** A ranked list as a result set of its own. */
-function fromHits(hits: readonly Ranked[], top: number): RankResult {
-  const counts = new Map<string, number>();
-  for (const { id } of hits) {
-    const namespace = id.slice(0, id.indexOf(":"));
-    counts.set(namespace, (counts.get(namespace) ?? 0) + 1);
-  }
-  const all = new Set(hits.map((h) => h.id));
-  return { total: hits.length, hits: hits.slice(0, top), counts, contains: (id) => all.has(id) };
 }
