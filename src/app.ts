@@ -11,7 +11,9 @@ import { redactingOutputStore } from "./backends/redacting.js";
 import type { Backend } from "./backends/types.js";
 import { loadCatalogs } from "./catalog/load.js";
 import { CatalogIndex } from "./catalog/match.js";
-import type { ResolvedConfig } from "./config/resolved.js";
+import type { BackendSpec, ResolvedConfig } from "./config/resolved.js";
+import type { Credentials } from "./auth/credentials.js";
+import { createSession, openCredentials, signsIn } from "./auth/open.js";
 import { outputsBackend } from "./builtin/read-output.js";
 import { createCodeBackend } from "./codeintel/index.js";
 import { KeyValueOutputStore, type OutputStore } from "./disclosure/outputs.js";
@@ -27,7 +29,7 @@ import { SemanticIndex } from "./search/semantic.js";
 import { ToolGate } from "./security/gate.js";
 import { LockFile } from "./security/lock.js";
 import { silentLogger, type Logger } from "./util/log.js";
-import { redactingLogger, redactor, type Redact } from "./util/redact.js";
+import { GrowingRedactor, redactingLogger, redactor, type Redact } from "./util/redact.js";
 
 export interface AppOptions {
   logger?: Logger;
@@ -58,6 +60,8 @@ export interface Metatools {
   /** Tool poisoning and rug-pull checks: quarantined tools, approvals. */
   gate: ToolGate;
   telemetry: Telemetry;
+  /** Where remote backends' sign-ins are kept; undefined when no backend signs in. */
+  credentials?: Credentials;
   /** Pings the shared store (cache and output handles); never rejects. */
   checkStore(): Promise<StoreHealth>;
   /** Starts every backend; settles when each has connected or failed. Never rejects. */
@@ -70,7 +74,12 @@ export const BUILTIN_CATALOG_DIR = fileURLToPath(new URL("../catalog", import.me
 
 export function createMetatools(config: ResolvedConfig, options: AppOptions = {}): Metatools {
   // Secrets from the environment never show: backends' output is redacted as it arrives (before anything cuts it), and every log line and response again.
-  const redact = redactor(config.secrets);
+  // Backends that sign in add their tokens as they are read or renewed.
+  const learning = config.backends.some(signsIn) ? new GrowingRedactor(config.secrets) : undefined;
+  const redact = learning?.redact ?? redactor(config.secrets);
+  const credentials = learning && openCredentials(config);
+  const session = (spec: BackendSpec) =>
+    signsIn(spec) && credentials ? createSession(spec, config, credentials, (value) => learning.learn(value, `[redacted OAuth token of ${spec.namespace}]`)) : undefined;
   const logger = redactingLogger(options.logger ?? silentLogger, redact);
   const catalog = new CatalogIndex(loadCatalogs(config.catalogs));
   const lock = config.security.lockFile ? new LockFile(config.security.lockFile) : undefined;
@@ -108,7 +117,7 @@ export function createMetatools(config: ResolvedConfig, options: AppOptions = {}
   }
   const backends = new BackendManager(
     [
-      ...config.backends.map((spec) => ({ backend: createBackend(spec, redact), spec })),
+      ...config.backends.map((spec) => ({ backend: createBackend(spec, redact, session(spec)), spec })),
       ...[...builtins, ...(options.extraBackends ?? [])].map((backend) => ({
         backend,
         spec: { namespace: backend.namespace, connectTimeoutMs: config.timeouts.connectMs, callTimeoutMs: config.timeouts.callMs },
@@ -135,6 +144,7 @@ export function createMetatools(config: ResolvedConfig, options: AppOptions = {}
     telemetry: options.telemetry ?? new Telemetry(),
     gate,
     redact,
+    ...(credentials ? { credentials } : {}),
     checkStore: () => storeHealth(stores.cache),
     // The embedder's load is awaited, so a broken one is reported at start; indexing goes on in the background.
     start: () => {
@@ -163,7 +173,7 @@ export function createMetatools(config: ResolvedConfig, options: AppOptions = {}
   async function closeAll(): Promise<void> {
     await backends.close();
     await semantic?.close();
-    await Promise.all([stores.cache.close(), stores.outputs.close()]);
+    await Promise.all([stores.cache.close(), stores.outputs.close(), credentials?.close()]);
   }
 }
 

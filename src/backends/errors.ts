@@ -3,7 +3,8 @@ import { MetatoolsError } from "../util/errors.js";
 /**
  * A backend failure. Codes: `connect_failed`, `backend_down`, `timeout`,
  * `cancelled`, `upstream_error` (the server answered with a JSON-RPC error),
- * `not_runnable` (catalog-only tool).
+ * `not_runnable` (catalog-only tool), `needs_login` (a person must
+ * sign in with `metatools auth login`; the message names the command).
  */
 export class BackendError extends MetatoolsError {
   constructor(

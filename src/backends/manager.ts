@@ -9,10 +9,12 @@ import type { UpstreamTool } from "../model/tool.js";
 import { errorMessage } from "../util/errors.js";
 import type { Logger } from "../util/log.js";
 import { noRedaction, type Redact } from "../util/redact.js";
+import { BackendError } from "./errors.js";
 import { RedactingBackend } from "./redacting.js";
 import type { Backend, BackendInfo } from "./types.js";
 
-export type BackendStatus = "connecting" | "ready" | "failed" | "reconnecting" | "closed";
+/** needs_login: the server asks for a sign-in only a person can give (`metatools auth login`); it connects as soon as one is stored. */
+export type BackendStatus = "connecting" | "ready" | "failed" | "reconnecting" | "needs_login" | "closed";
 
 export interface BackendState {
   namespace: string;
@@ -56,6 +58,8 @@ interface Entry {
   retryTimer?: NodeJS.Timeout;
   /** Consecutive failed connects (a ready connection resets it). */
   failures: number;
+  /** While waiting for a sign-in: stops watching for it. */
+  unwatch?: () => void;
 }
 
 export class BackendManager {
@@ -81,6 +85,7 @@ export class BackendManager {
       const entry: Entry = { backend, spec, state, failures: 0 };
       backend.onEvent((event) => {
         if (event.type === "tools_changed") void this.refresh(entry);
+        else if (event.type === "needs_login") void this.onNeedsLogin(entry, event.message);
         else this.onDisconnected(entry, event.error);
       });
       this.entries.set(backend.namespace, entry);
@@ -126,6 +131,7 @@ export class BackendManager {
     await Promise.all(
       [...this.entries.values()].map(async (entry) => {
         clearTimeout(entry.retryTimer);
+        entry.unwatch?.();
         entry.abort?.abort();
         entry.state.status = "closed";
         await entry.backend.close().catch(() => {});
@@ -152,6 +158,10 @@ export class BackendManager {
     } catch (error) {
       await backend.close().catch(() => {});
       if (this.closed) return;
+      if (error instanceof BackendError && error.code === "needs_login") {
+        this.waitForSignIn(entry, error.message, took());
+        return;
+      }
       const message = errorMessage(error);
       const reason = message.startsWith(backend.namespace) ? message : `${backend.namespace}: ${message}`;
       entry.state = { ...entry.state, status: "failed", error: reason, toolCount: 0, connectMs: took() };
@@ -172,6 +182,37 @@ export class BackendManager {
     } catch (error) {
       this.options.logger.warn(`${entry.backend.namespace}: could not list tools after a change: ${errorMessage(error)}`);
     }
+  }
+
+  /** A ready backend whose sign-in stopped working: its tools go until a person signs in again. */
+  private async onNeedsLogin(entry: Entry, message: string): Promise<void> {
+    if (this.closed || entry.state.status !== "ready") return;
+    entry.state = { ...entry.state, status: "needs_login" };
+    this.emit(entry, []);
+    await entry.backend.close().catch(() => {});
+    this.waitForSignIn(entry, message, entry.state.connectMs);
+  }
+
+  /**
+   * No retries on a timer: nothing changes until a person signs in. The
+   * backend connects as soon as its stored sign-in changes, and once per
+   * breaker period in case the server stopped asking.
+   */
+  private waitForSignIn(entry: Entry, message: string, connectMs: number | undefined): void {
+    clearTimeout(entry.retryTimer);
+    entry.unwatch?.();
+    const retryAt = new Date(Date.now() + this.breakerMs).toISOString();
+    entry.state = { ...entry.state, status: "needs_login", error: message, toolCount: 0, retryAt, ...(connectMs === undefined ? {} : { connectMs }) };
+    this.options.logger.warn(message);
+    const again = () => {
+      entry.unwatch?.();
+      entry.unwatch = undefined;
+      clearTimeout(entry.retryTimer);
+      if (!this.closed) void this.connect(entry, 0);
+    };
+    entry.unwatch = entry.backend.watchSignIn?.(again);
+    entry.retryTimer = setTimeout(again, this.breakerMs);
+    entry.retryTimer.unref();
   }
 
   private onDisconnected(entry: Entry, error: Error | undefined): void {

@@ -9,6 +9,7 @@ import type { RemoteBackendSpec, StdioBackendSpec } from "../config/resolved.js"
 import type { UpstreamTool } from "../model/tool.js";
 import type { Redact } from "../util/redact.js";
 import { packageVersion } from "../version.js";
+import { NeedsLoginError, type SignInSession } from "../auth/session.js";
 import { BackendError } from "./errors.js";
 import { remoteTransport, StderrTail, stdioTransport } from "./transports.js";
 import type { Backend, BackendEvent, BackendInfo, CallOptions, ToolCallResult } from "./types.js";
@@ -25,10 +26,11 @@ export class McpBackend implements Backend {
   private transportErrors: string[] = [];
   private readonly stderr: StderrTail;
 
-  /** `redact` cleans each stderr line as it arrives, before the tail is cut to fit a message. */
+  /** `redact` cleans each stderr line as it arrives, before the tail is cut to fit a message; `signIn` signs a remote backend's requests (OAuth). */
   constructor(
     private readonly spec: StdioBackendSpec | RemoteBackendSpec,
     redact?: Redact,
+    private readonly signIn?: SignInSession,
   ) {
     this.stderr = new StderrTail(20, redact);
   }
@@ -45,6 +47,10 @@ export class McpBackend implements Backend {
     this.listener = listener;
   }
 
+  watchSignIn(listener: () => void): (() => void) | undefined {
+    return this.signIn?.watch(listener);
+  }
+
   async connect(signal: AbortSignal): Promise<void> {
     this.closing = false;
     const client = new Client({ name: "metatools", version: packageVersion() }, {
@@ -53,7 +59,7 @@ export class McpBackend implements Backend {
         tools: { autoRefresh: false, debounceMs: 50, onChanged: () => this.listener({ type: "tools_changed" }) },
       },
     });
-    const transport: Transport = this.spec.kind === "stdio" ? stdioTransport(this.spec, this.stderr) : remoteTransport(this.spec);
+    const transport: Transport = this.spec.kind === "stdio" ? stdioTransport(this.spec, this.stderr) : remoteTransport(this.spec, this.signIn);
     client.onclose = () => {
       if (this.client === client && !this.closing) this.listener({ type: "disconnected", error: this.stderrError("connection closed") });
     };
@@ -73,6 +79,8 @@ export class McpBackend implements Backend {
     } catch (error) {
       this.client = undefined;
       await client.close().catch(() => {});
+      const login = needsLogin(error) ?? this.signIn?.needsLogin;
+      if (login) throw new BackendError("needs_login", login.message);
       throw new BackendError("connect_failed", this.describeFailure(error));
     }
   }
@@ -114,6 +122,12 @@ export class McpBackend implements Backend {
         throw new BackendError("timeout", `${this.namespace}:${name} did not answer within ${options.timeoutMs} ms`);
       }
       if (options.signal?.aborted) throw new BackendError("cancelled", `${this.namespace}:${name} was cancelled`);
+      const login = needsLogin(error);
+      if (login) {
+        // Without a usable token no call can work: the manager waits for a sign-in. A missing scope fails this call only.
+        if (login.reason === "login") this.listener({ type: "needs_login", message: login.message });
+        throw new BackendError("needs_login", login.message);
+      }
       if (error instanceof McpError && error.code === ErrorCode.ConnectionClosed) {
         throw new BackendError("backend_down", this.stderrError(`${this.namespace} closed the connection${explainTransportError(this.transportErrors)}`).message);
       }
@@ -162,6 +176,12 @@ export class McpBackend implements Backend {
     const tail = this.stderr.text();
     return new Error(tail ? `${message}; stderr ends with: ${tail.slice(-600)}` : message);
   }
+}
+
+/** The sign-in refusal behind an error, however the SDK wrapped it. */
+function needsLogin(error: unknown): NeedsLoginError | undefined {
+  for (let e = error, depth = 0; e instanceof Error && depth < 5; e = e.cause, depth++) if (e instanceof NeedsLoginError) return e;
+  return undefined;
 }
 
 /** True when `promise` settles within `ms`. */

@@ -57,7 +57,15 @@ export class RedactingBackend implements Backend {
   }
 
   onEvent(listener: (event: BackendEvent) => void): void {
-    this.inner.onEvent((event) => listener(event.type === "disconnected" && event.error ? { ...event, error: redactError(event.error, this.redact) as Error } : event));
+    this.inner.onEvent((event) => {
+      if (event.type === "disconnected" && event.error) listener({ ...event, error: redactError(event.error, this.redact) as Error });
+      else if (event.type === "needs_login") listener({ ...event, message: this.redact(event.message) });
+      else listener(event);
+    });
+  }
+
+  watchSignIn(listener: () => void): (() => void) | undefined {
+    return this.inner.watchSignIn?.(listener);
   }
 
   close(): Promise<void> {

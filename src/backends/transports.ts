@@ -7,7 +7,8 @@ import { StringDecoder } from "node:string_decoder";
 import { SSEClientTransport } from "@modelcontextprotocol/sdk/client/sse.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
-import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
+import type { FetchLike, Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
+import type { SignInSession } from "../auth/session.js";
 import type { RemoteBackendSpec, StdioBackendSpec } from "../config/resolved.js";
 import { noRedaction, type Redact } from "../util/redact.js";
 
@@ -122,10 +123,14 @@ export function stdioTransport(spec: StdioBackendSpec, stderr: StderrTail): Tran
 /** The most one answer may carry: the MCP SDK's own limit for a stdio message, so both kinds of backend agree. */
 export const MAX_ANSWER_BYTES = 10 * 2 ** 20;
 
-export function remoteTransport(spec: RemoteBackendSpec): Transport {
+/** `signIn` adds the backend's OAuth sign-in to every request (auth/session.ts). */
+export function remoteTransport(spec: RemoteBackendSpec, signIn?: SignInSession): Transport {
   const url = new URL(spec.url);
   const requestInit = { headers: spec.headers };
-  return spec.kind === "sse" ? new SSEClientTransport(url, { requestInit }) : new StreamableHTTPClientTransport(url, { requestInit, fetch: cappedFetch(MAX_ANSWER_BYTES) });
+  const signed = (inner: FetchLike) => (signIn ? signIn.fetch(inner) : inner);
+  return spec.kind === "sse"
+    ? new SSEClientTransport(url, { requestInit, ...(signIn ? { fetch: signed(fetch) } : {}) })
+    : new StreamableHTTPClientTransport(url, { requestInit, fetch: signed(cappedFetch(MAX_ANSWER_BYTES)) });
 }
 
 /**
@@ -133,9 +138,9 @@ export function remoteTransport(spec: RemoteBackendSpec): Transport {
  * while they are read, so a 100 MB answer is never held whole. The GET event
  * stream is left alone: it lives long and carries many small messages.
  */
-export function cappedFetch(maxBytes: number): typeof fetch {
+export function cappedFetch(maxBytes: number, inner: FetchLike = fetch): FetchLike {
   return async (input, init) => {
-    const response = await fetch(input, init);
+    const response = await inner(input, init);
     if ((init?.method ?? "GET").toUpperCase() !== "POST" || !response.body) return response;
     let seen = 0;
     const limited = response.body.pipeThrough(

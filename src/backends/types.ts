@@ -38,7 +38,9 @@ export type BackendEvent =
   /** The backend announced `notifications/tools/list_changed`. */
   | { type: "tools_changed" }
   /** The connection ended without `close()` being called. */
-  | { type: "disconnected"; error?: Error };
+  | { type: "disconnected"; error?: Error }
+  /** The server refused every credential it has: nothing runs until a person signs in (`metatools auth login`). */
+  | { type: "needs_login"; message: string };
 
 export interface Backend {
   readonly namespace: string;
@@ -51,6 +53,12 @@ export interface Backend {
   /** Every tool, all pages. */
   listTools(signal?: AbortSignal): Promise<UpstreamTool[]>;
   callTool(name: string, args: Record<string, unknown>, options: CallOptions): Promise<ToolCallResult>;
+  /**
+   * For a backend that signs in (OAuth): calls `listener` when its stored
+   * sign-in changes, so one waiting for a sign-in connects at once; returns
+   * the unwatch. Undefined: it never signs in.
+   */
+  watchSignIn?(listener: () => void): (() => void) | undefined;
   /** One listener; set before `connect`. */
   onEvent(listener: (event: BackendEvent) => void): void;
   close(): Promise<void>;

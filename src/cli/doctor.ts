@@ -7,6 +7,7 @@
 import type { Metatools, StoreHealth } from "../app.js";
 import { EmbeddingCache } from "../embed/cache.js";
 import { maskUrl } from "../store/open.js";
+import { loginCommand } from "../auth/open.js";
 
 export interface DoctorBackend {
   namespace: string;
@@ -61,9 +62,11 @@ export async function diagnose(app: Metatools): Promise<DoctorReport> {
     const tools = app.registry.namespaceRecords(state.namespace).length;
     const ready = state.status === "ready";
     // Between retries the manager says "reconnecting"; to a person checking health, an attempt that ended in an error failed.
-    const status = ready && quarantined.length ? "quarantined" : !ready && state.error ? "failed" : state.status;
+    const status = ready && quarantined.length ? "quarantined" : state.status === "needs_login" ? "needs_login" : !ready && state.error ? "failed" : state.status;
     const error = state.error?.startsWith(`${state.namespace}: `) ? state.error.slice(state.namespace.length + 2) : state.error;
-    if (!ready && state.status !== "connecting") {
+    if (state.status === "needs_login") {
+      problems.push({ subject: state.namespace, problem: `needs_login: ${(error ?? "the server asks for a sign-in").replace(/: run `.*$/, "")}`, fix: `${loginCommand(state.namespace, config)} (a running metatools picks the sign-in up without a restart)` });
+    } else if (!ready && state.status !== "connecting") {
       const spec = config.backends.find((b) => b.namespace === state.namespace);
       const run = !spec ? "this backend is built in: run with --log-level debug and report the error" : "command" in spec ? `run it by hand to see why: ${[spec.command, ...spec.args].join(" ")}` : "check the URL, the network and its headers";
       problems.push({ subject: state.namespace, problem: `${status}: ${error ?? "no answer"}`, fix: `${run}${state.retryAt ? `; a running metatools retries ${retryIn(state.retryAt)}` : ""}` });

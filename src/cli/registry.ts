@@ -4,6 +4,7 @@
  * table, so the two cannot disagree.
  */
 import { approve } from "./commands/approve.js";
+import { authCommand } from "./commands/auth.js";
 import { bench } from "./commands/bench.js";
 import { describe } from "./commands/describe.js";
 import { doctor } from "./commands/doctor.js";
@@ -32,6 +33,7 @@ export const COMMANDS: readonly Command[] = [
   { name: "run", usage: "ID --args JSON [--timeout MS] [--cache use|refresh|bypass] [--json]", summary: "run a tool through metatools (validated, cached, observed), as run_tool does", run },
   { name: "doctor", usage: "[--json]", summary: "one table: config, each backend's status, tools, connect time and quarantined tools, store, embedder; problems with fixes", run: doctor },
   { name: "approve", usage: "ID... | --all | --list [--json]", summary: "let in quarantined tools a person has read (pins their definitions in the lock file)", run: approve },
+  { name: "auth", usage: "login NAME [--timeout S] [--no-browser] | status [NAME]... [--json] | logout NAME", summary: "sign in to remote backends that ask for OAuth (opens $BROWSER or the system browser), show sign-ins, sign out; a running server picks changes up", run: authCommand },
   { name: "index", usage: "[--json]", summary: "embed every tool not yet in the embedding cache, with a progress bar", run: indexTools },
   { name: "vectors", usage: "import [--from FILE] [--out FILE] [--words N] [--json]", summary: "build a GloVe word-vectors file, an alternative to the built-in embedder", run: vectors },
   { name: "eval", usage: "DIR [--mode bm25|semantic|hybrid|all] [--embedder builtin|use | --vectors FILE] [--limit K] [--names] [--json]", summary: "retrieval quality on a dataset (tools.jsonl + queries.jsonl): hit@k, MRR, nDCG, recall, in the configured mode (hybrid by default) or all three; --names: every tool searched by its name in 8 spellings", run: evaluate },

@@ -8,6 +8,7 @@ import type { z } from "zod";
 import { isPlainObject } from "../util/data.js";
 import { ConfigError } from "../util/errors.js";
 import { cacheHome, formatPath, substituteEnv, type Secret } from "./env.js";
+import { MIN_SECRET_CHARS } from "./secrets.js";
 import { check } from "./check.js";
 import { resolveHttp } from "./http.js";
 import { DEFAULTS, type BackendSpec, type CodeConfig, type EmbedderConfig, type ResolvedConfig } from "./resolved.js";
@@ -28,6 +29,9 @@ export interface LoadOptions {
 export const RESERVED_NAMESPACES = ["code", "metatools"];
 
 export const DEFAULT_CONFIG_NAME = "metatools.json";
+
+/** Where sign-ins are kept unless metatools.auth.file says otherwise: beside the config (and its lock file). */
+export const DEFAULT_TOKEN_FILE = "metatools.tokens.json";
 
 /** Finds and loads the config; with no file anywhere, returns the defaults. */
 export function loadConfig(options: LoadOptions = {}): ResolvedConfig {
@@ -78,7 +82,10 @@ export function parseConfig(
   }
   const parsed = check(configFileSchema, substituted, file, []);
   const config = resolveConfig(parsed, { file, baseDir: dirname(file), cwd: options.cwd ?? process.cwd(), builtinCatalogDir: options.builtinCatalogDir, root: options.root, env: options.env });
-  config.secrets = [...secrets, ...config.secrets];
+  config.secrets = [...secrets, ...oauthSecrets(config), ...config.secrets];
+  if (config.auth?.kind === "store" && config.store.url.startsWith("memory")) {
+    throw new ConfigError(file, "metatools.auth.storage", '"store" keeps sign-ins in metatools.store, which is memory (this process only, so `metatools auth login` could not hand tokens to a running server): set metatools.store.url to redis://… or sqlite://…, or use "file"');
+  }
   return config;
 }
 
@@ -123,6 +130,7 @@ function resolveConfig(
     },
     budgets: { inlineBytes: m.budgets?.inlineBytes ?? DEFAULTS.inlineBytes },
     http: resolveHttp(m.http, where.env ?? process.env),
+    ...resolveAuth(m.auth, where),
     // Tokens from METATOOLS_TOKENS are secrets too; those written as ${VAR} in the file are found as it is read.
     secrets: (where.env ?? process.env).METATOOLS_TOKENS?.split(",").map((t) => t.trim()).filter(Boolean).map((value) => ({ name: "METATOOLS_TOKENS", value, credential: true })) ?? [],
     security: {
@@ -148,6 +156,13 @@ function resolveConfig(
     outputs: { ttlMs: m.outputs?.ttlMs ?? DEFAULTS.outputsTtlMs, maxBytes: m.outputs?.maxBytes ?? DEFAULTS.outputsMaxBytes },
     ...(code ? { code } : {}),
   };
+}
+
+/** The token file beside the config (or where it says), or the shared store, which must be one. */
+function resolveAuth(section: MetatoolsSection["auth"], where: { file?: string; baseDir: string }): Pick<ResolvedConfig, "auth"> {
+  if (section?.storage === "store") return { auth: { kind: "store" } };
+  if (!where.file) return {};
+  return { auth: { kind: "file", file: resolve(where.baseDir, section?.file ?? DEFAULT_TOKEN_FILE) } };
 }
 
 /** Paths resolved against the config's folder; a model that is no local folder stays a hub id only when downloads are allowed. */
@@ -217,9 +232,20 @@ function resolveBackend(namespace: string, server: ServerConfig, baseDir: string
     };
   }
   if ("url" in server) {
-    return { ...common, kind: server.type === "sse" ? "sse" : "http", url: server.url, headers: server.headers ?? {} };
+    const headers = server.headers ?? {};
+    // A configured Authorization header is the server's credential: no sign-in is attempted over it.
+    const signsIn = server.oauth !== false && !Object.keys(headers).some((name) => name.toLowerCase() === "authorization");
+    return { ...common, kind: server.type === "sse" ? "sse" : "http", url: server.url, headers, ...(signsIn ? { oauth: server.oauth || {} } : {}) };
   }
   return { ...common, kind: "catalog", toolsFile: isAbsolute(server.tools) ? server.tools : resolve(baseDir, server.tools) };
+}
+
+/** A client secret written into the config as it is is a secret too (one from ${ENV} is found as the file is read). */
+function oauthSecrets(config: ResolvedConfig): Secret[] {
+  return config.backends.flatMap((b): Secret[] => {
+    const value = b.kind === "http" || b.kind === "sse" ? b.oauth?.clientSecret : undefined;
+    return value && value.length >= MIN_SECRET_CHARS ? [{ name: "clientSecret", value, credential: true, label: `[redacted OAuth client secret of ${b.namespace}]` }] : [];
+  });
 }
 
 /** Picks the variant by its telltale field, so errors speak of that variant and not of a union. */

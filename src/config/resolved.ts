@@ -25,7 +25,22 @@ export interface RemoteBackendSpec extends BackendCommon {
   kind: "http" | "sse";
   url: string;
   headers: Record<string, string>;
+  /** How to sign in when the server asks for OAuth; undefined when it never is (`oauth: false`, or an Authorization header is configured). */
+  oauth?: OAuthSettings;
 }
+
+/** A remote backend's OAuth client settings, all optional: what is not set is discovered from the server. */
+export interface OAuthSettings {
+  clientId?: string;
+  clientSecret?: string;
+  tokenEndpointAuthMethod?: "client_secret_basic" | "client_secret_post" | "none";
+  clientMetadataUrl?: string;
+  scopes?: string[];
+  callbackPort?: number;
+}
+
+/** Where sign-ins are kept: a file readable by its owner alone, or the shared store (replicas). */
+export type AuthStorage = { kind: "file"; file: string } | { kind: "store" };
 
 export interface CatalogBackendSpec extends BackendCommon {
   kind: "catalog";
@@ -52,6 +67,8 @@ export interface ResolvedConfig {
   };
   budgets: { inlineBytes: number };
   http: HttpConfig;
+  /** Where OAuth tokens are kept; undefined without a config file (no remote backends then). */
+  auth?: AuthStorage;
   /** Values from the environment that must never show (config/secrets.ts says which): redacted from logs, errors and responses. */
   secrets: Secret[];
   /** lockFile: absolute path, or undefined (no config file, or turned off). */

@@ -30,11 +30,35 @@ const stdioServer = z
   .strict()
   .describe("stdio: a child process");
 
+/** How metatools signs in to a remote server that asks for OAuth (the MCP authorization spec); see docs/oauth.md. */
+const oauthSchema = z
+  .object({
+    clientId: z.string().min(1).optional().describe("A client registered in advance with the authorization server. Without it, metatools uses clientMetadataUrl where the server supports it, else registers itself (dynamic client registration)."),
+    clientSecret: z.string().min(1).optional().describe("The pre-registered client's secret; write it as ${ENV_VAR}. Omit for a public client."),
+    tokenEndpointAuthMethod: z
+      .enum(["client_secret_basic", "client_secret_post", "none"])
+      .optional()
+      .describe("How the pre-registered client authenticates at the token endpoint. Default client_secret_basic with a secret, none without."),
+    clientMetadataUrl: z
+      .string()
+      .url()
+      .refine((url) => url.startsWith("https://") && new URL(url).pathname !== "/", "must be an https URL with a path")
+      .optional()
+      .describe("An https URL where you publish this client's metadata document, used as the client id where the server supports Client ID Metadata Documents."),
+    scopes: z.array(z.string().min(1)).optional().describe("Scopes to ask for, instead of the ones the server suggests (its WWW-Authenticate scope, else its scopes_supported)."),
+    callbackPort: z.number().int().min(1).max(65535).optional().describe("Port of the sign-in callback on 127.0.0.1 (http://127.0.0.1:PORT/callback). Default: any free port; set it when a pre-registered client allows only one redirect URI."),
+  })
+  .strict();
+
 const remoteServer = z
   .object({
     type: z.enum(["http", "streamable-http", "sse"]).optional().describe("Default http (Streamable HTTP); sse for legacy servers."),
     url: z.string().url(),
-    headers: stringMap.optional().describe("Sent with every request, e.g. Authorization: Bearer ${TOKEN}."),
+    headers: stringMap.optional().describe("Sent with every request, e.g. Authorization: Bearer ${TOKEN}. A server given an Authorization header is not signed in to with OAuth."),
+    oauth: z
+      .union([oauthSchema, z.literal(false)])
+      .optional()
+      .describe("Sign-in settings for a server that asks for OAuth (`metatools auth login NAME`). Optional: without it metatools discovers everything from the server. false: never sign in."),
     ...common,
   })
   .strict()
@@ -142,6 +166,17 @@ export const metatoolsSectionSchema = z
       .strict()
       .optional(),
     http: httpSectionSchema.optional().describe("How `metatools serve --http` admits requests and keeps sessions."),
+    auth: z
+      .object({
+        storage: z
+          .enum(["file", "store"])
+          .optional()
+          .describe("Where OAuth tokens of remote backends are kept: file (default; readable by you alone) or store (metatools.store, so replicas serving over HTTP share one sign-in; it must not be memory)."),
+        file: z.string().min(1).optional().describe("The token file, relative to the config file. Default metatools.tokens.json beside it. Keep it out of version control."),
+      })
+      .strict()
+      .optional()
+      .describe("Sign-ins to remote backends (`metatools auth`)."),
     budgets: z
       .object({
         inlineBytes: z.number().int().min(2000).max(1_000_000).optional().describe("Largest response sent inline. Default 10000."),

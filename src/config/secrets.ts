@@ -34,6 +34,8 @@ export interface Secret {
    * builds a redactor, and an unset one is to be read as true, the cautious side.
    */
   credential?: boolean;
+  /** What it is replaced by; default `[redacted $NAME]`, which names the variable it came from. */
+  label?: string;
 }
 
 export const MIN_SECRET_CHARS = 6;
@@ -88,6 +90,7 @@ export function secretReason(name: string, at: Reference): string | undefined {
   const parameter = /[?&]([^=&#?]+)=[^&#]*$/.exec(before);
   if (parameter && looksLikeCredential(parameter[1]!)) return `it is the URL parameter "${parameter[1]}"`;
   if (top !== "mcpServers") return undefined;
+  if (third === "oauth" && key === "clientSecret") return "it is an OAuth client secret";
   if ((third === "env" || third === "headers") && key !== undefined && looksLikeCredential(key)) return `it is the value of ${third === "env" ? "the variable" : "the header"} ${key}`;
   if (third === "args") {
     const flag = /(?:^|\s)--?([\w.-]+)[=\s]$/.exec(before)?.[1] ?? (before === "" ? /^--?([\w.-]+)$/.exec(at.previous ?? "")?.[1] : undefined);

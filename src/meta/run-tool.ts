@@ -6,6 +6,7 @@
 import { formatCall, hint, recoverable, warning, type NextCall } from "../disclosure/guidance.js";
 import type { CacheMode } from "../exec/cache.js";
 import type { RunOutcome } from "../exec/executor.js";
+import { loginCommand } from "../auth/open.js";
 import { ATTR } from "../observe/telemetry.js";
 import { MAX_TOOL_ID_CHARS, unknownTool } from "./lookup.js";
 import { presentResult } from "./result.js";
@@ -78,6 +79,8 @@ function respond(outcome: Exclude<RunOutcome, { kind: "ok" }>, args: RunArgs, to
         `Backend "${outcome.record.namespace}" is ${state?.status ?? "not connected"}${why}`,
         state?.status === "connecting" || state?.status === "reconnecting"
           ? hint(`It is ${state.status}; retry in a few seconds: ${formatCall(next)}`, next)
+          : state?.status === "needs_login"
+            ? warning(`A person must sign in first, in a terminal: ${loginCommand(outcome.record.namespace, app.config)}. The running server picks the sign-in up without a restart; then retry: ${formatCall(next)}`)
           : warning(
               `Its tools cannot run until it connects${state?.retryAt ? `; metatools tries it again at ${state.retryAt}` : ""}. If it keeps failing, check its command or URL in the config.`,
             ),
@@ -102,6 +105,9 @@ function respond(outcome: Exclude<RunOutcome, { kind: "ok" }>, args: RunArgs, to
         // Less work first: more time is the fallback, since the same work may well time out again.
         const narrower = again({ args: outcome.narrowed });
         return recoverable("timeout", `${outcome.message}; its work was stopped`, hint(`Narrow it: ${formatCall(narrower)}; or give it more time: ${formatCall(longer)}`, narrower));
+      }
+      if (outcome.code === "needs_login") {
+        return recoverable("needs_login", outcome.message, warning(`Only a person can sign in (the message names the command, to run in a terminal); the running server picks it up without a restart. Then retry: ${formatCall(again({}))}`));
       }
       const next: NextCall = { tool: "describe_tool", arguments: { tool_id: outcome.record.id, detail_level: "full" } };
       return recoverable(outcome.code, outcome.message, hint(`Check the tool's docs and examples: ${formatCall(next)}`, next));

@@ -1,4 +1,5 @@
 import type { Metatools } from "../app.js";
+import { loginCommand } from "../auth/open.js";
 
 const MAX_LISTED = 5;
 const ERROR_CHARS = 200;
@@ -10,7 +11,9 @@ export function unavailableBackends(app: Metatools): Record<string, unknown>[] {
     namespace: s.namespace,
     status: s.status,
     ...(s.error ? { error: s.error.length > ERROR_CHARS ? `${s.error.slice(0, ERROR_CHARS - 1)}…` : s.error } : {}),
-    ...(s.retryAt ? { retry_at: s.retryAt } : {}),
+    ...(s.retryAt && s.status !== "needs_login" ? { retry_at: s.retryAt } : {}),
+    // A person's step, whole: the error above may be cut.
+    ...(s.status === "needs_login" ? { fix: `a person signs in: ${loginCommand(s.namespace, app.config)}` } : {}),
   }));
   if (down.length > MAX_LISTED) listed.push({ namespace: `…${down.length - MAX_LISTED} more`, status: "not listed" });
   return listed;

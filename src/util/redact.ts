@@ -19,8 +19,8 @@ export const noRedaction: Redact = (text) => text;
 
 export function redactor(secrets: readonly Secret[]): Redact {
   const byValue = new Map<string, string>();
-  for (const { name, value } of secrets) {
-    for (const form of variants(value)) if (!byValue.has(form)) byValue.set(form, `[redacted $${name}]`);
+  for (const { name, value, label } of secrets) {
+    for (const form of variants(value)) if (!byValue.has(form)) byValue.set(form, label ?? `[redacted $${name}]`);
   }
   // Longest first: where two could match at one place (one secret inside another), the whole one wins.
   const ordered = [...byValue].sort((a, b) => b[0].length - a[0].length);
@@ -33,6 +33,35 @@ export function redactor(secrets: readonly Secret[]): Redact {
       return labels[index] ?? labels[0]!;
     });
 }
+
+/**
+ * A redactor that learns secrets after it is made (tokens obtained while
+ * serving): `redact` is one function for its whole life, so whatever was
+ * handed it redacts what is learnt later too.
+ */
+export class GrowingRedactor {
+  private current: Redact;
+  private readonly known: Secret[];
+  private readonly learnt = new Map<string, Secret[]>();
+  readonly redact: Redact = (text) => this.current(text);
+
+  constructor(secrets: readonly Secret[]) {
+    this.known = [...secrets];
+    this.current = redactor(this.known);
+  }
+
+  /** Adds a secret shown as `label`; a label keeps its last few (old tokens, once replaced, still never show). */
+  learn(value: string, label: string): void {
+    if (value.length < MIN_SECRET_CHARS) return;
+    const list = this.learnt.get(label) ?? [];
+    if (list.some((s) => s.value === value)) return;
+    this.learnt.set(label, [...list.slice(-(KEPT_PER_LABEL - 1)), { name: label, value, label, credential: true }]);
+    this.current = redactor([...this.known, ...[...this.learnt.values()].flat()]);
+  }
+}
+
+/** Tokens of one label remembered: the current ones and those they replaced, which may still be quoted somewhere. */
+const KEPT_PER_LABEL = 16;
 
 /**
  * The value, composed and decomposed (é as one code point or as e and an

@@ -51,7 +51,7 @@ export function render(report: DoctorReport, style: Style): string {
     `${"config".padEnd(10)} ${mark.ok} ${config.file ?? "no config file: built-in tools only (see metatools init)"}: ${config.backends} backend${config.backends === 1 ? "" : "s"}${config.codeRoot ? `, code tools over ${config.codeRoot}` : ", code tools off"}`,
     "",
   ];
-  const statusStyle = (status: string) => (status === "ready" ? style.ok : status === "quarantined" || status === "connecting" || status === "reconnecting" ? style.warn : style.bad);
+  const statusStyle = (status: string) => (status === "ready" ? style.ok : ["quarantined", "connecting", "reconnecting", "needs_login"].includes(status) ? style.warn : style.bad);
   const table = {
     head: ["backend", "kind", "status", "tools", "quarantined", "connect", "details"],
     align: ["left", "left", "left", "right", "right", "right", "left"] as const,

@@ -54,6 +54,9 @@ export function convertServers(sources: readonly ClientSource[], options: Conver
       if (namespace === undefined) continue;
       if (namespace !== name) out.notes.push(`${name}${where} is now "${namespace}": ${renameReason(name)}`);
       for (const note of notes) out.notes.push(`${namespace}${where}: ${note}`);
+      if (typeof converted.url === "string" && converted.oauth !== false && !Object.keys((converted.headers as object | undefined) ?? {}).some((h) => h.toLowerCase() === "authorization")) {
+        out.notes.push(`${namespace}${where}: a remote server; if it asks for a sign-in (OAuth), sign in once with \`metatools auth login ${namespace}\``);
+      }
       out.servers[namespace] = converted;
       scanValues(out, namespace, converted);
     }
@@ -71,18 +74,42 @@ function convertEntry(entry: unknown, options: ConvertOptions, notes: string[]):
     const remote = type === "sse" ? "sse" : type === undefined || ["http", "streamable-http", "streamablehttp"].includes(type) ? "http" : undefined;
     if (!remote) return `transport "${String(entry.type)}" is not one metatools speaks (stdio, http, sse)`;
     converted = pick(entry, REMOTE_KEYS, remote === "sse" ? { type: "sse" } : {}, options, notes);
+    const oauth = clientOAuth(entry);
+    if (oauth) converted.oauth = oauth;
   } else {
     if (typeof entry.command !== "string" || !entry.command) return 'no "command" or "url"';
     if (type !== undefined && type !== "stdio") return `transport "${String(entry.type)}" with a command`;
     converted = pick(entry, STDIO_KEYS, {}, options, notes);
     if (isMetatools(converted.command as string, (converted.args as string[] | undefined) ?? [], options.self)) return "that is metatools itself";
   }
-  const dropped = Object.keys(entry).filter((k) => k !== "type" && !(typeof entry.url === "string" ? REMOTE_KEYS : STDIO_KEYS).includes(k));
+  const dropped = Object.keys(entry).filter((k) => k !== "type" && !(typeof entry.url === "string" ? [...REMOTE_KEYS, ...(converted.oauth ? ["oauth", "auth"] : [])] : STDIO_KEYS).includes(k));
   if (dropped.length) notes.push(`left out ${dropped.map((k) => `"${k}"`).join(", ")}, client settings metatools does not use`);
   // Checked as metatools checks it, so one bad entry is skipped here rather than refusing the whole file at start.
   const checked = serverSchema.safeParse(converted);
   if (!checked.success) return `metatools would refuse it: ${checked.error.issues.map((i) => `${i.path.join(".") || "entry"}: ${i.message}`).join("; ")}`;
   return converted;
+}
+
+/**
+ * A client's OAuth settings for a remote server, as metatools' `oauth`:
+ * Claude Code's `oauth: {clientId, clientSecret, callbackPort, scopes}` or
+ * Cursor's `auth: {CLIENT_ID, CLIENT_SECRET, scopes}`.
+ */
+function clientOAuth(entry: Record<string, unknown>): Record<string, unknown> | undefined {
+  const given = isPlainObject(entry.oauth) ? entry.oauth : isPlainObject(entry.auth) ? entry.auth : undefined;
+  if (!given) return undefined;
+  const field = (...names: string[]) => names.map((n) => given[n]).find((v) => v !== undefined);
+  const out: Record<string, unknown> = {};
+  const clientId = field("clientId", "client_id", "CLIENT_ID");
+  const clientSecret = field("clientSecret", "client_secret", "CLIENT_SECRET");
+  const port = field("callbackPort", "callback_port");
+  const scopes = field("scopes", "scope");
+  if (typeof clientId === "string" && clientId) out.clientId = clientId;
+  if (typeof clientSecret === "string" && clientSecret) out.clientSecret = clientSecret;
+  if (typeof port === "number" && Number.isInteger(port)) out.callbackPort = port;
+  if (Array.isArray(scopes) && scopes.every((x) => typeof x === "string")) out.scopes = scopes;
+  else if (typeof scopes === "string" && scopes.trim()) out.scopes = scopes.trim().split(/[\s,]+/);
+  return Object.keys(out).length ? out : undefined;
 }
 
 /** The fields metatools reads, each of the right type; anything else is named in a note. */
@@ -158,6 +185,8 @@ function scanValues(out: Converted, namespace: string, entry: Record<string, unk
     }
   }
   for (const arg of (entry.args as string[] | undefined) ?? []) if (literal(arg) && SECRET_ARG.test(arg)) found("args", arg);
+  const clientSecret = (entry.oauth as { clientSecret?: string } | undefined)?.clientSecret;
+  if (clientSecret && literal(clientSecret)) found("oauth.clientSecret", clientSecret);
   const url = entry.url as string | undefined;
   if (url && literal(url) && /:\/\/[^/\s:@]+:[^/\s@]+@|[?&][\w-]*(key|token|secret)[\w-]*=/i.test(url)) found("url", url);
 }

@@ -1,0 +1,259 @@
+/**
+ * Where sign-ins to remote backends are kept, one record per backend: a
+ * JSON file readable by its owner alone (the default), or the shared store
+ * so that replicas serving over HTTP share one sign-in. Both are watched, so
+ * a running server picks up a sign-in made by `metatools auth login`.
+ */
+import { closeSync, mkdirSync, openSync, readFileSync, renameSync, statSync, unlinkSync, unwatchFile, watchFile, writeFileSync, chmodSync } from "node:fs";
+import { dirname } from "node:path";
+import type { OAuthDiscoveryState } from "@modelcontextprotocol/sdk/client/auth.js";
+import type { OAuthClientInformationMixed, OAuthTokens } from "@modelcontextprotocol/sdk/shared/auth.js";
+import type { KeyValue } from "../store/kv.js";
+import { MetatoolsError } from "../util/errors.js";
+
+/** One backend's sign-in. */
+export interface SignIn {
+  /** The backend URL it was made for: its tokens are sent nowhere else. */
+  url: string;
+  /** The resource indicator (RFC 8707) the tokens were issued for. */
+  resource?: string;
+  discovery?: OAuthDiscoveryState;
+  /** A client metatools registered (dynamic registration) or named by URL (metadata document); a pre-registered one stays in the config. */
+  client?: OAuthClientInformationMixed;
+  tokens?: OAuthTokens;
+  /** When the access token expires, in ms since the epoch, from `expires_in` as received. */
+  expiresAt?: number;
+  /** A scope a call was refused for (403 insufficient_scope): the next sign-in asks for it. */
+  requiredScope?: string;
+  /** Set by every write; a change tells a running server to look again. */
+  updatedAt: number;
+}
+
+export interface Credentials {
+  /** Where they are, for messages. */
+  readonly where: string;
+  read(namespace: string): Promise<SignIn | undefined>;
+  /** Reads, changes and writes one record as one step; `undefined` from `change` deletes it. */
+  update(namespace: string, change: (current: SignIn | undefined) => SignIn | undefined): Promise<SignIn | undefined>;
+  /** Calls `listener` when the namespace's record changes (written by this process or another); returns the unwatch. */
+  watch(namespace: string, listener: () => void): () => void;
+  close(): Promise<void>;
+}
+
+interface FileData {
+  version: 1;
+  backends: Record<string, SignIn>;
+}
+
+const LOCK_WAIT_MS = 5000;
+/** A lock older than this was left by a process that died holding it. */
+const LOCK_STALE_MS = 10_000;
+const WATCH_INTERVAL_MS = 1000;
+
+/** A JSON file, mode 0600, written whole and renamed into place under a lock file, so two processes never interleave. */
+export class FileCredentials implements Credentials {
+  private cached: { stamp: string; data: FileData } | undefined;
+  private readonly listeners = new Map<string, Set<() => void>>();
+  private lastSeen = new Map<string, number | undefined>();
+
+  constructor(readonly where: string) {}
+
+  async read(namespace: string): Promise<SignIn | undefined> {
+    return this.load().backends[namespace];
+  }
+
+  async update(namespace: string, change: (current: SignIn | undefined) => SignIn | undefined): Promise<SignIn | undefined> {
+    return this.locked(() => {
+      this.cached = undefined;
+      const data = this.load();
+      const next = change(data.backends[namespace]);
+      if (next) data.backends[namespace] = { ...next, updatedAt: Math.max(Date.now(), (data.backends[namespace]?.updatedAt ?? 0) + 1) };
+      else delete data.backends[namespace];
+      this.write(data);
+      return data.backends[namespace];
+    });
+  }
+
+  watch(namespace: string, listener: () => void): () => void {
+    let set = this.listeners.get(namespace);
+    if (!set) this.listeners.set(namespace, (set = new Set()));
+    if (!this.lastSeen.has(namespace)) this.lastSeen.set(namespace, this.load().backends[namespace]?.updatedAt);
+    set.add(listener);
+    if (this.listeners.size === 1 && set.size === 1) watchFile(this.where, { interval: WATCH_INTERVAL_MS, persistent: false }, this.changed);
+    return () => {
+      set.delete(listener);
+      if (!set.size) this.listeners.delete(namespace);
+      if (!this.listeners.size) unwatchFile(this.where, this.changed);
+    };
+  }
+
+  async close(): Promise<void> {
+    this.listeners.clear();
+    unwatchFile(this.where, this.changed);
+  }
+
+  private readonly changed = (): void => {
+    let data: FileData;
+    try {
+      data = this.load();
+    } catch {
+      return; // Half-written by hand: the next change is looked at again.
+    }
+    for (const [namespace, set] of this.listeners) {
+      const now = data.backends[namespace]?.updatedAt;
+      if (now === this.lastSeen.get(namespace)) continue;
+      this.lastSeen.set(namespace, now);
+      for (const listener of [...set]) listener();
+    }
+  };
+
+  /** The file's content, parsed again only when it changed on disk. */
+  private load(): FileData {
+    let stamp: string;
+    try {
+      const stat = statSync(this.where);
+      stamp = `${stat.ino}:${stat.size}:${stat.mtimeMs}`;
+      // Tokens are secrets: a file others can read is narrowed to its owner.
+      if (stat.mode & 0o077) chmodSync(this.where, 0o600);
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code === "ENOENT") return { version: 1, backends: {} };
+      throw new MetatoolsError("auth_file", `the token file ${this.where} cannot be read: ${(error as Error).message}`);
+    }
+    if (this.cached?.stamp === stamp) return this.cached.data;
+    let data: unknown;
+    try {
+      data = JSON.parse(readFileSync(this.where, "utf8"));
+    } catch (error) {
+      throw new MetatoolsError("auth_file", `the token file ${this.where} is not valid JSON (${(error as Error).message}): delete it and sign in again with \`metatools auth login\``);
+    }
+    const backends = (data as FileData | null)?.backends;
+    if (!backends || typeof backends !== "object") throw new MetatoolsError("auth_file", `the token file ${this.where} has no "backends" object: delete it and sign in again with \`metatools auth login\``);
+    this.cached = { stamp, data: { version: 1, backends } };
+    return this.cached.data;
+  }
+
+  private write(data: FileData): void {
+    mkdirSync(dirname(this.where), { recursive: true });
+    const temporary = `${this.where}.${process.pid}.${Math.random().toString(36).slice(2)}.tmp`;
+    try {
+      writeFileSync(temporary, `${JSON.stringify(data, null, 2)}\n`, { mode: 0o600 });
+      chmodSync(temporary, 0o600);
+      renameSync(temporary, this.where);
+    } catch (error) {
+      try {
+        unlinkSync(temporary);
+      } catch {
+        // Never written.
+      }
+      throw new MetatoolsError("auth_file", `the token file ${this.where} cannot be written: ${(error as Error).message}`);
+    }
+  }
+
+  private async locked<T>(work: () => T): Promise<T> {
+    const lock = `${this.where}.lock`;
+    mkdirSync(dirname(this.where), { recursive: true });
+    const deadline = Date.now() + LOCK_WAIT_MS;
+    for (;;) {
+      try {
+        closeSync(openSync(lock, "wx", 0o600));
+        break;
+      } catch (error) {
+        if ((error as NodeJS.ErrnoException).code !== "EEXIST") throw new MetatoolsError("auth_file", `cannot lock the token file ${this.where}: ${(error as Error).message}`);
+        if (lockAge(lock) > LOCK_STALE_MS) {
+          try {
+            unlinkSync(lock);
+          } catch {
+            // Another process took it away first.
+          }
+          continue;
+        }
+        if (Date.now() > deadline) throw new MetatoolsError("auth_file", `the token file ${this.where} stayed locked for ${LOCK_WAIT_MS / 1000} s (${lock}); if no metatools is signing in, delete the lock`);
+        await new Promise((resolve) => setTimeout(resolve, 25));
+      }
+    }
+    try {
+      return work();
+    } finally {
+      try {
+        unlinkSync(lock);
+      } catch {
+        // Removed as stale by another process: nothing to undo.
+      }
+    }
+  }
+}
+
+function lockAge(file: string): number {
+  try {
+    return Date.now() - statSync(file).mtimeMs;
+  } catch {
+    return 0;
+  }
+}
+
+/** Sign-ins kept for ten years: they end when a person signs out, not by expiry of the entry. */
+const SHARED_TTL_MS = 10 * 365 * 24 * 3600_000;
+const POLL_MS = 2000;
+
+/** The shared store (Redis, SQLite): one sign-in for every replica pointing at it. Watched by polling while someone listens. */
+export class SharedCredentials implements Credentials {
+  private readonly listeners = new Map<string, { set: Set<() => void>; seen: number | undefined; timer: NodeJS.Timeout }>();
+
+  constructor(private readonly kv: KeyValue) {}
+
+  get where(): string {
+    return this.kv.where;
+  }
+
+  read(namespace: string): Promise<SignIn | undefined> {
+    return this.kv.get<SignIn>(key(namespace));
+  }
+
+  async update(namespace: string, change: (current: SignIn | undefined) => SignIn | undefined): Promise<SignIn | undefined> {
+    const current = await this.read(namespace);
+    const next = change(current);
+    if (!next) {
+      await this.kv.delete(key(namespace));
+      return undefined;
+    }
+    const stamped = { ...next, updatedAt: Math.max(Date.now(), (current?.updatedAt ?? 0) + 1) };
+    await this.kv.set(key(namespace), stamped, SHARED_TTL_MS);
+    return stamped;
+  }
+
+  watch(namespace: string, listener: () => void): () => void {
+    let entry = this.listeners.get(namespace);
+    if (!entry) {
+      const created = { set: new Set<() => void>(), seen: undefined as number | undefined, timer: setInterval(() => void this.poll(namespace), POLL_MS) };
+      created.timer.unref();
+      this.listeners.set(namespace, (entry = created));
+      void this.read(namespace).then((r) => (created.seen = r?.updatedAt), () => {});
+    }
+    entry.set.add(listener);
+    return () => {
+      entry.set.delete(listener);
+      if (entry.set.size) return;
+      clearInterval(entry.timer);
+      this.listeners.delete(namespace);
+    };
+  }
+
+  async close(): Promise<void> {
+    for (const entry of this.listeners.values()) clearInterval(entry.timer);
+    this.listeners.clear();
+    await this.kv.close();
+  }
+
+  private async poll(namespace: string): Promise<void> {
+    const entry = this.listeners.get(namespace);
+    if (!entry) return;
+    const now = await this.read(namespace).then((r) => r?.updatedAt, () => entry.seen);
+    if (now === entry.seen) return;
+    entry.seen = now;
+    for (const listener of [...entry.set]) listener();
+  }
+}
+
+function key(namespace: string): string {
+  return `signin:${namespace}`;
+}

@@ -1,0 +1,195 @@
+/**
+ * `metatools auth login NS`: the MCP authorization flow, interactively.
+ * The server's 401 leads to its protected-resource metadata (RFC 9728) and
+ * its authorization server's (RFC 8414, or OpenID discovery); the client is
+ * the configured one, else a Client ID Metadata Document URL where the
+ * server takes one, else one registered on the spot (RFC 7591); then the
+ * authorization code flow with PKCE (S256) and the resource indicator
+ * (RFC 8707), the browser coming back to a listener on 127.0.0.1. The SDK's
+ * `auth()` runs each step; this module supplies what it leaves to clients.
+ */
+import { randomBytes } from "node:crypto";
+import { auth, discoverOAuthServerInfo, extractWWWAuthenticateParams, type OAuthClientProvider, type OAuthDiscoveryState } from "@modelcontextprotocol/sdk/client/auth.js";
+import type { OAuthClientInformationMixed, OAuthClientMetadata, OAuthTokens } from "@modelcontextprotocol/sdk/shared/auth.js";
+import type { FetchLike } from "@modelcontextprotocol/sdk/shared/transport.js";
+import type { OAuthSettings, RemoteBackendSpec } from "../config/resolved.js";
+import { MetatoolsError } from "../util/errors.js";
+import { packageVersion } from "../version.js";
+import type { Credentials, SignIn } from "./credentials.js";
+import { listenLoopback } from "./loopback.js";
+import { clientOf, expiryOf, union } from "./session.js";
+
+export type SignInSpec = RemoteBackendSpec & { oauth: OAuthSettings };
+
+export interface LoginOptions {
+  credentials: Credentials;
+  /** Hands the authorization URL to a person (opens a browser, prints it). */
+  open(url: URL): Promise<void>;
+  /** A line of progress for the person. */
+  say(line: string): void;
+  /** Each secret as it becomes known. */
+  secret(value: string): void;
+  /** How long the person has to finish in the browser. */
+  timeoutMs: number;
+  signal?: AbortSignal;
+}
+
+export interface LoginResult {
+  /** False when the server answered without asking for a sign-in. */
+  needed: boolean;
+  signIn?: SignIn;
+  /** How the client was identified: configured, metadata document, or registered. */
+  client?: "configured" | "metadata document" | "registered";
+}
+
+/** Longest any one request of the flow (discovery, registration, token) may take. */
+const REQUEST_TIMEOUT_MS = 15_000;
+
+export async function login(spec: SignInSpec, options: LoginOptions): Promise<LoginResult> {
+  const fetchFn: FetchLike = (url, init) => fetch(url, { ...init, signal: AbortSignal.any([AbortSignal.timeout(REQUEST_TIMEOUT_MS), ...(options.signal ? [options.signal] : [])]) });
+  const challenge = await probe(spec, fetchFn);
+  if (!challenge) return { needed: false };
+  const discovery: OAuthDiscoveryState = {
+    ...(await discoverOAuthServerInfo(spec.url, { resourceMetadataUrl: challenge.resourceMetadataUrl, fetchFn })),
+    ...(challenge.resourceMetadataUrl ? { resourceMetadataUrl: String(challenge.resourceMetadataUrl) } : {}),
+  };
+  const { authorizationServerMetadata: server, resourceMetadata } = discovery;
+  options.say(`  authorization server: ${discovery.authorizationServerUrl}${server ? "" : " (no metadata published: its default endpoints are used)"}`);
+
+  const stored = await options.credentials.read(spec.namespace);
+  const previous = stored?.url === spec.url ? stored : undefined;
+  const settings = spec.oauth;
+  // A client registered for another callback port is registered again, unless that port can be had again.
+  let port = settings.callbackPort ?? portOf(previous?.client) ?? 0;
+  const loopback = await listenLoopback(port).catch((error: unknown) => {
+    if (settings.callbackPort !== undefined) throw error;
+    port = 0;
+    return listenLoopback(0);
+  });
+  try {
+    const state = randomBytes(24).toString("base64url");
+    const flow = new FlowState(previous?.client && (!portOf(previous.client) || portOf(previous.client) === loopback.port) ? previous.client : undefined, discovery);
+    const provider = flowProvider(settings, loopback.redirectUrl, state, flow, options, supportsPublicClients(server?.token_endpoint_auth_methods_supported));
+    const scope = union(settings.scopes?.join(" ") ?? challenge.scope, previous?.requiredScope);
+    const request = { serverUrl: spec.url, resourceMetadataUrl: challenge.resourceMetadataUrl, fetchFn, ...(scope ? { scope } : {}) };
+    const first = await auth(provider, request);
+    if (first !== "REDIRECT") throw new MetatoolsError("signin_failed", `${spec.namespace}: the authorization server gave tokens without asking the user, which this sign-in does not expect`);
+    const code = await loopback.code(state, options.timeoutMs, options.signal);
+    await auth(provider, { ...request, authorizationCode: code });
+    if (!flow.tokens) throw new MetatoolsError("signin_failed", `${spec.namespace}: the token endpoint answered without tokens`);
+    const tokens = flow.tokens;
+    const granted = tokens.scope;
+    const signIn = await options.credentials.update(spec.namespace, () => ({
+      url: spec.url,
+      ...(resourceMetadata?.resource ? { resource: resourceMetadata.resource } : {}),
+      discovery: flow.discovery ?? discovery,
+      ...(flow.client && !settings.clientId ? { client: flow.client } : {}),
+      tokens,
+      ...(expiryOf(tokens) ? { expiresAt: expiryOf(tokens) } : {}),
+      // A scope still missing from what was granted is asked for again next time.
+      ...(previous?.requiredScope && granted && !covers(granted, previous.requiredScope) ? { requiredScope: previous.requiredScope } : {}),
+      updatedAt: Date.now(),
+    }));
+    return { needed: true, signIn, client: settings.clientId ? "configured" : flow.client?.client_id.startsWith("https://") ? "metadata document" : "registered" };
+  } finally {
+    await loopback.close();
+  }
+}
+
+/** What the server's 401 says, or undefined when it answered without asking for a sign-in. */
+async function probe(spec: SignInSpec, fetchFn: FetchLike): Promise<{ resourceMetadataUrl?: URL; scope?: string } | undefined> {
+  const headers = { ...spec.headers, accept: spec.kind === "sse" ? "text/event-stream" : "application/json, text/event-stream", "content-type": "application/json" };
+  const init: RequestInit =
+    spec.kind === "sse"
+      ? { method: "GET", headers }
+      : { method: "POST", headers, body: JSON.stringify({ jsonrpc: "2.0", id: 0, method: "initialize", params: { protocolVersion: "2025-06-18", capabilities: {}, clientInfo: { name: "metatools", version: packageVersion() } } }) };
+  let response: Response;
+  try {
+    response = await fetchFn(spec.url, init);
+  } catch (error) {
+    throw new MetatoolsError("signin_failed", `${spec.namespace}: ${spec.url} cannot be reached: ${(error as Error).message}`);
+  }
+  await response.body?.cancel().catch(() => {});
+  if (response.status === 401) {
+    const { resourceMetadataUrl, scope } = extractWWWAuthenticateParams(response);
+    return { ...(resourceMetadataUrl ? { resourceMetadataUrl } : {}), ...(scope ? { scope } : {}) };
+  }
+  if (response.status < 400) return undefined;
+  throw new MetatoolsError("signin_failed", `${spec.namespace}: ${spec.url} answered HTTP ${response.status}, not 401 asking for a sign-in; check the URL`);
+}
+
+/** What the flow learns as it goes; kept in memory until the sign-in is complete. */
+class FlowState {
+  tokens: OAuthTokens | undefined;
+  verifier = "";
+  constructor(
+    public client: OAuthClientInformationMixed | undefined,
+    public discovery: OAuthDiscoveryState | undefined,
+  ) {}
+}
+
+/** The SDK's client provider over one sign-in: tokens are never reused here (signing in asks anew), everything else is. */
+function flowProvider(settings: OAuthSettings, redirectUrl: string, state: string, flow: FlowState, options: LoginOptions, publicClients: boolean): OAuthClientProvider {
+  const metadata: OAuthClientMetadata = {
+    client_name: "metatools",
+    redirect_uris: [redirectUrl],
+    grant_types: ["authorization_code", "refresh_token"],
+    response_types: ["code"],
+    token_endpoint_auth_method: publicClients ? "none" : "client_secret_basic",
+    software_id: "metatools",
+    software_version: packageVersion(),
+    ...(settings.scopes ? { scope: settings.scopes.join(" ") } : {}),
+  };
+  return {
+    redirectUrl,
+    ...(settings.clientMetadataUrl ? { clientMetadataUrl: settings.clientMetadataUrl } : {}),
+    clientMetadata: metadata,
+    state: () => state,
+    clientInformation: () => clientOf(settings, flow.client ? { client: flow.client } as SignIn : undefined),
+    saveClientInformation: (client) => {
+      if (settings.clientId) return;
+      if (client.client_secret) options.secret(client.client_secret);
+      flow.client = client;
+    },
+    tokens: () => undefined,
+    saveTokens: (tokens) => {
+      for (const value of [tokens.access_token, tokens.refresh_token, tokens.id_token]) if (value) options.secret(value);
+      flow.tokens = tokens;
+    },
+    redirectToAuthorization: (url) => options.open(url),
+    saveCodeVerifier: (verifier) => {
+      flow.verifier = verifier;
+    },
+    codeVerifier: () => flow.verifier,
+    invalidateCredentials: (what) => {
+      if (what === "all" || what === "client") flow.client = undefined;
+      if (what === "all" || what === "discovery") flow.discovery = undefined;
+    },
+    saveDiscoveryState: (discovery) => {
+      flow.discovery = discovery;
+    },
+    discoveryState: () => flow.discovery,
+  };
+}
+
+/** The callback port a registered client was registered with. */
+function portOf(client: OAuthClientInformationMixed | undefined): number | undefined {
+  const uri = client && "redirect_uris" in client ? client.redirect_uris?.[0] : undefined;
+  if (!uri) return undefined;
+  try {
+    const url = new URL(uri);
+    return url.hostname === "127.0.0.1" && url.port ? Number(url.port) : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/** A registered client without a secret where the server takes them (or does not say: RFC 8414's default is basic, so then a secret is asked for). */
+function supportsPublicClients(methods: string[] | undefined): boolean {
+  return methods?.includes("none") ?? false;
+}
+
+function covers(granted: string, wanted: string): boolean {
+  const have = new Set(granted.split(/\s+/));
+  return wanted.split(/\s+/).every((s) => have.has(s));
+}

@@ -1,0 +1,84 @@
+/**
+ * The sign-in's redirect target: an HTTP listener on 127.0.0.1 (RFC 8252
+ * §7.3) that takes one authorization response on /callback, checks its
+ * `state`, and tells the browser's tab how it went.
+ */
+import { createServer, type Server } from "node:http";
+import { MetatoolsError } from "../util/errors.js";
+
+export interface Loopback {
+  /** http://127.0.0.1:PORT/callback */
+  readonly redirectUrl: string;
+  readonly port: number;
+  /** The authorization code, once a response with this `state` arrives; rejects on a refusal, a wrong state, the timeout or `signal`. */
+  code(state: string, timeoutMs: number, signal?: AbortSignal): Promise<string>;
+  close(): Promise<void>;
+}
+
+const PAGE = (title: string, text: string) =>
+  `<!doctype html><meta charset="utf-8"><title>${title}</title><body style="font-family:sans-serif;margin:3em"><h2>${title}</h2><p>${text}</p></body>`;
+
+/** Listens on `port` (0: any free one). */
+export async function listenLoopback(port: number): Promise<Loopback> {
+  let deliver: ((url: URL) => void) | undefined;
+  const server: Server = createServer((request, response) => {
+    const url = new URL(request.url ?? "/", "http://127.0.0.1");
+    if (url.pathname !== "/callback") {
+      response.writeHead(404, { "content-type": "text/plain" }).end("not found\n");
+      return;
+    }
+    const outcome = deliver?.(url) ?? { ok: false as const, text: "No sign-in is waiting for this answer; start one with metatools auth login." };
+    response.writeHead(outcome.ok ? 200 : 400, { "content-type": "text/html; charset=utf-8" });
+    response.end(PAGE(outcome.ok ? "Signed in" : "Sign-in failed", escapeHtml(outcome.text)));
+  });
+  await new Promise<void>((resolve, reject) => {
+    server.once("error", (error: NodeJS.ErrnoException) =>
+      reject(new MetatoolsError("callback_port", error.code === "EADDRINUSE" ? `port ${port} on 127.0.0.1 is taken, so the sign-in's callback cannot listen there: free it, or change the backend's oauth.callbackPort` : `cannot listen on 127.0.0.1:${port}: ${error.message}`)),
+    );
+    server.listen(port, "127.0.0.1", () => resolve());
+  });
+  const bound = (server.address() as { port: number }).port;
+  return {
+    redirectUrl: `http://127.0.0.1:${bound}/callback`,
+    port: bound,
+    code(state, timeoutMs, signal) {
+      return new Promise<string>((resolve, reject) => {
+        const timer = setTimeout(() => finish(new MetatoolsError("signin_timeout", `no answer from the browser within ${Math.round(timeoutMs / 1000)} s; run the command again, and finish signing in within that time`)), timeoutMs);
+        const onAbort = () => finish(new MetatoolsError("signin_cancelled", "sign-in cancelled"));
+        signal?.addEventListener("abort", onAbort, { once: true });
+        function finish(error: Error | undefined, code?: string): void {
+          clearTimeout(timer);
+          signal?.removeEventListener("abort", onAbort);
+          deliver = undefined;
+          if (error) reject(error);
+          else resolve(code!);
+        }
+        deliver = (url) => {
+          const got = url.searchParams;
+          if (got.get("state") !== state) {
+            finish(new MetatoolsError("state_mismatch", "the browser came back with a state that is not this sign-in's (a stale tab, or a redirect someone else started), so its code was not used; run the command again"));
+            return { ok: false, text: "This answer does not belong to the sign-in that is waiting, so it was refused. Run metatools auth login again." };
+          }
+          const error = got.get("error");
+          if (error) {
+            const description = got.get("error_description");
+            finish(new MetatoolsError("signin_refused", `the authorization server refused the sign-in: ${error}${description ? ` (${description})` : ""}`));
+            return { ok: false, text: `The authorization server said: ${error}${description ? ` (${description})` : ""}.` };
+          }
+          const code = got.get("code");
+          if (!code) {
+            finish(new MetatoolsError("signin_refused", "the browser came back without an authorization code"));
+            return { ok: false, text: "No authorization code came back." };
+          }
+          finish(undefined, code);
+          return { ok: true, text: "metatools has the sign-in. You can close this tab." };
+        };
+      });
+    },
+    close: () => new Promise<void>((resolve) => server.close(() => resolve())).then(() => undefined),
+  };
+}
+
+function escapeHtml(text: string): string {
+  return text.replace(/[&<>"]/g, (c) => ({ "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;" })[c]!);
+}

@@ -1,0 +1,34 @@
+/**
+ * The sign-in pieces a config asks for: where credentials are kept, the
+ * session each remote backend signs its requests with, and the exact
+ * command that signs a backend in.
+ */
+import type { OAuthSettings, RemoteBackendSpec, ResolvedConfig } from "../config/resolved.js";
+import { openStore } from "../store/open.js";
+import { FileCredentials, SharedCredentials, type Credentials } from "./credentials.js";
+import { SignInSession } from "./session.js";
+
+/** The config's credentials; undefined when it has no file (and so no remote backends). */
+export function openCredentials(config: ResolvedConfig): Credentials | undefined {
+  if (!config.auth) return undefined;
+  if (config.auth.kind === "file") return new FileCredentials(config.auth.file);
+  return new SharedCredentials(openStore({ url: config.store.url, namespace: `${config.store.prefix}:auth`, memoryMaxBytes: config.store.memoryMaxBytes }));
+}
+
+/** A remote backend that signs in with OAuth when asked. */
+export function signsIn(spec: ResolvedConfig["backends"][number]): spec is RemoteBackendSpec & { oauth: OAuthSettings } {
+  return (spec.kind === "http" || spec.kind === "sse") && spec.oauth !== undefined;
+}
+
+/** `metatools auth login NS --config FILE`: runnable from any folder. */
+export function loginCommand(namespace: string, config: Pick<ResolvedConfig, "file">): string {
+  return `metatools auth login ${namespace}${config.file ? ` --config ${shellWord(config.file)}` : ""}`;
+}
+
+export function createSession(spec: RemoteBackendSpec & { oauth: OAuthSettings }, config: ResolvedConfig, credentials: Credentials, secret: (value: string) => void): SignInSession {
+  return new SignInSession(spec, credentials, { secret, loginCommand: loginCommand(spec.namespace, config) });
+}
+
+function shellWord(text: string): string {
+  return /^[\w@%+=:,./-]+$/.test(text) ? text : `'${text.replaceAll("'", `'\\''`)}'`;
+}

@@ -1,0 +1,186 @@
+/**
+ * A remote backend's sign-in while metatools serves: every request carries
+ * the stored access token (only to the URL it was obtained for); a token
+ * about to expire, or refused with 401, is refreshed once; when no token
+ * will do, the request fails with `NeedsLoginError`, naming the command
+ * that signs in. Serving never opens a browser or waits for a person.
+ */
+import { extractWWWAuthenticateParams, refreshAuthorization } from "@modelcontextprotocol/sdk/client/auth.js";
+import { InvalidGrantError, OAuthError, ServerError } from "@modelcontextprotocol/sdk/server/auth/errors.js";
+import type { OAuthClientInformationMixed, OAuthTokens } from "@modelcontextprotocol/sdk/shared/auth.js";
+import type { FetchLike } from "@modelcontextprotocol/sdk/shared/transport.js";
+import type { OAuthSettings, RemoteBackendSpec } from "../config/resolved.js";
+import { MetatoolsError } from "../util/errors.js";
+import type { Credentials, SignIn } from "./credentials.js";
+
+/** A token this close to its expiry is refreshed before it is sent. */
+const REFRESH_BEFORE_MS = 60_000;
+/** Longest a token refresh may take. */
+const REFRESH_TIMEOUT_MS = 15_000;
+
+/** The server wants a sign-in (or a broader one) that only a person can give. */
+export class NeedsLoginError extends MetatoolsError {
+  constructor(
+    message: string,
+    /** "login": no usable token; "scope": the token lacks a scope this call needs (other calls still work). */
+    readonly reason: "login" | "scope",
+  ) {
+    super("needs_login", message);
+    this.name = "NeedsLoginError";
+  }
+}
+
+export interface SessionHooks {
+  /** Each token or secret as it becomes known, so every edge redacts it. */
+  secret(value: string): void;
+  /** The exact command that signs this backend in. */
+  loginCommand: string;
+}
+
+export class SignInSession {
+  /** Set when the last request ended in NeedsLoginError, until one succeeds. */
+  needsLogin: NeedsLoginError | undefined;
+  private refreshing: Promise<OAuthTokens | undefined> | undefined;
+
+  constructor(
+    private readonly spec: RemoteBackendSpec & { oauth: OAuthSettings },
+    private readonly credentials: Credentials,
+    private readonly hooks: SessionHooks,
+  ) {}
+
+  get namespace(): string {
+    return this.spec.namespace;
+  }
+
+  /** `inner` with the sign-in applied. */
+  fetch(inner: FetchLike): FetchLike {
+    return async (input, init) => {
+      let signIn = await this.current();
+      let tokens = signIn?.tokens;
+      if (signIn && tokens?.refresh_token && expiresSoon(signIn)) tokens = (await this.refresh(tokens).catch(() => undefined)) ?? tokens;
+      let response = await inner(input, withBearer(init, tokens));
+      if (response.status === 401 && tokens?.refresh_token) {
+        const fresh = await this.refresh(tokens);
+        if (fresh) {
+          await response.body?.cancel();
+          tokens = fresh;
+          response = await inner(input, withBearer(init, fresh));
+        }
+      }
+      if (response.status === 401) throw this.refused(await this.loginNeeded(response, tokens));
+      if (response.status === 403) {
+        const { error, scope } = extractWWWAuthenticateParams(response);
+        if (error === "insufficient_scope") {
+          signIn = await this.credentials.update(this.namespace, (r) => r && { ...r, requiredScope: union(r.requiredScope, scope) });
+          await response.body?.cancel();
+          throw this.refused(new NeedsLoginError(`${this.namespace} refused the call: it needs scope "${scope ?? "?"}", and the sign-in has ${tokens?.scope ? `"${tokens.scope}"` : "none"}. Sign in again with \`${this.hooks.loginCommand}\` (it asks for that scope); a running metatools picks the sign-in up without a restart`, "scope"));
+        }
+      }
+      if (response.ok) this.needsLogin = undefined;
+      return response;
+    };
+  }
+
+  /** Calls `listener` when this backend's stored sign-in changes (a `metatools auth login` in another process). */
+  watch(listener: () => void): () => void {
+    return this.credentials.watch(this.namespace, listener);
+  }
+
+  /** The stored sign-in when it was made for this URL; its secrets are handed to the redactor first. */
+  private async current(): Promise<SignIn | undefined> {
+    const signIn = await this.credentials.read(this.namespace);
+    if (!signIn || signIn.url !== this.spec.url) return undefined;
+    this.learn(signIn);
+    return signIn;
+  }
+
+  private learn(signIn: SignIn): void {
+    for (const value of [signIn.tokens?.access_token, signIn.tokens?.refresh_token, signIn.tokens?.id_token, signIn.client?.client_secret]) if (value) this.hooks.secret(value);
+  }
+
+  private refused(error: NeedsLoginError): NeedsLoginError {
+    if (error.reason === "login") this.needsLogin = error;
+    return error;
+  }
+
+  private async loginNeeded(response: Response, tokens: OAuthTokens | undefined): Promise<NeedsLoginError> {
+    const { error } = extractWWWAuthenticateParams(response);
+    await response.body?.cancel();
+    const why = !tokens ? "it answered HTTP 401" : `it refused the stored sign-in (HTTP 401${error ? `, ${error}` : ""}), which could not be renewed`;
+    return new NeedsLoginError(`${this.namespace} needs a sign-in (${why}): run \`${this.hooks.loginCommand}\`; a running metatools picks the sign-in up without a restart`, "login");
+  }
+
+  /** One refresh at a time; undefined when the refresh token is gone or refused (a new sign-in is needed). Network failures reject. */
+  private refresh(stale: OAuthTokens): Promise<OAuthTokens | undefined> {
+    this.refreshing ??= this.refreshOnce(stale).finally(() => (this.refreshing = undefined));
+    return this.refreshing;
+  }
+
+  private async refreshOnce(stale: OAuthTokens): Promise<OAuthTokens | undefined> {
+    const signIn = await this.current();
+    // Another process (a replica, a sign-in) may have renewed the tokens already.
+    if (signIn?.tokens && signIn.tokens.access_token !== stale.access_token && !expiresSoon(signIn)) return signIn.tokens;
+    const client = clientOf(this.spec.oauth, signIn);
+    const server = signIn?.discovery?.authorizationServerUrl;
+    const refreshToken = signIn?.tokens?.refresh_token;
+    if (!signIn || !client || !server || !refreshToken) return undefined;
+    try {
+      const received = await refreshAuthorization(server, {
+        metadata: signIn.discovery?.authorizationServerMetadata,
+        clientInformation: client,
+        refreshToken,
+        ...(signIn.resource ? { resource: signIn.resource } : {}),
+        fetchFn: (url, init) => fetch(url, { ...init, signal: AbortSignal.timeout(REFRESH_TIMEOUT_MS) }),
+      });
+      const tokens: OAuthTokens = { ...received, refresh_token: received.refresh_token ?? refreshToken, issuer: signIn.tokens?.issuer };
+      for (const value of [tokens.access_token, tokens.refresh_token]) if (value) this.hooks.secret(value);
+      await this.credentials.update(this.namespace, (r) => r && { ...r, tokens, expiresAt: expiryOf(tokens) });
+      return tokens;
+    } catch (error) {
+      if (!(error instanceof OAuthError) || error instanceof ServerError) throw error;
+      // Refused for good (invalid_grant: revoked, expired, or already used by a replica that renewed first).
+      const now = await this.current();
+      if (now?.tokens && now.tokens.refresh_token !== refreshToken) return now.tokens;
+      if (error instanceof InvalidGrantError) await this.credentials.update(this.namespace, (r) => r && { ...r, tokens: undefined, expiresAt: undefined });
+      return undefined;
+    }
+  }
+}
+
+/** The client to present: the one in the config, else the one stored at sign-in. */
+export function clientOf(settings: OAuthSettings, signIn: SignIn | undefined): OAuthClientInformationMixed | undefined {
+  if (settings.clientId) {
+    return {
+      client_id: settings.clientId,
+      ...(settings.clientSecret ? { client_secret: settings.clientSecret } : {}),
+      token_endpoint_auth_method: settings.tokenEndpointAuthMethod ?? (settings.clientSecret ? "client_secret_basic" : "none"),
+      redirect_uris: [],
+    };
+  }
+  return signIn?.client;
+}
+
+/** When tokens received now expire, from their `expires_in`. */
+export function expiryOf(tokens: OAuthTokens): number | undefined {
+  return tokens.expires_in === undefined ? undefined : Date.now() + tokens.expires_in * 1000;
+}
+
+/** Within a minute of expiry, or half its lifetime for a token that lives less than two. */
+function expiresSoon(signIn: SignIn): boolean {
+  if (signIn.expiresAt === undefined) return false;
+  const margin = Math.min(REFRESH_BEFORE_MS, ((signIn.tokens?.expires_in ?? 0) * 1000) / 2);
+  return signIn.expiresAt - Date.now() < margin;
+}
+
+/** Space-separated scopes, each once. */
+export function union(...scopes: (string | undefined)[]): string | undefined {
+  const all = [...new Set(scopes.flatMap((s) => s?.split(/\s+/).filter(Boolean) ?? []))];
+  return all.length ? all.join(" ") : undefined;
+}
+
+function withBearer(init: RequestInit | undefined, tokens: OAuthTokens | undefined): RequestInit | undefined {
+  if (!tokens) return init;
+  const headers = new Headers(init?.headers);
+  headers.set("Authorization", `Bearer ${tokens.access_token}`);
+  return { ...init, headers };
+}

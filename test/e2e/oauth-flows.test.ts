@@ -1,0 +1,126 @@
+/**
+ * `metatools auth login` against a real authorization server and protected
+ * MCP server on 127.0.0.1 (test/helpers/oauth), the browser step played by
+ * a script given as $BROWSER: one test per way of identifying the client,
+ * per source of scope, per metadata layout, and the refusals.
+ */
+import { afterEach, describe, expect, it } from "vitest";
+import { CLIENT_AUTH_METHODS } from "../helpers/oauth/types.js";
+import { type AuthorizeEvent, type OAuthWorld, type RegisterEvent, type TokenEvent, startOAuthWorld, type WorldOptions } from "../helpers/oauth/world.js";
+import { fileMode, signInSetup, tokenFile, type SignInSetup } from "../helpers/signin.js";
+
+let world: OAuthWorld | undefined;
+afterEach(async () => {
+  await world?.close();
+  world = undefined;
+});
+
+async function setUp(options: WorldOptions, oauth?: Record<string, unknown>): Promise<{ world: OAuthWorld; setup: SignInSetup }> {
+  world = await startOAuthWorld(options);
+  return { world, setup: signInSetup(world, { notes: { ...(oauth ? { oauth } : {}) } }) };
+}
+
+const of = <K extends string>(w: OAuthWorld, kind: K) => w.events.filter((e) => e.kind === kind) as (K extends "authorize" ? AuthorizeEvent : K extends "token" ? TokenEvent : RegisterEvent)[];
+
+/** Signs in through the CLI, then proves the tokens work by running a tool. */
+async function signInAndRun(setup: SignInSetup): Promise<void> {
+  const login = await setup.cli(["auth", "login", "notes"]);
+  expect(login.stderr).toContain("a browser was opened ($BROWSER)");
+  expect(login.code, login.stderr).toBe(0);
+  expect(login.stdout).toMatch(/^signed in to notes \(/);
+  expect(fileMode(setup.tokenFile)).toBe(0o600);
+  const run = await setup.cli(["run", "notes:echo", "--args", '{"text":"hello"}']);
+  expect(run.code, run.stderr).toBe(0);
+  expect(run.stdout).toContain("hello");
+}
+
+describe("metatools auth login", () => {
+  it("registers itself (dynamic client registration), then authorization code with PKCE S256, state and the resource indicator", async () => {
+    const { world, setup } = await setUp({});
+    await signInAndRun(setup);
+    const [registration] = of(world, "register");
+    expect(registration?.status).toBe(201);
+    expect(registration?.request).toMatchObject({ client_name: "metatools", grant_types: ["authorization_code", "refresh_token"], token_endpoint_auth_method: "none" });
+    expect((registration?.request as { redirect_uris: string[] }).redirect_uris[0]).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/callback$/);
+    const [authorize] = of(world, "authorize");
+    expect(authorize?.outcome).toBe("code");
+    expect(authorize?.params).toMatchObject({ response_type: "code", code_challenge_method: "S256", client_id: registration!.client_id, resource: world.servers[0]!.resource });
+    expect(authorize?.params.state).toMatch(/^[\w-]{20,}$/);
+    expect(of(world, "token").find((t) => t.grant_type === "authorization_code")).toMatchObject({ status: 200, auth_method: "none", resource: world.servers[0]!.resource });
+    // A second sign-in reuses the registered client.
+    expect((await setup.cli(["auth", "login", "notes"])).code).toBe(0);
+    expect(of(world, "register")).toHaveLength(1);
+    expect(tokenFile(setup).backends.notes?.client).toMatchObject({ client_id: registration!.client_id });
+  });
+
+  it("names itself by a Client ID Metadata Document URL where the server supports it, registering nothing", async () => {
+    world = await startOAuthWorld({ cimd: true, dcr: false });
+    const setup = signInSetup(world, { notes: { oauth: { clientMetadataUrl: world.cimdUrl } } });
+    await signInAndRun(setup);
+    expect(of(world, "register")).toHaveLength(0);
+    expect(of(world, "authorize")[0]?.params.client_id).toBe(world.cimdUrl);
+    expect(world.events.some((e) => e.kind === "cimd-fetch" && e.ok)).toBe(true);
+    expect(tokenFile(setup).backends.notes?.client).toMatchObject({ client_id: world.cimdUrl });
+  });
+
+  it.each(CLIENT_AUTH_METHODS)("uses a pre-registered client authenticating with %s, and never stores its secret", async (method) => {
+    const secret = method === "none" ? undefined : `s3cret-${method}-0123456789`;
+    const { world, setup } = await setUp(
+      { dcr: false, preRegistered: [{ client_id: "pre-client", ...(secret ? { client_secret: secret } : {}), token_endpoint_auth_method: method }] },
+      { clientId: "pre-client", ...(secret ? { clientSecret: secret } : {}), tokenEndpointAuthMethod: method },
+    );
+    await signInAndRun(setup);
+    expect(of(world, "token").filter((t) => t.status === 200).map((t) => t.auth_method)).toEqual([method]);
+    expect(of(world, "authorize")[0]?.params.client_id).toBe("pre-client");
+    const stored = JSON.stringify(tokenFile(setup));
+    expect(stored).not.toContain("pre-client");
+    if (secret) expect(stored).not.toContain(secret);
+    expect(setup.seen.join("\n")).not.toContain(secret ?? "never-printed");
+  });
+
+  it("asks for the scope the server's 401 names in WWW-Authenticate", async () => {
+    const { world, setup } = await setUp({ challengeScope: "notes:read", scopesSupported: ["notes:read", "notes:write", "admin"] });
+    await signInAndRun(setup);
+    expect(of(world, "authorize")[0]?.params.scope).toBe("notes:read");
+    expect(tokenFile(setup).backends.notes?.tokens?.scope).toBe("notes:read");
+  });
+
+  it("asks for the resource metadata's scopes_supported when the 401 names none", async () => {
+    const { world, setup } = await setUp({ scopesSupported: ["notes:read", "notes:write"] });
+    await signInAndRun(setup);
+    expect(of(world, "authorize")[0]?.params.scope).toBe("notes:read notes:write");
+  });
+
+  it("finds a 2025-03-26 server's metadata at its own root (no protected-resource metadata)", async () => {
+    const { world, setup } = await setUp({ spec: "2025-03-26" });
+    await signInAndRun(setup);
+    const origin = new URL(world.servers[0]!.url).origin;
+    expect(world.events.filter((e) => e.kind === "discovery" && e.url.includes("oauth-protected-resource")).every((e) => e.kind === "discovery" && e.status === 404)).toBe(true);
+    expect(world.events).toContainEqual({ kind: "discovery", url: `${origin}/.well-known/oauth-authorization-server`, status: 200 });
+    expect(of(world, "authorize")[0]?.issuer).toBe(origin);
+  });
+
+  it("finds root protected-resource metadata, and an authorization server that publishes OpenID discovery only", async () => {
+    const { world, setup } = await setUp({ prmLocation: "root", oidcOnly: true });
+    await signInAndRun(setup);
+    expect(world.events.some((e) => e.kind === "discovery" && e.url.endsWith("/.well-known/openid-configuration") && e.status === 200)).toBe(true);
+  });
+
+  it("refuses an answer whose state is not the sign-in's: its code is never exchanged, nothing is stored", async () => {
+    const { world, setup } = await setUp({});
+    const login = await setup.cli(["auth", "login", "notes"], { FAKE_BROWSER_STATE: "forged-state-value" });
+    expect(login.code).toBe(1);
+    expect(login.stderr).toContain("state that is not this sign-in's");
+    expect(of(world, "authorize")[0]?.outcome).toBe("code");
+    expect(of(world, "token")).toHaveLength(0);
+    const status = await setup.cli(["auth", "status", "--json"]);
+    expect(JSON.parse(status.stdout).backends[0]).toMatchObject({ backend: "notes", status: "not signed in" });
+  });
+
+  it("says so when the person refuses in the browser", async () => {
+    const { setup } = await setUp({});
+    const login = await setup.cli(["auth", "login", "notes"], { FAKE_BROWSER_DENY: "1" });
+    expect(login.code).toBe(1);
+    expect(login.stderr).toContain("the authorization server refused the sign-in: access_denied");
+  });
+});
