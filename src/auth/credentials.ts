@@ -1,14 +1,14 @@
 /**
- * Where sign-ins to remote backends are kept, one record per backend: a
- * JSON file readable by its owner alone (the default), or the shared store
- * so that replicas serving over HTTP share one sign-in. Both are watched, so
- * a running server picks up a sign-in made by `metatools auth login`.
+ * Where sign-ins to remote backends are kept, one record per backend: the
+ * `Credentials` interface, and its default, a JSON file readable by its
+ * owner alone (the shared store, for replicas, is shared-credentials.ts).
+ * Both are watched, so a running server picks up a sign-in made by
+ * `metatools auth login`.
  */
 import { closeSync, mkdirSync, openSync, readFileSync, renameSync, statSync, unlinkSync, unwatchFile, watchFile, writeFileSync, chmodSync } from "node:fs";
 import { dirname } from "node:path";
 import type { OAuthDiscoveryState } from "@modelcontextprotocol/sdk/client/auth.js";
 import type { OAuthClientInformationMixed, OAuthTokens } from "@modelcontextprotocol/sdk/shared/auth.js";
-import type { KeyValue } from "../store/kv.js";
 import { MetatoolsError } from "../util/errors.js";
 
 /** One backend's sign-in. */
@@ -35,9 +35,22 @@ export interface Credentials {
   read(namespace: string): Promise<SignIn | undefined>;
   /** Reads, changes and writes one record as one step; `undefined` from `change` deletes it. */
   update(namespace: string, change: (current: SignIn | undefined) => SignIn | undefined): Promise<SignIn | undefined>;
+  /**
+   * Runs `work` as the only writer of the namespace's record across
+   * processes where the storage can promise it (the file: its lock, held
+   * for up to `holdMs`), so two servers never spend one refresh token.
+   * `work` reads and writes through the view it is given.
+   */
+  exclusive<T>(namespace: string, holdMs: number, work: (view: RecordView) => Promise<T>): Promise<T>;
   /** Calls `listener` when the namespace's record changes (written by this process or another); returns the unwatch. */
   watch(namespace: string, listener: () => void): () => void;
   close(): Promise<void>;
+}
+
+/** One record, read and written inside an exclusive section. */
+export interface RecordView {
+  read(): Promise<SignIn | undefined>;
+  write(change: (current: SignIn | undefined) => SignIn | undefined): Promise<SignIn | undefined>;
 }
 
 interface FileData {
@@ -45,9 +58,10 @@ interface FileData {
   backends: Record<string, SignIn>;
 }
 
-const LOCK_WAIT_MS = 5000;
-/** A lock older than this was left by a process that died holding it. */
-const LOCK_STALE_MS = 10_000;
+/** Longest a write waits for the lock: past a refresh that holds it (session.ts, 15 s at most). */
+const LOCK_WAIT_MS = 20_000;
+/** A lock older than this was left by a process that died holding it (longer than any holder keeps it). */
+const LOCK_STALE_MS = 60_000;
 const WATCH_INTERVAL_MS = 1000;
 
 /** A JSON file, mode 0600, written whole and renamed into place under a lock file, so two processes never interleave. */
@@ -63,21 +77,25 @@ export class FileCredentials implements Credentials {
   }
 
   async update(namespace: string, change: (current: SignIn | undefined) => SignIn | undefined): Promise<SignIn | undefined> {
-    return this.locked(() => {
-      this.cached = undefined;
-      const data = this.load();
-      const next = change(data.backends[namespace]);
-      if (next) data.backends[namespace] = { ...next, updatedAt: Math.max(Date.now(), (data.backends[namespace]?.updatedAt ?? 0) + 1) };
-      else delete data.backends[namespace];
-      this.write(data);
-      return data.backends[namespace];
-    });
+    return this.locked(LOCK_WAIT_MS, async () => this.change(namespace, change));
+  }
+
+  exclusive<T>(namespace: string, holdMs: number, work: (view: RecordView) => Promise<T>): Promise<T> {
+    return this.locked(holdMs + LOCK_WAIT_MS, () =>
+      work({
+        read: async () => {
+          this.cached = undefined;
+          return this.load().backends[namespace];
+        },
+        write: async (change) => this.change(namespace, change),
+      }),
+    );
   }
 
   watch(namespace: string, listener: () => void): () => void {
     let set = this.listeners.get(namespace);
     if (!set) this.listeners.set(namespace, (set = new Set()));
-    if (!this.lastSeen.has(namespace)) this.lastSeen.set(namespace, this.load().backends[namespace]?.updatedAt);
+    if (!this.lastSeen.has(namespace)) this.lastSeen.set(namespace, this.peek(namespace));
     set.add(listener);
     if (this.listeners.size === 1 && set.size === 1) watchFile(this.where, { interval: WATCH_INTERVAL_MS, persistent: false }, this.changed);
     return () => {
@@ -106,6 +124,26 @@ export class FileCredentials implements Credentials {
       for (const listener of [...set]) listener();
     }
   };
+
+  /** Read, change and write one record; the caller holds the lock. */
+  private change(namespace: string, change: (current: SignIn | undefined) => SignIn | undefined): SignIn | undefined {
+    this.cached = undefined;
+    const data = this.load();
+    const next = change(data.backends[namespace]);
+    if (next) data.backends[namespace] = { ...next, updatedAt: Math.max(Date.now(), (data.backends[namespace]?.updatedAt ?? 0) + 1) };
+    else delete data.backends[namespace];
+    this.write(data);
+    return data.backends[namespace];
+  }
+
+  /** The record's stamp, or undefined when it cannot be read now (a file being edited by hand is looked at again at its next change). */
+  private peek(namespace: string): number | undefined {
+    try {
+      return this.load().backends[namespace]?.updatedAt;
+    } catch {
+      return undefined;
+    }
+  }
 
   /** The file's content, parsed again only when it changed on disk. */
   private load(): FileData {
@@ -149,10 +187,10 @@ export class FileCredentials implements Credentials {
     }
   }
 
-  private async locked<T>(work: () => T): Promise<T> {
+  private async locked<T>(waitMs: number, work: () => Promise<T>): Promise<T> {
     const lock = `${this.where}.lock`;
     mkdirSync(dirname(this.where), { recursive: true });
-    const deadline = Date.now() + LOCK_WAIT_MS;
+    const deadline = Date.now() + waitMs;
     for (;;) {
       try {
         closeSync(openSync(lock, "wx", 0o600));
@@ -167,12 +205,12 @@ export class FileCredentials implements Credentials {
           }
           continue;
         }
-        if (Date.now() > deadline) throw new MetatoolsError("auth_file", `the token file ${this.where} stayed locked for ${LOCK_WAIT_MS / 1000} s (${lock}); if no metatools is signing in, delete the lock`);
+        if (Date.now() > deadline) throw new MetatoolsError("auth_file", `the token file ${this.where} stayed locked for ${Math.round(waitMs / 1000)} s (${lock}); if no metatools is signing in, delete the lock`);
         await new Promise((resolve) => setTimeout(resolve, 25));
       }
     }
     try {
-      return work();
+      return await work();
     } finally {
       try {
         unlinkSync(lock);
@@ -189,71 +227,4 @@ function lockAge(file: string): number {
   } catch {
     return 0;
   }
-}
-
-/** Sign-ins kept for ten years: they end when a person signs out, not by expiry of the entry. */
-const SHARED_TTL_MS = 10 * 365 * 24 * 3600_000;
-const POLL_MS = 2000;
-
-/** The shared store (Redis, SQLite): one sign-in for every replica pointing at it. Watched by polling while someone listens. */
-export class SharedCredentials implements Credentials {
-  private readonly listeners = new Map<string, { set: Set<() => void>; seen: number | undefined; timer: NodeJS.Timeout }>();
-
-  constructor(private readonly kv: KeyValue) {}
-
-  get where(): string {
-    return this.kv.where;
-  }
-
-  read(namespace: string): Promise<SignIn | undefined> {
-    return this.kv.get<SignIn>(key(namespace));
-  }
-
-  async update(namespace: string, change: (current: SignIn | undefined) => SignIn | undefined): Promise<SignIn | undefined> {
-    const current = await this.read(namespace);
-    const next = change(current);
-    if (!next) {
-      await this.kv.delete(key(namespace));
-      return undefined;
-    }
-    const stamped = { ...next, updatedAt: Math.max(Date.now(), (current?.updatedAt ?? 0) + 1) };
-    await this.kv.set(key(namespace), stamped, SHARED_TTL_MS);
-    return stamped;
-  }
-
-  watch(namespace: string, listener: () => void): () => void {
-    let entry = this.listeners.get(namespace);
-    if (!entry) {
-      const created = { set: new Set<() => void>(), seen: undefined as number | undefined, timer: setInterval(() => void this.poll(namespace), POLL_MS) };
-      created.timer.unref();
-      this.listeners.set(namespace, (entry = created));
-      void this.read(namespace).then((r) => (created.seen = r?.updatedAt), () => {});
-    }
-    entry.set.add(listener);
-    return () => {
-      entry.set.delete(listener);
-      if (entry.set.size) return;
-      clearInterval(entry.timer);
-      this.listeners.delete(namespace);
-    };
-  }
-
-  async close(): Promise<void> {
-    for (const entry of this.listeners.values()) clearInterval(entry.timer);
-    this.listeners.clear();
-    await this.kv.close();
-  }
-
-  private async poll(namespace: string): Promise<void> {
-    const entry = this.listeners.get(namespace);
-    if (!entry) return;
-    const now = await this.read(namespace).then((r) => r?.updatedAt, () => entry.seen);
-    if (now === entry.seen) return;
-    entry.seen = now;
-    for (const listener of [...entry.set]) listener();
-  }
-}
-
-function key(namespace: string): string {
-  return `signin:${namespace}`;
 }

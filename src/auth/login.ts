@@ -59,6 +59,11 @@ export async function login(spec: SignInSpec, options: LoginOptions): Promise<Lo
   const stored = await options.credentials.read(spec.namespace);
   const previous = stored?.url === spec.url ? stored : undefined;
   const settings = spec.oauth;
+  // A configured client (and its secret) belongs to the authorization server it was first used with.
+  const before = previous?.discovery?.authorizationServerUrl;
+  if (settings.clientId && before && !sameServer(before, discovery.authorizationServerUrl)) {
+    throw new MetatoolsError("signin_failed", `${spec.namespace}: the authorization server is now ${discovery.authorizationServerUrl}, not ${before}, which the configured client ${settings.clientId} was used with; its secret is not sent to another server. If the move is expected, run \`metatools auth logout ${spec.namespace}\` first`);
+  }
   // A client registered for another callback port is registered again, unless that port can be had again.
   let port = settings.callbackPort ?? portOf(previous?.client) ?? 0;
   const loopback = await listenLoopback(port).catch((error: unknown) => {
@@ -68,13 +73,22 @@ export async function login(spec: SignInSpec, options: LoginOptions): Promise<Lo
   });
   try {
     const state = randomBytes(24).toString("base64url");
-    const flow = new FlowState(previous?.client && (!portOf(previous.client) || portOf(previous.client) === loopback.port) ? previous.client : undefined, discovery);
+    const flow = new FlowState(spec.namespace, reusable(previous?.client, loopback.port), discovery);
     const provider = flowProvider(settings, loopback.redirectUrl, state, flow, options, supportsPublicClients(server?.token_endpoint_auth_methods_supported));
-    const scope = union(settings.scopes?.join(" ") ?? challenge.scope, previous?.requiredScope);
+    // What the server suggests, plus, after a refusal for want of a scope, what the sign-in had and what was missing.
+    const suggested = settings.scopes?.join(" ") ?? challenge.scope ?? resourceMetadata?.scopes_supported?.join(" ");
+    const scope = previous?.requiredScope ? union(suggested, previous.tokens?.scope, previous.requiredScope) : suggested;
     const request = { serverUrl: spec.url, resourceMetadataUrl: challenge.resourceMetadataUrl, fetchFn, ...(scope ? { scope } : {}) };
+    // Waiting before the browser is sent off: a fast one may come back before `auth` returns.
+    const answer = loopback.code(state, options.timeoutMs, options.signal, (why) => options.say(`  ${why}`));
+    answer.catch(() => {}); // Seen below, or moot when `auth` fails first.
     const first = await auth(provider, request);
     if (first !== "REDIRECT") throw new MetatoolsError("signin_failed", `${spec.namespace}: the authorization server gave tokens without asking the user, which this sign-in does not expect`);
-    const code = await loopback.code(state, options.timeoutMs, options.signal);
+    const code = await answer.catch(async (error: unknown) => {
+      // The registration may be what the authorization page refused (deleted, expired): the next sign-in registers anew.
+      if (error instanceof MetatoolsError && error.code === "signin_timeout" && flow.client && !settings.clientId) await options.credentials.update(spec.namespace, (r) => r && { ...r, client: undefined });
+      throw error;
+    });
     await auth(provider, { ...request, authorizationCode: code });
     if (!flow.tokens) throw new MetatoolsError("signin_failed", `${spec.namespace}: the token endpoint answered without tokens`);
     const tokens = flow.tokens;
@@ -105,7 +119,8 @@ async function probe(spec: SignInSpec, fetchFn: FetchLike): Promise<{ resourceMe
       : { method: "POST", headers, body: JSON.stringify({ jsonrpc: "2.0", id: 0, method: "initialize", params: { protocolVersion: "2025-06-18", capabilities: {}, clientInfo: { name: "metatools", version: packageVersion() } } }) };
   let response: Response;
   try {
-    response = await fetchFn(spec.url, init);
+    // Not followed: the configured headers are for this server only, and a sign-in page at the end of a redirect is no answer.
+    response = await fetchFn(spec.url, { ...init, redirect: "manual" });
   } catch (error) {
     throw new MetatoolsError("signin_failed", `${spec.namespace}: ${spec.url} cannot be reached: ${(error as Error).message}`);
   }
@@ -114,7 +129,8 @@ async function probe(spec: SignInSpec, fetchFn: FetchLike): Promise<{ resourceMe
     const { resourceMetadataUrl, scope } = extractWWWAuthenticateParams(response);
     return { ...(resourceMetadataUrl ? { resourceMetadataUrl } : {}), ...(scope ? { scope } : {}) };
   }
-  if (response.status < 400) return undefined;
+  if (response.status >= 300 && response.status < 400) throw new MetatoolsError("signin_failed", `${spec.namespace}: ${spec.url} redirects (HTTP ${response.status}${response.headers.get("location") ? ` to ${response.headers.get("location")}` : ""}); put the URL it redirects to in the config`);
+  if (response.status < 300) return undefined;
   throw new MetatoolsError("signin_failed", `${spec.namespace}: ${spec.url} answered HTTP ${response.status}, not 401 asking for a sign-in; check the URL`);
 }
 
@@ -123,6 +139,7 @@ class FlowState {
   tokens: OAuthTokens | undefined;
   verifier = "";
   constructor(
+    readonly namespace: string,
     public client: OAuthClientInformationMixed | undefined,
     public discovery: OAuthDiscoveryState | undefined,
   ) {}
@@ -161,8 +178,12 @@ function flowProvider(settings: OAuthSettings, redirectUrl: string, state: strin
       flow.verifier = verifier;
     },
     codeVerifier: () => flow.verifier,
-    invalidateCredentials: (what) => {
-      if (what === "all" || what === "client") flow.client = undefined;
+    invalidateCredentials: async (what) => {
+      if (what === "all" || what === "client") {
+        // Refused by the server (invalid_client): forgotten for good, not only for this attempt.
+        flow.client = undefined;
+        if (!settings.clientId) await options.credentials.update(flow.namespace, (r) => r && { ...r, client: undefined });
+      }
       if (what === "all" || what === "discovery") flow.discovery = undefined;
     },
     saveDiscoveryState: (discovery) => {
@@ -170,6 +191,24 @@ function flowProvider(settings: OAuthSettings, redirectUrl: string, state: strin
     },
     discoveryState: () => flow.discovery,
   };
+}
+
+/** A stored client still worth presenting: registered for this callback port (or for none: a metadata document URL), its secret unexpired. */
+function reusable(client: OAuthClientInformationMixed | undefined, port: number): OAuthClientInformationMixed | undefined {
+  if (!client) return undefined;
+  const registeredPort = portOf(client);
+  if (registeredPort !== undefined && registeredPort !== port) return undefined;
+  const expires = client.client_secret_expires_at;
+  if (expires && expires * 1000 < Date.now() + 60_000) return undefined;
+  return client;
+}
+
+function sameServer(a: string, b: string): boolean {
+  try {
+    return new URL(a).href.replace(/\/$/, "") === new URL(b).href.replace(/\/$/, "");
+  } catch {
+    return a === b;
+  }
 }
 
 /** The callback port a registered client was registered with. */

@@ -10,8 +10,8 @@ export interface Loopback {
   /** http://127.0.0.1:PORT/callback */
   readonly redirectUrl: string;
   readonly port: number;
-  /** The authorization code, once a response with this `state` arrives; rejects on a refusal, a wrong state, the timeout or `signal`. */
-  code(state: string, timeoutMs: number, signal?: AbortSignal): Promise<string>;
+  /** The authorization code, once a response with this `state` arrives; rejects on a refusal, a wrong state, the timeout, `signal` or `close`. Call it before the browser is sent off, so no answer comes before anyone waits. */
+  code(state: string, timeoutMs: number, signal?: AbortSignal, onRefused?: (why: string) => void): Promise<string>;
   close(): Promise<void>;
 }
 
@@ -20,7 +20,8 @@ const PAGE = (title: string, text: string) =>
 
 /** Listens on `port` (0: any free one). */
 export async function listenLoopback(port: number): Promise<Loopback> {
-  let deliver: ((url: URL) => void) | undefined;
+  let deliver: ((url: URL) => { ok: boolean; text: string }) | undefined;
+  let cancel: (() => void) | undefined;
   const server: Server = createServer((request, response) => {
     const url = new URL(request.url ?? "/", "http://127.0.0.1");
     if (url.pathname !== "/callback") {
@@ -41,23 +42,31 @@ export async function listenLoopback(port: number): Promise<Loopback> {
   return {
     redirectUrl: `http://127.0.0.1:${bound}/callback`,
     port: bound,
-    code(state, timeoutMs, signal) {
+    code(state, timeoutMs, signal, onRefused) {
       return new Promise<string>((resolve, reject) => {
-        const timer = setTimeout(() => finish(new MetatoolsError("signin_timeout", `no answer from the browser within ${Math.round(timeoutMs / 1000)} s; run the command again, and finish signing in within that time`)), timeoutMs);
+        let refused = 0;
+        const timer = setTimeout(() => {
+          const also = refused ? `; ${refused} answer${refused === 1 ? "" : "s"} with a state not this sign-in's came and ${refused === 1 ? "was" : "were"} refused (a stale tab, or a page that is not the sign-in's)` : "";
+          finish(new MetatoolsError("signin_timeout", `no answer from the browser within ${Math.round(timeoutMs / 1000)} s${also}; run the command again, and finish signing in within that time`));
+        }, timeoutMs);
         const onAbort = () => finish(new MetatoolsError("signin_cancelled", "sign-in cancelled"));
         signal?.addEventListener("abort", onAbort, { once: true });
+        cancel = onAbort;
         function finish(error: Error | undefined, code?: string): void {
           clearTimeout(timer);
           signal?.removeEventListener("abort", onAbort);
           deliver = undefined;
+          cancel = undefined;
           if (error) reject(error);
           else resolve(code!);
         }
         deliver = (url) => {
           const got = url.searchParams;
           if (got.get("state") !== state) {
-            finish(new MetatoolsError("state_mismatch", "the browser came back with a state that is not this sign-in's (a stale tab, or a redirect someone else started), so its code was not used; run the command again"));
-            return { ok: false, text: "This answer does not belong to the sign-in that is waiting, so it was refused. Run metatools auth login again." };
+            // Refused, and the sign-in goes on waiting: any page in the browser can send a request here, and must not end it.
+            refused++;
+            onRefused?.("an answer came back with a state that is not this sign-in's (a stale tab, or a page that is not the sign-in's): its code was not used; still waiting for the right one");
+            return { ok: false, text: "This answer does not belong to the sign-in that is waiting, so it was refused." };
           }
           const error = got.get("error");
           if (error) {
@@ -75,7 +84,11 @@ export async function listenLoopback(port: number): Promise<Loopback> {
         };
       });
     },
-    close: () => new Promise<void>((resolve) => server.close(() => resolve())).then(() => undefined),
+    close: () => {
+      cancel?.();
+      server.closeAllConnections();
+      return new Promise<void>((resolve) => server.close(() => resolve()));
+    },
   };
 }
 

@@ -5,7 +5,8 @@
  */
 import type { OAuthSettings, RemoteBackendSpec, ResolvedConfig } from "../config/resolved.js";
 import { openStore } from "../store/open.js";
-import { FileCredentials, SharedCredentials, type Credentials } from "./credentials.js";
+import { FileCredentials, type Credentials } from "./credentials.js";
+import { SharedCredentials } from "./shared-credentials.js";
 import { SignInSession } from "./session.js";
 
 /** The config's credentials; undefined when it has no file (and so no remote backends). */

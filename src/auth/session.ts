@@ -6,7 +6,7 @@
  * that signs in. Serving never opens a browser or waits for a person.
  */
 import { extractWWWAuthenticateParams, refreshAuthorization } from "@modelcontextprotocol/sdk/client/auth.js";
-import { InvalidGrantError, OAuthError, ServerError } from "@modelcontextprotocol/sdk/server/auth/errors.js";
+import { InvalidClientError, OAuthError, ServerError, TemporarilyUnavailableError, TooManyRequestsError, UnauthorizedClientError } from "@modelcontextprotocol/sdk/server/auth/errors.js";
 import type { OAuthClientInformationMixed, OAuthTokens } from "@modelcontextprotocol/sdk/shared/auth.js";
 import type { FetchLike } from "@modelcontextprotocol/sdk/shared/transport.js";
 import type { OAuthSettings, RemoteBackendSpec } from "../config/resolved.js";
@@ -38,15 +38,25 @@ export interface SessionHooks {
 }
 
 export class SignInSession {
-  /** Set when the last request ended in NeedsLoginError, until one succeeds. */
+  /** Set when a request of this connection ended in NeedsLoginError, until one succeeds. */
   needsLogin: NeedsLoginError | undefined;
   private refreshing: Promise<OAuthTokens | undefined> | undefined;
+  /** Tokens this process renewed, in case they could not be written: used while the store still holds the refresh token they replaced. */
+  private renewed: { from: string; tokens: OAuthTokens; expiresAt: number | undefined } | undefined;
+  private readonly origin: string;
 
   constructor(
     private readonly spec: RemoteBackendSpec & { oauth: OAuthSettings },
     private readonly credentials: Credentials,
     private readonly hooks: SessionHooks,
-  ) {}
+  ) {
+    this.origin = new URL(spec.url).origin;
+  }
+
+  /** A new connection starts with no verdict. */
+  reset(): void {
+    this.needsLogin = undefined;
+  }
 
   get namespace(): string {
     return this.spec.namespace;
@@ -55,6 +65,8 @@ export class SignInSession {
   /** `inner` with the sign-in applied. */
   fetch(inner: FetchLike): FetchLike {
     return async (input, init) => {
+      // The token goes to the backend's own origin only, whatever URL the transport is handed.
+      if (new URL(input instanceof Request ? input.url : String(input)).origin !== this.origin) return inner(input, init);
       let signIn = await this.current();
       let tokens = signIn?.tokens;
       if (signIn && tokens?.refresh_token && expiresSoon(signIn)) tokens = (await this.refresh(tokens).catch(() => undefined)) ?? tokens;
@@ -88,8 +100,9 @@ export class SignInSession {
 
   /** The stored sign-in when it was made for this URL; its secrets are handed to the redactor first. */
   private async current(): Promise<SignIn | undefined> {
-    const signIn = await this.credentials.read(this.namespace);
+    let signIn = await this.credentials.read(this.namespace);
     if (!signIn || signIn.url !== this.spec.url) return undefined;
+    if (this.renewed && signIn.tokens?.refresh_token === this.renewed.from) signIn = { ...signIn, tokens: this.renewed.tokens, expiresAt: this.renewed.expiresAt };
     this.learn(signIn);
     return signIn;
   }
@@ -116,34 +129,43 @@ export class SignInSession {
     return this.refreshing;
   }
 
-  private async refreshOnce(stale: OAuthTokens): Promise<OAuthTokens | undefined> {
-    const signIn = await this.current();
-    // Another process (a replica, a sign-in) may have renewed the tokens already.
-    if (signIn?.tokens && signIn.tokens.access_token !== stale.access_token && !expiresSoon(signIn)) return signIn.tokens;
-    const client = clientOf(this.spec.oauth, signIn);
-    const server = signIn?.discovery?.authorizationServerUrl;
-    const refreshToken = signIn?.tokens?.refresh_token;
-    if (!signIn || !client || !server || !refreshToken) return undefined;
-    try {
-      const received = await refreshAuthorization(server, {
-        metadata: signIn.discovery?.authorizationServerMetadata,
-        clientInformation: client,
-        refreshToken,
-        ...(signIn.resource ? { resource: signIn.resource } : {}),
-        fetchFn: (url, init) => fetch(url, { ...init, signal: AbortSignal.timeout(REFRESH_TIMEOUT_MS) }),
-      });
+  private refreshOnce(stale: OAuthTokens): Promise<OAuthTokens | undefined> {
+    // Under the token file's lock: another server refreshing the same sign-in waits, then finds the tokens renewed.
+    return this.credentials.exclusive(this.namespace, REFRESH_TIMEOUT_MS, async (view) => {
+      const signIn = await view.read();
+      if (!signIn || signIn.url !== this.spec.url) return undefined;
+      this.learn(signIn);
+      // Another process (a replica, a sign-in) may have renewed the tokens already.
+      if (signIn.tokens && signIn.tokens.access_token !== stale.access_token && !expiresSoon(signIn)) return signIn.tokens;
+      const client = clientOf(this.spec.oauth, signIn);
+      const server = signIn.discovery?.authorizationServerUrl;
+      const refreshToken = signIn.tokens?.refresh_token;
+      if (!client || !server || !refreshToken) return undefined;
+      let received: OAuthTokens;
+      try {
+        received = await refreshAuthorization(server, {
+          metadata: signIn.discovery?.authorizationServerMetadata,
+          clientInformation: client,
+          refreshToken,
+          ...(signIn.resource ? { resource: signIn.resource } : {}),
+          fetchFn: (url, init) => fetch(url, { ...init, redirect: "error", signal: AbortSignal.timeout(REFRESH_TIMEOUT_MS) }),
+        });
+      } catch (error) {
+        // Worth another try later: the network, the server's own trouble, or being told to slow down.
+        if (!(error instanceof OAuthError) || error instanceof ServerError || error instanceof TemporarilyUnavailableError || error instanceof TooManyRequestsError) throw error;
+        // Refused for good (invalid_grant: revoked or expired; invalid_client: the registration is gone). Only what was refused is dropped.
+        const now = await view.read();
+        if (now?.tokens?.refresh_token && now.tokens.refresh_token !== refreshToken) return now.tokens;
+        await view.write((r) => (r?.tokens?.refresh_token === refreshToken ? { ...r, tokens: undefined, expiresAt: undefined, ...(error instanceof InvalidClientError || error instanceof UnauthorizedClientError ? { client: undefined } : {}) } : r));
+        return undefined;
+      }
       const tokens: OAuthTokens = { ...received, refresh_token: received.refresh_token ?? refreshToken, issuer: signIn.tokens?.issuer };
-      for (const value of [tokens.access_token, tokens.refresh_token]) if (value) this.hooks.secret(value);
-      await this.credentials.update(this.namespace, (r) => r && { ...r, tokens, expiresAt: expiryOf(tokens) });
+      for (const value of [tokens.access_token, tokens.refresh_token, tokens.id_token]) if (value) this.hooks.secret(value);
+      // Kept in memory whatever happens to the write: the server has rotated the refresh token already.
+      this.renewed = { from: refreshToken, tokens, expiresAt: expiryOf(tokens) };
+      await view.write((r) => (r && r.tokens?.refresh_token === refreshToken ? { ...r, tokens, expiresAt: expiryOf(tokens) } : r)).catch(() => {});
       return tokens;
-    } catch (error) {
-      if (!(error instanceof OAuthError) || error instanceof ServerError) throw error;
-      // Refused for good (invalid_grant: revoked, expired, or already used by a replica that renewed first).
-      const now = await this.current();
-      if (now?.tokens && now.tokens.refresh_token !== refreshToken) return now.tokens;
-      if (error instanceof InvalidGrantError) await this.credentials.update(this.namespace, (r) => r && { ...r, tokens: undefined, expiresAt: undefined });
-      return undefined;
-    }
+    });
   }
 }
 

@@ -72,6 +72,7 @@ export class McpBackend implements Backend {
       if (error.message.includes(OVERSIZED)) void client.close();
     };
     this.transportErrors = [];
+    this.signIn?.reset();
     this.client = client;
     try {
       await client.connect(transport, { signal, timeout: this.spec.connectTimeoutMs });

@@ -57,4 +57,6 @@ export const DEFAULT_SECRET_PATTERNS = [
   ".azure/",
   ".gnupg/",
   "**/.config/gcloud/",
+  // metatools' own sign-ins (docs/oauth.md), with their lock and temporary files.
+  "metatools.tokens.json*",
 ];

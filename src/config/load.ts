@@ -8,7 +8,7 @@ import type { z } from "zod";
 import { isPlainObject } from "../util/data.js";
 import { ConfigError } from "../util/errors.js";
 import { cacheHome, formatPath, substituteEnv, type Secret } from "./env.js";
-import { MIN_SECRET_CHARS } from "./secrets.js";
+import { oauthSecrets, resolveAuth, withTokenFileDenied } from "./auth.js";
 import { check } from "./check.js";
 import { resolveHttp } from "./http.js";
 import { DEFAULTS, type BackendSpec, type CodeConfig, type EmbedderConfig, type ResolvedConfig } from "./resolved.js";
@@ -30,8 +30,6 @@ export const RESERVED_NAMESPACES = ["code", "metatools"];
 
 export const DEFAULT_CONFIG_NAME = "metatools.json";
 
-/** Where sign-ins are kept unless metatools.auth.file says otherwise: beside the config (and its lock file). */
-export const DEFAULT_TOKEN_FILE = "metatools.tokens.json";
 
 /** Finds and loads the config; with no file anywhere, returns the defaults. */
 export function loadConfig(options: LoadOptions = {}): ResolvedConfig {
@@ -95,6 +93,7 @@ function resolveConfig(
 ): ResolvedConfig {
   const m = parsed.metatools ?? {};
   const code = resolveCode(m.code, where);
+  const auth = resolveAuth(m.auth, where);
   const connectMs = m.timeouts?.connectMs ?? DEFAULTS.connectMs;
   const callMs = m.timeouts?.callMs ?? DEFAULTS.callMs;
   const backends: BackendSpec[] = [];
@@ -130,7 +129,7 @@ function resolveConfig(
     },
     budgets: { inlineBytes: m.budgets?.inlineBytes ?? DEFAULTS.inlineBytes },
     http: resolveHttp(m.http, where.env ?? process.env),
-    ...resolveAuth(m.auth, where),
+    ...(auth ? { auth } : {}),
     // Tokens from METATOOLS_TOKENS are secrets too; those written as ${VAR} in the file are found as it is read.
     secrets: (where.env ?? process.env).METATOOLS_TOKENS?.split(",").map((t) => t.trim()).filter(Boolean).map((value) => ({ name: "METATOOLS_TOKENS", value, credential: true })) ?? [],
     security: {
@@ -154,16 +153,11 @@ function resolveConfig(
       shareAcrossPrincipals: m.cache?.shareAcrossPrincipals ?? false,
     },
     outputs: { ttlMs: m.outputs?.ttlMs ?? DEFAULTS.outputsTtlMs, maxBytes: m.outputs?.maxBytes ?? DEFAULTS.outputsMaxBytes },
-    ...(code ? { code } : {}),
+    ...(code ? { code: withTokenFileDenied(code, auth) } : {}),
   };
 }
 
-/** The token file beside the config (or where it says), or the shared store, which must be one. */
-function resolveAuth(section: MetatoolsSection["auth"], where: { file?: string; baseDir: string }): Pick<ResolvedConfig, "auth"> {
-  if (section?.storage === "store") return { auth: { kind: "store" } };
-  if (!where.file) return {};
-  return { auth: { kind: "file", file: resolve(where.baseDir, section?.file ?? DEFAULT_TOKEN_FILE) } };
-}
+
 
 /** Paths resolved against the config's folder; a model that is no local folder stays a hub id only when downloads are allowed. */
 function resolveEmbedder(spec: Exclude<NonNullable<MetatoolsSection["search"]>["embedder"], false | undefined>, baseDir: string): EmbedderConfig {
@@ -240,13 +234,6 @@ function resolveBackend(namespace: string, server: ServerConfig, baseDir: string
   return { ...common, kind: "catalog", toolsFile: isAbsolute(server.tools) ? server.tools : resolve(baseDir, server.tools) };
 }
 
-/** A client secret written into the config as it is is a secret too (one from ${ENV} is found as the file is read). */
-function oauthSecrets(config: ResolvedConfig): Secret[] {
-  return config.backends.flatMap((b): Secret[] => {
-    const value = b.kind === "http" || b.kind === "sse" ? b.oauth?.clientSecret : undefined;
-    return value && value.length >= MIN_SECRET_CHARS ? [{ name: "clientSecret", value, credential: true, label: `[redacted OAuth client secret of ${b.namespace}]` }] : [];
-  });
-}
 
 /** Picks the variant by its telltale field, so errors speak of that variant and not of a union. */
 function pickServerSchema(server: unknown): z.ZodType | undefined {

@@ -60,10 +60,11 @@ export function unknownTool(app: Metatools, id: string, retry: (suggestion: stri
   const suggestions = suggestIds(app, id);
   // Its backend is known but has no tools now: say why, rather than that the tool does not exist.
   const down = app.backends.state(id.slice(0, Math.max(0, id.indexOf(":"))));
-  if (!suggestions.length && down && down.status !== "ready") {
+  if (down && down.status !== "ready") {
     const why = `Tool "${id}" cannot be found now: its backend "${down.namespace}" is ${down.status}${down.error ? ` (${down.error})` : ""}.`;
-    if (down.status === "needs_login") return recoverable("needs_login", why, warning(`Only a person can sign in, in a terminal: ${loginCommand(down.namespace, app.config)}. The running server picks it up without a restart; then retry this call.`));
-    return recoverable("backend_unavailable", why, warning(`Its tools come back when it connects${down.retryAt ? ` (next try at ${down.retryAt})` : ""}. Search for another tool meanwhile.`));
+    const others = suggestions.length ? ` Similar tools that can run now: ${suggestions.join(", ")}.` : "";
+    if (down.status === "needs_login") return recoverable("needs_login", why, warning(`Only a person can sign in, in a terminal: ${loginCommand(down.namespace, app.config)}. The running server picks it up without a restart; then retry this call.${others}`));
+    return recoverable("backend_unavailable", why, warning(`Its tools come back when it connects${down.retryAt ? ` (next try at ${down.retryAt})` : ""}.${others || " Search for another tool meanwhile."}`));
   }
   if (!suggestions.length) {
     const next: NextCall = { tool: "search_tools", arguments: { query: id.replace(/^[^:]*:/, "").replace(/[_\-.]+/g, " ") } };

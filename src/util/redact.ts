@@ -54,7 +54,12 @@ export class GrowingRedactor {
   learn(value: string, label: string): void {
     if (value.length < MIN_SECRET_CHARS) return;
     const list = this.learnt.get(label) ?? [];
-    if (list.some((s) => s.value === value)) return;
+    const known = list.findIndex((s) => s.value === value);
+    if (known !== -1) {
+      // Still in use: kept, and the last to be forgotten.
+      list.push(...list.splice(known, 1));
+      return;
+    }
     this.learnt.set(label, [...list.slice(-(KEPT_PER_LABEL - 1)), { name: label, value, label, credential: true }]);
     this.current = redactor([...this.known, ...[...this.learnt.values()].flat()]);
   }

@@ -106,11 +106,12 @@ describe("metatools auth login", () => {
     expect(world.events.some((e) => e.kind === "discovery" && e.url.endsWith("/.well-known/openid-configuration") && e.status === 200)).toBe(true);
   });
 
-  it("refuses an answer whose state is not the sign-in's: its code is never exchanged, nothing is stored", async () => {
+  it("refuses an answer whose state is not the sign-in's: its code is never exchanged, nothing is stored, the sign-in waits for the right one", async () => {
     const { world, setup } = await setUp({});
-    const login = await setup.cli(["auth", "login", "notes"], { FAKE_BROWSER_STATE: "forged-state-value" });
+    const login = await setup.cli(["auth", "login", "notes", "--timeout", "3"], { FAKE_BROWSER_STATE: "forged-state-value" });
     expect(login.code).toBe(1);
-    expect(login.stderr).toContain("state that is not this sign-in's");
+    expect(login.stderr).toContain("an answer came back with a state that is not this sign-in's");
+    expect(login.stderr).toContain("no answer from the browser within 3 s; 1 answer with a state not this sign-in's came and was refused");
     expect(of(world, "authorize")[0]?.outcome).toBe("code");
     expect(of(world, "token")).toHaveLength(0);
     const status = await setup.cli(["auth", "status", "--json"]);

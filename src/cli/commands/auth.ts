@@ -7,7 +7,7 @@
 import type { Credentials, SignIn } from "../../auth/credentials.js";
 import { login, type SignInSpec } from "../../auth/login.js";
 import { loginCommand, openCredentials, signsIn } from "../../auth/open.js";
-import { openUrl } from "../../auth/browser.js";
+import { isWebUrl, openUrl } from "../../auth/browser.js";
 import { loadConfig } from "../../config/load.js";
 import type { ResolvedConfig } from "../../config/resolved.js";
 import { BUILTIN_CATALOG_DIR } from "../../app.js";
@@ -76,6 +76,7 @@ async function signInOne(config: ResolvedConfig, credentials: Credentials, spec:
       timeoutMs: options.timeoutMs,
       signal: abort.signal,
       open: async (url) => {
+        if (!isWebUrl(url.href)) throw new MetatoolsError("signin_failed", `${spec.namespace}: the authorization server's sign-in page is not an https URL (${url.protocol}…), so it is not opened`);
         const how = options.browser ? await openUrl(url.href) : "none";
         say(how === "none" ? "  open this URL in a browser to sign in:" : `  a browser was opened (${how === "browser" ? "$BROWSER" : "the system opener"}); if it did not show the sign-in, open this URL:`);
         say(`  ${url.href}`);
