@@ -71,6 +71,16 @@ describe("opening the browser", () => {
     expect(readFileSync(out, "utf8")).toBe(`--new-tab\n${url}\n`);
     expect(existsSync(join(process.cwd(), "pwned"))).toBe(false);
   });
+
+  it("opens web pages only: a file or another scheme from a server's metadata is never handed to a browser", async () => {
+    const dir = tempDir();
+    const out = join(dir, "opened.txt");
+    const script = join(dir, "browser.sh");
+    writeFileSync(script, `#!/bin/sh\nprintf '%s\\n' "$@" > '${out}'\n`, { mode: 0o755 });
+    for (const url of ["file:///etc/passwd", "smb://host/share", "javascript:alert(1)", "http://attacker.example/authorize"]) expect(await openUrl(url, { BROWSER: script })).toBe("none");
+    expect(existsSync(out)).toBe(false);
+    expect(await openUrl("http://127.0.0.1:9/authorize", { BROWSER: script })).toBe("browser");
+  });
 });
 
 describe("the callback listener", () => {

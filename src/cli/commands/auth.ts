@@ -76,9 +76,9 @@ async function signInOne(config: ResolvedConfig, credentials: Credentials, spec:
       timeoutMs: options.timeoutMs,
       signal: abort.signal,
       open: async (url) => {
-        if (!isWebUrl(url.href)) throw new MetatoolsError("signin_failed", `${spec.namespace}: the authorization server's sign-in page is not an https URL (${url.protocol}…), so it is not opened`);
-        const how = options.browser ? await openUrl(url.href) : "none";
-        say(how === "none" ? "  open this URL in a browser to sign in:" : `  a browser was opened (${how === "browser" ? "$BROWSER" : "the system opener"}); if it did not show the sign-in, open this URL:`);
+        const web = isWebUrl(url.href);
+        const how = options.browser && web ? await openUrl(url.href) : "none";
+        say(!web ? "  the sign-in page is not an https URL, so no browser was opened; open it yourself only if you trust it:" : how === "none" ? "  open this URL in a browser to sign in:" : `  a browser was opened (${how === "browser" ? "$BROWSER" : "the system opener"}); if it did not show the sign-in, open this URL:`);
         say(`  ${url.href}`);
         say(`  waiting for the browser (${Math.round(options.timeoutMs / 1000)} s; Ctrl-C to stop)…`);
       },
