@@ -12,7 +12,7 @@ import type { OutputValidation } from "../config/resolved.js";
 import type { ToolRecord } from "../model/tool.js";
 import type { ToolRegistry } from "../registry/registry.js";
 import type { CacheMode, CacheStatus, ResultCache } from "./cache.js";
-import { correctArgs, explainErrors, type FieldProblem } from "./explain.js";
+import { correctArgs, explainErrors, type FieldProblem, type Repair } from "./explain.js";
 import { OutputChecker } from "./output-check.js";
 import { SchemaValidator } from "./validator.js";
 
@@ -35,7 +35,8 @@ export type RunOutcome =
   | { kind: "invalid_output"; record: ToolRecord; problems: FieldProblem[]; durationMs: number }
   | { kind: "unknown_tool"; id: string }
   | { kind: "not_runnable"; record: ToolRecord }
-  | { kind: "invalid_args"; record: ToolRecord; problems: FieldProblem[]; corrected: Record<string, unknown> }
+  /** `corrected` validates unless `unknown` names fields only the caller can fill. */
+  | { kind: "invalid_args"; record: ToolRecord; problems: FieldProblem[]; corrected: Record<string, unknown>; unknown: string[] }
   | { kind: "backend_unavailable"; record: ToolRecord; state: BackendState | undefined }
   | { kind: "call_failed"; record: ToolRecord; code: string; message: string; durationMs: number; narrowed?: Record<string, unknown> };
 
@@ -74,18 +75,20 @@ export class Executor {
     this.outputs = new OutputChecker(options.outputValidation);
   }
 
+  /** Whether `args` would pass `toolId`'s input check (no call is made): a suggested call is offered ready only when it would. */
+  accepts(toolId: string, args: Record<string, unknown>): boolean {
+    const record = this.registry.get(toolId);
+    return !!record && record.runnable && this.validator.validate(record.inputSchema, args).ok !== false;
+  }
+
   async run(request: RunRequest): Promise<RunOutcome> {
     const record = this.registry.get(request.toolId);
     if (!record) return { kind: "unknown_tool", id: request.toolId };
     if (!record.runnable) return { kind: "not_runnable", record };
     const check = this.validator.validate(record.inputSchema, request.args);
     if (check.ok === false) {
-      return {
-        kind: "invalid_args",
-        record,
-        problems: explainErrors(check.errors, request.args, record.inputSchema),
-        corrected: this.repair(record, request.args, check.errors),
-      };
+      const repair = this.repair(record, request.args, check.errors);
+      return { kind: "invalid_args", record, problems: explainErrors(check.errors, request.args, record.inputSchema), corrected: repair.args, unknown: repair.unknown };
     }
     const unchecked = check.ok === "unchecked" ? check.reason : undefined;
     const policy = this.cache.policy(record);
@@ -145,13 +148,16 @@ export class Executor {
     return { ...outcome, outputProblems: problems };
   }
 
-  /** Repairs until the example validates, a few rounds at most (a fix can reveal a nested error). */
-  private repair(record: ToolRecord, args: Record<string, unknown>, errors: Parameters<typeof correctArgs>[2]): Record<string, unknown> {
+  /** Repairs until the example validates, a few rounds at most (a fix can reveal a nested error); what only the caller knows stays unknown. */
+  private repair(record: ToolRecord, args: Record<string, unknown>, errors: Parameters<typeof correctArgs>[2]): Repair {
     let fixed = correctArgs(record.inputSchema, args, errors);
-    for (let round = 0; round < 3; round++) {
-      const again = this.validator.validate(record.inputSchema, fixed);
+    for (let round = 0; round < 3 && !fixed.unknown.length; round++) {
+      const again = this.validator.validate(record.inputSchema, fixed.args);
       if (again.ok !== false) break;
-      fixed = correctArgs(record.inputSchema, fixed, again.errors);
+      const next = correctArgs(record.inputSchema, fixed.args, again.errors);
+      fixed = { args: next.args, unknown: [...fixed.unknown, ...next.unknown] };
+      // Still failing after the last round: not a call that can succeed.
+      if (round === 2 && this.validator.validate(record.inputSchema, fixed.args).ok === false) fixed.unknown.push("args");
     }
     return fixed;
   }

@@ -57,27 +57,48 @@ function describe(error: ErrorObject, args: unknown, schema: JsonSchema | undefi
   }
 }
 
+/** A repaired copy of some arguments, and the fields whose values only the caller can give. */
+export interface Repair {
+  args: Record<string, unknown>;
+  /** `args.path`: required, with nothing to go on (no default, example or single allowed value, nothing sent under another name). */
+  unknown: string[];
+}
+
 /**
- * A copy of `args` repaired error by error: unknown fields removed, missing
- * ones filled from the schema (default, example, enum, or a typed
- * placeholder), wrong types converted where the value allows it.
+ * A copy of `args` repaired error by error: an unknown field moved to the
+ * declared one it most likely meant (by name, or the one missing required
+ * field its value fits), others removed; missing ones filled from the
+ * schema (default, example, const, enum); wrong types converted where the
+ * value allows it. What cannot be known is listed, never made up.
  */
-export function correctArgs(schema: JsonSchema, args: Record<string, unknown>, errors: readonly ErrorObject[]): Record<string, unknown> {
+export function correctArgs(schema: JsonSchema, args: Record<string, unknown>, errors: readonly ErrorObject[]): Repair {
   const fixed = structuredClone(args);
-  for (const error of errors) {
+  const unknown: string[] = [];
+  const moved = new Set<string>();
+  // Unknown fields first: one may be the value a missing required field wants.
+  for (const error of [...errors].sort((a, b) => Number(b.keyword === "additionalProperties") - Number(a.keyword === "additionalProperties"))) {
     const parts = pointerParts(error.instancePath);
     const p = error.params as Record<string, unknown>;
     const here = schemaAt(schema, parts);
     if (error.keyword === "required") {
       const name = String(p.missingProperty);
-      setAt(fixed, [...parts, name], placeholder(propertySchema(here, name), name));
+      if (moved.has(pointerKey([...parts, name])) || getAt(fixed, [...parts, name]) !== undefined) continue;
+      const value = placeholder(propertySchema(here, name));
+      if (value === undefined) unknown.push(pointerToPath([...parts, name].map((x) => `/${x}`).join("")));
+      else setAt(fixed, [...parts, name], value);
     } else if (error.keyword === "additionalProperties") {
       const name = String(p.additionalProperty);
-      const meant = meantProperty(here, name, fixed, parts);
-      if (meant) setAt(fixed, [...parts, meant], getAt(fixed, [...parts, name]));
+      const value = getAt(fixed, [...parts, name]);
+      const meant = meantProperty(here, name, fixed, parts) ?? fittingRequired(here, value, fixed, parts, errors, error.instancePath);
+      if (meant) {
+        setAt(fixed, [...parts, meant], value);
+        moved.add(pointerKey([...parts, meant]));
+      }
       deleteAt(fixed, [...parts, name]);
     } else if (error.keyword === "type") {
-      setAt(fixed, parts, convert(getAt(fixed, parts), String(p.type)) ?? placeholder(here, parts.at(-1) ?? "value"));
+      const value = convert(getAt(fixed, parts), String(p.type)) ?? placeholder(here);
+      if (value === undefined) unknown.push(pointerToPath(error.instancePath));
+      else setAt(fixed, parts, value);
     } else if (error.keyword === "enum" && Array.isArray(p.allowedValues)) {
       const got = String(getAt(fixed, parts));
       const options = p.allowedValues.map(String);
@@ -86,33 +107,48 @@ export function correctArgs(schema: JsonSchema, args: Record<string, unknown>, e
     } else if ((error.keyword === "minimum" || error.keyword === "maximum") && typeof p.limit === "number") {
       setAt(fixed, parts, p.limit);
     } else if (parts.length && !/^(anyOf|oneOf|if|not)$/.test(error.keyword)) {
-      setAt(fixed, parts, placeholder(here, parts.at(-1) ?? "value"));
+      const value = placeholder(here);
+      if (value === undefined) unknown.push(pointerToPath(error.instancePath));
+      else setAt(fixed, parts, value);
     }
   }
-  return fixed;
+  return { args: fixed, unknown: [...new Set(unknown)] };
 }
 
-/** A value that stands in for a missing one: the schema's own default or example first. */
-export function placeholder(schema: JsonSchema | undefined, name: string): unknown {
-  if (!schema) return `<${name}>`;
+/**
+ * A value the schema itself gives for a field: its default, example, const,
+ * single enum value (the first of several), or an empty object or array
+ * when that is valid. Undefined when only the caller can know it: no
+ * guessed string, number or flag is ever offered as if it were meant.
+ */
+export function placeholder(schema: JsonSchema | undefined): unknown {
+  if (!schema) return undefined;
   if (schema.default !== undefined) return schema.default;
   if (Array.isArray(schema.examples) && schema.examples.length) return schema.examples[0];
   if (schema.const !== undefined) return schema.const;
   if (Array.isArray(schema.enum) && schema.enum.length) return schema.enum[0];
   const type = Array.isArray(schema.type) ? schema.type.find((t) => t !== "null") : schema.type;
-  switch (type) {
-    case "integer":
-    case "number":
-      return typeof schema.minimum === "number" ? schema.minimum : 1;
-    case "boolean":
-      return true;
-    case "array":
-      return [];
-    case "object":
-      return {};
-    default:
-      return `<${name}>`;
-  }
+  if (type === "array" && !(typeof schema.minItems === "number" && schema.minItems > 0)) return [];
+  if (type === "object" && !(Array.isArray(schema.required) && schema.required.length)) return {};
+  return undefined;
+}
+
+/** The one missing required field at this level whose type the value has (`{"file": "README.md"}` for a tool that takes `path`), if exactly one. */
+function fittingRequired(here: JsonSchema | undefined, value: unknown, args: unknown, parts: string[], errors: readonly ErrorObject[], at: string): string | undefined {
+  const missing = errors.filter((e) => e.keyword === "required" && e.instancePath === at).map((e) => String((e.params as Record<string, unknown>).missingProperty));
+  const fits = missing.filter((name) => getAt(args, [...parts, name]) === undefined && valueFits(propertySchema(here, name), value));
+  return fits.length === 1 ? fits[0] : undefined;
+}
+
+function valueFits(schema: JsonSchema | undefined, value: unknown): boolean {
+  if (!schema || value === undefined || value === null) return false;
+  const types = Array.isArray(schema.type) ? schema.type : schema.type ? [schema.type] : [];
+  const actual = Array.isArray(value) ? "array" : typeof value === "number" ? (Number.isInteger(value) ? "integer" : "number") : typeof value;
+  return types.some((t) => t === actual || (t === "number" && actual === "integer"));
+}
+
+function pointerKey(parts: string[]): string {
+  return parts.join("\u0000");
 }
 
 function convert(value: unknown, type: string): unknown {
@@ -123,8 +159,25 @@ function convert(value: unknown, type: string): unknown {
   if (first === "integer" && typeof value === "number") return Math.trunc(value);
   if (first === "string" && (typeof value === "number" || typeof value === "boolean")) return String(value);
   if (first === "boolean" && (value === "true" || value === "false")) return value === "true";
+  // A JSON text where an object or array is wanted (a frequent slip): what it says, when it says exactly that.
+  if ((first === "object" || first === "array") && typeof value === "string") {
+    const parsed = parseJson(value);
+    if (first === "object" ? isPlain(parsed) : Array.isArray(parsed)) return parsed;
+  }
   if (first === "array" && value !== undefined && !Array.isArray(value)) return [value];
   return undefined;
+}
+
+function parseJson(text: string): unknown {
+  try {
+    return JSON.parse(text);
+  } catch {
+    return undefined;
+  }
+}
+
+function isPlain(value: unknown): value is Record<string, unknown> {
+  return value !== null && typeof value === "object" && !Array.isArray(value);
 }
 
 function pointerParts(pointer: string): string[] {

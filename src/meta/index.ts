@@ -70,21 +70,48 @@ export function createMetaDispatcher(app: Metatools) {
 
 async function dispatch(app: Metatools, validator: SchemaValidator, tool: MetaTool, args: Record<string, unknown>, context: Omit<MetaContext, "app" | "budget">): Promise<MetaBody> {
   const budget = app.config.budgets.inlineBytes;
+  // An object sent as JSON text (`"args": "{\"path\": …}"`, a frequent slip) is read as the object it spells.
+  args = withJsonObjects(tool.inputSchema, args);
   // The shape first: nothing, not even the validator, walks a hostile structure.
   const bad = shapeProblem(args);
   if (bad) return recoverable("invalid_args", `Arguments for ${tool.name} were refused at ${bad.path}: ${bad.problem}.`, hint("Send plain JSON data: fewer levels, less of it, and no __proto__ keys."), { problems: [{ field: bad.path, expected: bad.problem }] });
   const check = validator.validate(tool.inputSchema, args);
   if (check.ok === false) {
     const problems = explainErrors(check.errors, args, tool.inputSchema);
-    const next: NextCall = { tool: tool.name, arguments: correctArgs(tool.inputSchema, args, check.errors) };
-    return recoverable(
-      "invalid_args",
-      `Arguments for ${tool.name} do not match its schema: ${problems.map((p) => `${p.field}: expected ${p.expected}`).join("; ")}.`,
-      hint(`Corrected call: ${formatCall(next)}`, next),
-      { problems },
-    );
+    const repair = correctArgs(tool.inputSchema, args, check.errors);
+    const message = `Arguments for ${tool.name} do not match its schema: ${problems.map((p) => `${p.field}: expected ${p.expected}`).join("; ")}.`;
+    // A corrected call only when it can run as written; a value only the agent knows is asked for, never made up.
+    if (repair.unknown.length || validator.validate(tool.inputSchema, repair.args).ok === false) {
+      return recoverable("invalid_args", message, hint(missingHint(tool.name, repair.unknown)), { problems });
+    }
+    const next: NextCall = { tool: tool.name, arguments: repair.args };
+    return recoverable("invalid_args", message, hint(`Corrected call: ${formatCall(next)}`, next), { problems });
   }
   return tool.handle(args, { app, budget, ...context });
+}
+
+/** `args` with each top-level field the schema wants as an object, and that came as a JSON text of one, parsed. */
+function withJsonObjects(schema: MetaTool["inputSchema"], args: Record<string, unknown>): Record<string, unknown> {
+  const properties = (schema.properties ?? {}) as Record<string, { type?: unknown }>;
+  let out = args;
+  for (const [name, value] of Object.entries(args)) {
+    if (properties[name]?.type !== "object" || typeof value !== "string" || !value.trimStart().startsWith("{")) continue;
+    try {
+      const parsed: unknown = JSON.parse(value);
+      if (parsed && typeof parsed === "object" && !Array.isArray(parsed)) out = { ...out, [name]: parsed };
+    } catch {
+      // Not JSON: validation says what is wrong.
+    }
+  }
+  return out;
+}
+
+/** What to supply when a meta-tool's required argument is missing: for run_tool's tool_id, where to find one. */
+function missingHint(tool: string, unknown: readonly string[]): string {
+  const fields = unknown.filter((f) => f !== "args").map((f) => f.replace(/^args\./, ""));
+  if (tool === "run_tool" && fields.includes("tool_id")) return "run_tool needs tool_id, the id of the tool to run (namespace:name): find it with search_tools, describing the task in plain words, then call run_tool with that id and the tool's arguments.";
+  if (tool === "describe_tool" && fields.includes("tool_id")) return "describe_tool needs tool_id (namespace:name): find it with search_tools, describing the task in plain words.";
+  return fields.length ? `Send ${fields.map((f) => `"${f}"`).join(", ")}: only you know ${fields.length === 1 ? "its value" : "their values"}; see the tool's input schema.` : "Send arguments that match the input schema.";
 }
 
 /** `ok`, or the error code when it looks like one (a backend's own structured errors can carry anything). */

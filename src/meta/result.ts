@@ -15,8 +15,22 @@ import type { MetaBody } from "./types.js";
 type Ok = Extract<RunOutcome, { kind: "ok" }>;
 type Block = Ok["result"]["content"][number];
 
-/** `principal` is whom the call was made for: a handle the result is stored under is theirs alone. */
-export async function presentResult(outcome: Ok, budget: number, outputs: OutputStore, principal: string): Promise<MetaBody> {
+/**
+ * `principal` is whom the call was made for: a handle the result is stored
+ * under is theirs alone. `builtin`: the tool is metatools' own, whose
+ * guidance (`hint`, `next`, also inside an `overflow` block) is lifted to
+ * the reply's top level, where every reply keeps it.
+ */
+export interface Presenting {
+  budget: number;
+  outputs: OutputStore;
+  principal: string;
+  builtin?: boolean;
+  /** After a tool error: a call that helps (a sibling tool the error points to); else the tool's full docs are suggested. */
+  recovery?: NextCall;
+}
+
+export async function presentResult(outcome: Ok, { budget, outputs, principal, builtin = false, recovery }: Presenting): Promise<MetaBody> {
   const { record, result, durationMs } = outcome;
   const texts: string[] = [];
   const others: Record<string, unknown>[] = [];
@@ -24,13 +38,19 @@ export async function presentResult(outcome: Ok, budget: number, outputs: Output
     if (block.type === "text") texts.push(block.text);
     else others.push(describeBlock(block));
   }
-  const structured = result.structuredContent;
+  const lifted = builtin ? liftGuidance(result.structuredContent) : { structured: result.structuredContent, guidance: {} };
+  let structured = lifted.structured;
   if (result.isError && isRecoverable(structured)) {
     const { ok: _ok, ...rest } = structured;
-    return { ok: false, tool_id: record.id, ...rest };
+    return { ok: false, tool_id: record.id, ...rest, ...lifted.guidance };
   }
   let text = texts.join("\n");
-  if (structured !== undefined && sameJson(text, structured)) text = "";
+  // The same data as text and as structured content is sent once: structured when the tool declares its shape or it is the smaller, else the text.
+  if (structured !== undefined && text) {
+    const same = sameData(text, builtin ? result.structuredContent : structured);
+    if (same === "json" || (same === "values" && (builtin || record.outputSchema || jsonBytes(structured) <= jsonBytes(text)))) text = "";
+    else if (same === "values") structured = undefined;
+  }
   const cached = outcome.cache === "hit" ? { cache: "hit", cache_age_s: Math.round((outcome.cacheAgeMs ?? 0) / 1000) } : {};
   const head: MetaBody = result.isError
     ? { ok: false, error: { code: "tool_error", message: "The tool reported an error (below)." }, tool_id: record.id, duration_ms: durationMs }
@@ -49,9 +69,14 @@ export async function presentResult(outcome: Ok, budget: number, outputs: Output
     notes.push(`The structured content does not match the tool's output schema (${fields}); fields may be missing or of another type than describe_tool shows.`);
   }
   let guided: MetaBody;
-  if (result.isError) {
-    const next: NextCall = { tool: "describe_tool", arguments: { tool_id: record.id, detail_level: "full" } };
-    notes.push(`Check the arguments against the docs: ${formatCall(next)}`);
+  const own = lifted.guidance;
+  if (!result.isError && Object.keys(own).length) {
+    // The tool's own guidance leads; metatools' notes are added to its text.
+    const register = textKey(own) ?? "warning";
+    guided = { ...body, ...own, ...(notes.length ? { [register]: [own[register], ...notes].filter(Boolean).join(" ") } : {}) };
+  } else if (result.isError) {
+    const next: NextCall = recovery ?? { tool: "describe_tool", arguments: { tool_id: record.id, detail_level: "full" } };
+    notes.push(recovery ? `What the error refers to can be listed: ${formatCall(next)}` : `Check the arguments against the docs: ${formatCall(next)}`);
     guided = { ...body, ...guidanceFields(hint(notes.join(" "), next)) };
   } else guided = { ...body, ...(notes.length ? guidanceFields(warning(notes.join(" "))) : {}) };
   if (jsonBytes(guided) <= budget) return guided;
@@ -61,8 +86,10 @@ export async function presentResult(outcome: Ok, budget: number, outputs: Output
 /** Stores the whole result under a handle; the reply keeps the head, a summary and the call that reads it. */
 async function handOff(head: MetaBody, body: MetaBody, notes: string[], budget: number, outputs: OutputStore, toolId: string, principal: string): Promise<MetaBody> {
   const { result, structured, content } = body as { result?: string; structured?: unknown; content?: unknown[] };
-  const json = result === undefined && content === undefined;
-  const text = json ? JSON.stringify(structured, null, 2) : [result ?? "", ...(content ?? []).map((c) => JSON.stringify(c))].filter(Boolean).join("\n");
+  // Structured content that only wraps one text (`{content: "<a file>"}`) is stored as that text, read as a document of its own.
+  const wrapped = result === undefined && content === undefined ? onlyText(structured) : undefined;
+  const json = wrapped === undefined ? result === undefined && content === undefined : isJson(wrapped);
+  const text = wrapped ?? (json ? JSON.stringify(structured, null, 2) : [result ?? "", ...(content ?? []).map((c) => JSON.stringify(c))].filter(Boolean).join("\n"));
   let stored: Awaited<ReturnType<typeof spill>>;
   try {
     stored = await spill(outputs, { kind: json ? "json" : "text", text, source: toolId }, budget, principal);
@@ -82,6 +109,22 @@ async function handOff(head: MetaBody, body: MetaBody, notes: string[], budget: 
   if (jsonBytes(lean) <= budget) return lean;
   const { kind, bytes, lines } = stored.summary;
   return { ...lean, summary: { kind, bytes, lines } };
+}
+
+/** The one string of an object with a single field, if that is all it holds. */
+function onlyText(value: unknown): string | undefined {
+  if (!value || typeof value !== "object" || Array.isArray(value)) return undefined;
+  const values = Object.values(value);
+  return values.length === 1 && typeof values[0] === "string" ? values[0] : undefined;
+}
+
+function isJson(text: string): boolean {
+  try {
+    JSON.parse(text);
+    return true;
+  } catch {
+    return false;
+  }
 }
 
 function isRecoverable(value: unknown): value is { ok: false; error: { code: string; message: string } } & Record<string, unknown> {
@@ -106,11 +149,57 @@ function describeBlock(block: Block): Record<string, unknown> {
   }
 }
 
-function sameJson(text: string, value: unknown): boolean {
-  if (!text) return true;
+/**
+ * Whether the text says what the structured content says: as its JSON
+ * ("json"), or as the structured content's values alone, one per line
+ * ("values": `{content: "<the text>"}`, as server-filesystem answers).
+ */
+function sameData(text: string, value: unknown): "json" | "values" | undefined {
   try {
-    return JSON.stringify(JSON.parse(text)) === JSON.stringify(value);
+    if (JSON.stringify(JSON.parse(text)) === JSON.stringify(value)) return "json";
   } catch {
-    return false;
+    // Not JSON: compared by its values below.
   }
+  const leaves: string[] = [];
+  collectLeaves(value, leaves);
+  return leaves.length > 0 && leaves.join("\n").trim() === text.trim() ? "values" : undefined;
+}
+
+function collectLeaves(value: unknown, out: string[]): void {
+  if (typeof value === "string" || typeof value === "number" || typeof value === "boolean") out.push(String(value));
+  else if (Array.isArray(value)) for (const item of value) collectLeaves(item, out);
+  else if (value && typeof value === "object") for (const item of Object.values(value)) collectLeaves(item, out);
+}
+
+const GUIDANCE_KEYS = ["hint", "warning", "must_follow", "next"] as const;
+
+/** A built-in tool's guidance, taken out of its structured content (top level, or its overflow block) to go at the reply's top level. */
+function liftGuidance(structured: Record<string, unknown> | undefined): { structured: Record<string, unknown> | undefined; guidance: Record<string, unknown> } {
+  if (!structured || typeof structured !== "object") return { structured, guidance: {} };
+  const guidance: Record<string, unknown> = {};
+  const rest: Record<string, unknown> = {};
+  for (const [key, value] of Object.entries(structured)) {
+    if ((GUIDANCE_KEYS as readonly string[]).includes(key)) guidance[key] = value;
+    else rest[key] = value;
+  }
+  const overflow = rest.overflow;
+  if (overflow && typeof overflow === "object" && !Array.isArray(overflow)) {
+    const kept: Record<string, unknown> = {};
+    for (const [key, value] of Object.entries(overflow)) {
+      if (!(GUIDANCE_KEYS as readonly string[]).includes(key)) kept[key] = value;
+      else if (key === "next") guidance.next ??= value;
+      // Two texts (the tool's own and its overflow's) become one, in the tool's register.
+      else {
+        const register = textKey(guidance) ?? key;
+        guidance[register] = [guidance[register], value].filter(Boolean).join(" ");
+      }
+    }
+    rest.overflow = kept;
+  }
+  return { structured: rest, guidance };
+}
+
+/** Which text register the guidance uses, if any. */
+function textKey(guidance: Record<string, unknown>): "hint" | "warning" | "must_follow" | undefined {
+  return (["must_follow", "warning", "hint"] as const).find((key) => key in guidance);
 }

@@ -11,6 +11,8 @@ import { ATTR } from "../observe/telemetry.js";
 import { MAX_TOOL_ID_CHARS, unknownTool } from "./lookup.js";
 import { presentResult } from "./result.js";
 import { defineMetaTool, type MetaBody } from "./types.js";
+import type { Metatools } from "../app.js";
+import type { ToolRecord } from "../model/tool.js";
 
 interface RunArgs {
   tool_id: string;
@@ -45,7 +47,13 @@ export const runTool = defineMetaTool<RunArgs>({
     const outcome = await app.executor.run({ toolId: args.tool_id, args: toolArgs, timeoutMs: args.timeout_ms, signal, cache: args.cache, onProgress, principal });
     if (outcome.kind === "ok") {
       span?.set({ [ATTR.cache]: outcome.cache });
-      return presentResult(outcome, budget, app.outputs, principal);
+      return presentResult(outcome, {
+        budget,
+        outputs: app.outputs,
+        principal,
+        builtin: app.backends.state(outcome.record.namespace)?.kind === "builtin",
+        ...(outcome.result.isError ? { recovery: siblingFor(app, outcome.record, outcome.result) } : {}),
+      });
     }
     return respond(outcome, args, toolArgs, app);
   },
@@ -55,20 +63,24 @@ function respond(outcome: Exclude<RunOutcome, { kind: "ok" }>, args: RunArgs, to
   const again = (changes: Partial<RunArgs>): NextCall => ({ tool: "run_tool", arguments: { tool_id: args.tool_id, args: toolArgs, ...changes } });
   switch (outcome.kind) {
     case "unknown_tool":
-      return unknownTool(app, outcome.id, (id) => ({ tool: "run_tool", arguments: { tool_id: id, args: toolArgs } }));
+      // The suggested tool with these arguments only when they fit it; else its docs, which always answer.
+      return unknownTool(app, outcome.id, (id) => (app.executor.accepts(id, toolArgs) ? { tool: "run_tool", arguments: { tool_id: id, args: toolArgs } } : { tool: "describe_tool", arguments: { tool_id: id } }));
     case "not_runnable": {
       const next: NextCall = { tool: "describe_tool", arguments: { tool_id: outcome.record.id, detail_level: "full" } };
       return recoverable("not_runnable", `${outcome.record.id} comes from a catalog-only tool list: it can be searched and described, not run.`, hint(`Its docs: ${formatCall(next)}`, next));
     }
     case "invalid_args": {
       const fields = outcome.problems.map((p) => `${p.field}: expected ${p.expected}${p.got !== undefined ? `, got ${JSON.stringify(p.got)}` : ""}`);
+      const message = `Arguments for ${outcome.record.id} do not match its input schema; the backend was not called. ${fields.join("; ")}.`;
+      const docs = `describe_tool({tool_id: "${outcome.record.id}"})`;
+      // Only the agent (or its user) knows these: said, with no call that would fail again.
+      const unknown = outcome.unknown.filter((f) => f !== "args");
+      if (outcome.unknown.length) {
+        const ask = unknown.length ? `Supply ${unknown.map((f) => `"${f.replace(/^args\./, "")}"`).join(", ")} (required; ${unknown.length === 1 ? "its value" : "their values"} cannot be guessed: find ${unknown.length === 1 ? "it" : "them"} or ask the user)` : "Fix the arguments";
+        return recoverable("invalid_args", message, hint(`${ask}, then run it again. Schema: ${docs}.`), { problems: outcome.problems });
+      }
       const next = again({ args: outcome.corrected });
-      return recoverable(
-        "invalid_args",
-        `Arguments for ${outcome.record.id} do not match its input schema; the backend was not called. ${fields.join("; ")}.`,
-        hint(`Corrected call (replace any <placeholder>): ${formatCall(next)}. Full schema: describe_tool({tool_id: "${outcome.record.id}"}).`, next),
-        { problems: outcome.problems },
-      );
+      return recoverable("invalid_args", message, hint(`Corrected call: ${formatCall(next)}. Schema: ${docs}.`, next), { problems: outcome.problems });
     }
     case "backend_unavailable": {
       const state = outcome.state;
@@ -114,3 +126,23 @@ function respond(outcome: Exclude<RunOutcome, { kind: "ok" }>, args: RunArgs, to
     }
   }
 }
+
+/**
+ * A tool of the same backend that an error points to and that needs no
+ * arguments: "path outside allowed directories" → list_allowed_directories.
+ * Every word of its name but the verb is in the error text.
+ */
+function siblingFor(app: Metatools, record: ToolRecord, result: { content?: { type: string; text?: string }[] }): NextCall | undefined {
+  const text = (result.content ?? []).map((c) => (c.type === "text" ? (c.text ?? "") : "")).join(" ").toLowerCase();
+  if (!text) return undefined;
+  const words = new Set(text.split(/[^a-z0-9]+/).filter((w) => w.length >= 3).map((w) => w.slice(0, 6)));
+  for (const sibling of app.registry.namespaceRecords(record.namespace)) {
+    if (sibling.id === record.id || !sibling.runnable || (sibling.inputSchema.required as unknown[] | undefined)?.length) continue;
+    const named = sibling.name.toLowerCase().split(/[^a-z0-9]+/).filter((w) => w.length >= 3 && !VERBS.has(w));
+    if (named.length >= 2 && named.every((w) => words.has(w.slice(0, 6)))) return { tool: "run_tool", arguments: { tool_id: sibling.id, args: {} } };
+  }
+  return undefined;
+}
+
+/** Verbs a tool name starts with, which say nothing of what an error is about. */
+const VERBS = new Set(["list", "get", "show", "read", "fetch", "describe", "find", "search"]);

@@ -154,7 +154,8 @@ function guide(request: SearchRequest, outcome: SearchOutcome, shown: number, ap
   if (tag && !request.tags.length && outcome.byNamespace.length === 1) {
     calls.push({ label: `filter by tag "${tag}"`, call: { tool: "search_tools", arguments: { ...base, tags: [tag] } } });
   }
-  if (!request.namespaces.length && outcome.byNamespace.length > 1) {
+  // Scoping helps only when the hits shown mix namespaces: scoped to the only one shown, the same hits would come back first.
+  if (!request.namespaces.length && outcome.byNamespace.length > 1 && new Set(outcome.hits.map((h) => h.record.namespace)).size > 1) {
     const namespace = top?.namespace ?? outcome.byNamespace[0]!.namespace;
     const count = outcome.byNamespace.find((n) => n.namespace === namespace)?.count ?? 0;
     calls.push({ label: `scope to namespace "${namespace}" (${count} matches)`, call: { tool: "search_tools", arguments: { ...base, namespace } } });

@@ -31,7 +31,8 @@ export async function openCodeSession(root: string, code: NonNullable<MetatoolsS
   };
 }
 
-/** Every `next` call in a reply: top level, inside `structured`, and inside an overflow block. */
+/** The `next` call of a reply: always at its top level (none is ever nested in `structured`, which this checks). */
 export function nextCalls(reply: Record<string, any>): { tool: string; arguments: Record<string, unknown> }[] {
-  return [reply.next, reply.structured?.next, reply.structured?.overflow?.next].filter(Boolean);
+  expect(reply.structured?.next ?? reply.structured?.overflow?.next, "a next call nested in structured").toBeUndefined();
+  return [reply.next].filter(Boolean);
 }

@@ -63,10 +63,14 @@ export async function openSession(config: ConfigFile, options: { builtinCatalog?
   const client = new Client({ name: "test-client", version: "1.0.0" });
   await server.connect(serverSide);
   await client.connect(clientSide);
+  const received = new Map<string, { tool: string; arguments: Record<string, unknown> }>();
   const raw = async (name: string, args: Record<string, unknown>) => {
     const result = await client.callTool({ name, arguments: args });
     const content = result.content as { type: string; text: string }[];
-    return { text: content[0]!.text, isError: result.isError === true };
+    const text = content[0]!.text;
+    const next = parseNext(text);
+    if (next) received.set(JSON.stringify(next), next);
+    return { text, isError: result.isError === true };
   };
   return {
     app,
@@ -76,11 +80,46 @@ export async function openSession(config: ConfigFile, options: { builtinCatalog?
       return JSON.parse((await raw(name, args)).text);
     },
     async close() {
+      await followEveryNext(client, app, received);
       await client.close();
       await server.close();
       await app.close();
     },
   };
+}
+
+function parseNext(text: string): { tool: string; arguments: Record<string, unknown> } | undefined {
+  try {
+    const next = (JSON.parse(text) as { next?: { tool: string; arguments: Record<string, unknown> } }).next;
+    return next && typeof next.tool === "string" ? next : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/** Failures a `next` call must never meet: it was given as a call that can run as written. */
+const DEAD_ENDS = ["invalid_args", "unknown_tool", "not_runnable", "unknown_namespace"];
+
+/**
+ * Every `next` any reply of the session carried, executed as written before
+ * the session closes: none may end in a dead end. run_tool calls are run
+ * only for read-only and built-in tools (the others may change state, or be
+ * slow by design, such as a timeout's retry); their arguments are still
+ * validated against the tool's schema.
+ */
+async function followEveryNext(client: Client, app: Metatools, received: Map<string, { tool: string; arguments: Record<string, unknown> }>): Promise<void> {
+  for (const next of received.values()) {
+    if (next.tool === "run_tool") {
+      const record = app.registry.get(String(next.arguments.tool_id));
+      if (!record) throw new Error(`a next call names a tool that does not exist: ${JSON.stringify(next)}`);
+      const kind = app.backends.state(record.namespace)?.kind;
+      if (!record.annotations.readOnlyHint && kind !== "builtin") continue;
+      if (app.backends.state(record.namespace)?.status !== "ready") continue;
+    }
+    const result = await client.callTool({ name: next.tool, arguments: next.arguments });
+    const body = JSON.parse((result.content as { text: string }[])[0]!.text) as { ok?: boolean; error?: { code?: string } };
+    if (body.ok === false && DEAD_ENDS.includes(body.error?.code ?? "")) throw new Error(`a next call failed as written (${body.error?.code}): ${JSON.stringify(next)} → ${JSON.stringify(body).slice(0, 400)}`);
+  }
 }
 
 /** Writes a tools.jsonl of `n` synthetic tools (the benchmark's generator) into `dir`. */

@@ -35,7 +35,8 @@ describe("code:read_file", () => {
 
   it("a read over the budget becomes a handle, a summary and a next call that reads it", async () => {
     const reply = await session.code("read_file", { path: "generated/long.ts" });
-    const { handle, summary, next, total_lines } = reply.structured;
+    const { handle, summary, total_lines } = reply.structured;
+    const next = reply.next;
     expect(total_lines).toBe(900);
     expect(handle).toMatch(/^@out_/);
     expect(summary).toMatchObject({ kind: "text", lines: 900 });
@@ -50,8 +51,9 @@ describe("code:read_file", () => {
   it("a file over the size cap is summarized, not read whole; a range still reads", async () => {
     const reply = await session.code("read_file", { path: "generated/huge.txt" });
     expect(reply.structured).toMatchObject({ total_lines: 5000, start_line: 1, end_line: 20 });
-    expect(reply.structured.hint).toMatch(/over the 97 KiB cap/);
-    const range = await session.follow(reply.structured.next);
+    expect(reply.hint).toMatch(/over the 97 KiB cap/);
+    expect(reply.structured.hint).toBeUndefined();
+    const range = await session.follow(reply.next);
     expect(range.structured.content.split("\n")[0]).toMatch(/^row 0 /);
     const tail = await session.code("read_file", { path: "generated/huge.txt", start_line: 4999, end_line: 5000 });
     expect(tail.structured.content).toMatch(/^row 4998 x+\nrow 4999 x+$/);
@@ -122,7 +124,8 @@ describe("broad inputs on a large real tree stay within the budget", () => {
     expect(reply.ok).toBe(true);
     const { total, overflow } = reply.structured;
     expect(total).toBeGreaterThan(overflow.shown);
-    expect(overflow.hint).toMatch(/run_tool/);
-    expect((await big.follow(overflow.next)).ok).toBe(true);
+    expect(reply.hint).toMatch(/run_tool/);
+    expect(overflow.next).toBeUndefined();
+    expect((await big.follow(reply.next)).ok).toBe(true);
   }, 60_000);
 });

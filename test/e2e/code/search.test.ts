@@ -32,7 +32,7 @@ describe("code:grep", () => {
     expect(overflow.by_file).toEqual([{ file: "generated/matches.txt", count: 250 }]);
     // assets.bin holds the bytes "needle" too, but it is binary: skipped and counted.
     expect(reply.structured.note).toMatch(/1 binary file/);
-    const next = await session.follow(overflow.next);
+    const next = await session.follow(reply.next);
     expect(next.ok).toBe(true);
     const page = await session.code("grep", { pattern: "needle", offset: overflow.shown });
     expect(page.structured.files[0].lines[0]).toBe(`${overflow.shown + 1}: needle ${overflow.shown}`);

@@ -64,9 +64,9 @@ describe("code:symbols pattern search", () => {
       { file: "generated/widgets.py", count: 20 },
     ]);
     expect(overflow.next_offset).toBeUndefined();
-    expect(overflow.hint).toContain('"path":"generated/widgets.ts"');
-    expect(overflow.hint).toContain('"offset":50');
-    const scoped = await session.follow(overflow.next);
+    expect(reply.hint).toContain('"path":"generated/widgets.ts"');
+    expect(reply.hint).toContain('"offset":50');
+    const scoped = await session.follow(reply.next);
     expect(scoped.structured.total).toBe(40);
     expect(scoped.structured.overflow).toBeUndefined();
   });
@@ -79,7 +79,7 @@ describe("code:symbols pattern search", () => {
       const overflow = reply.structured.overflow;
       if (!overflow) break;
       expect(overflow.next_offset).toBe(seen.size);
-      const pageCall = /next page: (run_tool\(.*\))/.exec(overflow.hint);
+      const pageCall = /next page: (run_tool\(.*\))/.exec(reply.hint);
       expect(pageCall).not.toBeNull();
       reply = await session.code("symbols", { pattern: "widget", detail_level: "full", limit: 25, offset: overflow.next_offset });
     }
