@@ -6,6 +6,8 @@
  */
 import { fileURLToPath } from "node:url";
 import { createBackend } from "./backends/factory.js";
+import { snapshotFile, ToolSnapshot } from "./backends/snapshot.js";
+import { cacheHome } from "./config/env.js";
 import { BackendManager } from "./backends/manager.js";
 import { redactingOutputStore } from "./backends/redacting.js";
 import type { Backend } from "./backends/types.js";
@@ -64,8 +66,12 @@ export interface Metatools {
   credentials?: Credentials;
   /** Pings the shared store (cache and output handles); never rejects. */
   checkStore(): Promise<StoreHealth>;
-  /** Starts every backend; settles when each has connected or failed. Never rejects. */
-  start(): Promise<void>;
+  /**
+   * Serves every backend's tools from the snapshot at once, then starts the
+   * backends (all, or those `only` names plus any without a snapshot);
+   * settles when each started one has connected or failed. Never rejects.
+   */
+  start(options?: { only?: readonly string[] }): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -125,8 +131,12 @@ export function createMetatools(config: ResolvedConfig, options: AppOptions = {}
     ],
     { logger, backoffMs: options.backoffMs, breakerMs: options.breakerMs, redact },
   );
+  const snapshot = new ToolSnapshot(snapshotFile(cacheHome(), config.file));
+  const specOf = new Map(config.backends.map((spec) => [spec.namespace, spec]));
   backends.onTools((namespace, tools, info) => {
     registry.setNamespace(namespace, tools, info?.name, backends.state(namespace)?.runnable ?? true);
+    const spec = specOf.get(namespace);
+    if (spec && spec.kind !== "catalog" && backends.state(namespace)?.status === "ready") snapshot.set(spec, tools, info);
   });
   const executor = new Executor(registry, backends, cache, {
     defaultTimeoutMs: config.timeouts.callMs,
@@ -147,7 +157,7 @@ export function createMetatools(config: ResolvedConfig, options: AppOptions = {}
     ...(credentials ? { credentials } : {}),
     checkStore: () => storeHealth(stores.cache),
     // The embedder's load is awaited, so a broken one is reported at start; indexing goes on in the background.
-    start: () => {
+    start: (options) => {
       if (lock) lockWatch ??= setInterval(() => {
         try {
           if (lock.reload()) registry.regate();
@@ -155,22 +165,31 @@ export function createMetatools(config: ResolvedConfig, options: AppOptions = {}
           logger.error(error instanceof Error ? error.message : String(error));
         }
       }, 2000).unref();
-      return startAll();
+      return startAll(options?.only);
     },
     close: async () => {
       clearInterval(lockWatch);
       await closeAll();
     },
   };
-  function startAll(): Promise<void> {
+  function startAll(only?: readonly string[]): Promise<void> {
+    // Last known tools first: searchable before any backend is up. A backend without a snapshot is always started.
+    const missing: string[] = [];
+    for (const spec of config.backends) {
+      if (spec.kind === "catalog") continue;
+      const known = snapshot.get(spec);
+      if (known) backends.preload(spec.namespace, known.tools, known.info);
+      else missing.push(spec.namespace);
+    }
     const store = storeHealth(stores.cache).then((health) => {
       if (health.kind === "memory") return;
       if (health.ok) logger.info(`store: ${health.where}`);
       else logger.error(`${health.error}; results are not cached and large outputs cannot be kept until it is reachable`);
     });
-    return Promise.all([backends.start(), store, semantic?.ready]).then(() => undefined);
+    return Promise.all([backends.start(only && [...only, ...missing]), store, semantic?.ready]).then(() => undefined);
   }
   async function closeAll(): Promise<void> {
+    snapshot.flush();
     await backends.close();
     await semantic?.close();
     await Promise.all([stores.cache.close(), stores.outputs.close(), credentials?.close()]);

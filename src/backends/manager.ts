@@ -14,7 +14,8 @@ import { RedactingBackend } from "./redacting.js";
 import type { Backend, BackendInfo } from "./types.js";
 
 /** needs_login: the server asks for a sign-in only a person can give (`metatools auth login`); it connects as soon as one is stored. */
-export type BackendStatus = "connecting" | "ready" | "failed" | "reconnecting" | "needs_login" | "closed";
+/** idle: not started by this command (a CLI command that answers from the snapshot). */
+export type BackendStatus = "idle" | "connecting" | "ready" | "failed" | "reconnecting" | "needs_login" | "closed";
 
 export interface BackendState {
   namespace: string;
@@ -60,6 +61,10 @@ interface Entry {
   failures: number;
   /** While waiting for a sign-in: stops watching for it. */
   unwatch?: () => void;
+  /** Tools given from the snapshot before the backend connected: taken back if it fails. */
+  preloaded?: boolean;
+  /** Called when a connect attempt ends, either way. */
+  settled: Set<() => void>;
 }
 
 export class BackendManager {
@@ -82,7 +87,7 @@ export class BackendManager {
     for (const { backend: source, spec } of backends) {
       const backend = options.redact && options.redact !== noRedaction ? new RedactingBackend(source, options.redact) : source;
       const state: BackendState = { namespace: backend.namespace, kind: backend.kind, status: "connecting", toolCount: 0, runnable: backend.runnable };
-      const entry: Entry = { backend, spec, state, failures: 0 };
+      const entry: Entry = { backend, spec, state, failures: 0, settled: new Set() };
       backend.onEvent((event) => {
         if (event.type === "tools_changed") void this.refresh(entry);
         else if (event.type === "needs_login") void this.onNeedsLogin(entry, event.message);
@@ -96,16 +101,59 @@ export class BackendManager {
     this.listeners.push(listener);
   }
 
-  /** Starts every backend at once; the promise settles when each has connected or failed. Never rejects. */
-  start(): Promise<void> {
-    this.startup = Promise.all([...this.entries.values()].map((entry) => this.connect(entry, 0))).then(() => undefined);
+  /**
+   * A backend's tools as last listed (the snapshot), served while it
+   * connects: its state says connecting, calls wait for it, and what it
+   * lists on connect replaces them (or a failure takes them back).
+   */
+  preload(namespace: string, tools: UpstreamTool[], info: BackendInfo | undefined): void {
+    const entry = this.entries.get(namespace);
+    if (!entry || entry.state.status !== "connecting") return;
+    entry.preloaded = true;
+    entry.state = { ...entry.state, toolCount: tools.length, ...(info ? { info } : {}) };
+    this.emit(entry, tools);
+  }
+
+  /**
+   * Starts the backends at once (those named by `only`, when given; the
+   * others stay as they are, their snapshot tools searchable but not run).
+   * Settles when each has connected or failed. Never rejects.
+   */
+  start(only?: readonly string[]): Promise<void> {
+    const chosen = [...this.entries.values()].filter((entry) => !only || only.includes(entry.backend.namespace) || entry.backend.kind === "builtin");
+    for (const entry of this.entries.values()) if (!chosen.includes(entry)) entry.state = { ...entry.state, status: "idle" };
+    this.startup = Promise.all(chosen.map((entry) => this.connect(entry, 0))).then(() => undefined);
     return this.startup;
   }
 
-  /** Settles when the initial connects are done, or after `ms`, whichever comes first. */
+  /** Settles when the backend's current connect attempt ends (ready or not), or `signal` aborts, or its connect timeout passes. */
+  whenReady(namespace: string, signal?: AbortSignal): Promise<void> {
+    const entry = this.entries.get(namespace);
+    if (!entry || (entry.state.status !== "connecting" && entry.state.status !== "reconnecting")) return Promise.resolve();
+    return new Promise<void>((resolve) => {
+      const done = () => {
+        clearTimeout(timer);
+        signal?.removeEventListener("abort", done);
+        entry.settled.delete(done);
+        resolve();
+      };
+      const timer = setTimeout(done, entry.spec.connectTimeoutMs);
+      signal?.addEventListener("abort", done, { once: true });
+      entry.settled.add(done);
+    });
+  }
+
+  /**
+   * Settles when the initial connects are done, or after `ms`, whichever
+   * comes first. Backends whose tools are already served from the snapshot
+   * are not waited for: their tools are there.
+   */
   async waitForStartup(ms: number): Promise<void> {
+    const waiting = [...this.entries.values()].filter((entry) => !entry.preloaded && (entry.state.status === "connecting" || entry.state.status === "reconnecting"));
+    if (!waiting.length) return;
     let timer: NodeJS.Timeout | undefined;
-    await Promise.race([this.startup, new Promise<void>((resolve) => (timer = setTimeout(resolve, ms)))]);
+    const connected = Promise.all(waiting.map((entry) => (entry.state.status === "connecting" ? this.whenReady(entry.backend.namespace) : undefined)));
+    await Promise.race([connected, new Promise<void>((resolve) => (timer = setTimeout(resolve, ms)))]);
     clearTimeout(timer);
   }
 
@@ -153,13 +201,21 @@ export class BackendManager {
       if (this.closed) return;
       entry.failures = 0;
       entry.state = { ...entry.state, status: "ready", error: undefined, retryAt: undefined, info: backend.info(), toolCount: tools.length, connectMs: took() };
+      entry.preloaded = false;
       this.emit(entry, tools);
+      this.settle(entry);
       this.options.logger.info(`${backend.namespace}: ready with ${tools.length} tools`);
     } catch (error) {
       await backend.close().catch(() => {});
       if (this.closed) return;
+      // Snapshot tools of a backend that did not come up are taken back: they cannot run.
+      if (entry.preloaded) {
+        entry.preloaded = false;
+        this.emit(entry, []);
+      }
       if (error instanceof BackendError && error.code === "needs_login") {
         this.waitForSignIn(entry, error.message, took());
+        this.settle(entry);
         return;
       }
       const message = errorMessage(error);
@@ -167,6 +223,7 @@ export class BackendManager {
       entry.state = { ...entry.state, status: "failed", error: reason, toolCount: 0, connectMs: took() };
       this.options.logger.error(reason);
       this.scheduleRetry(entry, attempt + 1);
+      this.settle(entry);
     } finally {
       clearTimeout(timer);
     }
@@ -242,6 +299,10 @@ export class BackendManager {
     } else entry.state = { ...entry.state, status: "reconnecting", retryAt };
     entry.retryTimer = setTimeout(() => void this.connect(entry, attempt), delay);
     entry.retryTimer.unref();
+  }
+
+  private settle(entry: Entry): void {
+    for (const done of [...entry.settled]) done();
   }
 
   private emit(entry: Entry, tools: UpstreamTool[]): void {

@@ -125,6 +125,9 @@ export class Executor {
   /** Calls the backend with a timeout, cancellation and progress. */
   private async dispatch(record: ToolRecord, request: RunRequest, cache: CacheStatus, unchecked: string | undefined): Promise<RunOutcome> {
     const backend = this.backends.backend(record.namespace);
+    // A tool known from the snapshot, its backend still starting: the call waits for it, up to its connect timeout.
+    const starting = this.backends.state(record.namespace)?.status;
+    if (starting === "connecting" || starting === "reconnecting") await this.backends.whenReady(record.namespace, request.signal);
     const state = this.backends.state(record.namespace);
     if (!backend || state?.status !== "ready") return { kind: "backend_unavailable", record, state };
     const timeoutMs = request.timeoutMs ?? this.backends.callTimeoutMs(record.namespace) ?? this.options.defaultTimeoutMs;

@@ -44,7 +44,17 @@ export const runTool = defineMetaTool<RunArgs>({
 
   async handle(args, { app, budget, signal, onProgress, span, principal }) {
     const toolArgs = args.args ?? {};
-    const outcome = await app.executor.run({ toolId: args.tool_id, args: toolArgs, timeoutMs: args.timeout_ms, signal, cache: args.cache, onProgress, principal });
+    const request = { toolId: args.tool_id, args: toolArgs, timeoutMs: args.timeout_ms, signal, cache: args.cache, onProgress, principal };
+    let outcome = await app.executor.run(request);
+    // A tool of a backend still starting (never listed yet): the call waits for it, as for a known tool.
+    if (outcome.kind === "unknown_tool") {
+      const namespace = args.tool_id.slice(0, Math.max(0, args.tool_id.indexOf(":")));
+      const status = app.backends.state(namespace)?.status;
+      if (status === "connecting" || status === "reconnecting") {
+        await app.backends.whenReady(namespace, signal);
+        outcome = await app.executor.run(request);
+      }
+    }
     if (outcome.kind === "ok") {
       span?.set({ [ATTR.cache]: outcome.cache });
       return presentResult(outcome, {

@@ -89,13 +89,14 @@ function present(request: SearchRequest, outcome: SearchOutcome, hits: readonly 
     mode: outcome.mode,
     by_namespace: byNamespace.entries,
     ...(byNamespace.omitted ? { by_namespace_overflow: byNamespace.omitted } : {}),
-    hits: hits.map(formatHit),
+    hits: hits.map((hit) => formatHit(hit, app.backends.state(hit.record.namespace)?.status)),
     ...extra,
     ...guidanceFields(guide(request, outcome, shown, app, notes)),
   };
 }
 
-function formatHit({ record, score }: SearchHit): MetaBody {
+/** `backend`: its backend's status; a tool known from the snapshot while its backend starts says so (a call waits for it). */
+function formatHit({ record, score }: SearchHit, backend: string | undefined): MetaBody {
   return {
     id: record.id,
     summary: record.summary,
@@ -103,6 +104,7 @@ function formatHit({ record, score }: SearchHit): MetaBody {
     ...(record.annotations.readOnlyHint ? { read_only: true } : {}),
     ...(record.annotations.destructiveHint ? { destructive: true } : {}),
     ...(record.runnable ? {} : { runnable: false }),
+    ...(backend === "connecting" || backend === "reconnecting" ? { status: backend } : {}),
     score: Math.round(score * 100) / 100,
   };
 }

@@ -1,10 +1,12 @@
+import { writeFileSync } from "node:fs";
 import { createMetaDispatcher } from "../../meta/index.js";
+import { LOCAL_PRINCIPAL } from "../../security/principal.js";
 import { intFlag, logLevel, parseFlags, UsageError } from "../flags.js";
 import { printBody } from "../format.js";
 import { withApp } from "../open.js";
 
 export async function run(argv: string[]): Promise<number> {
-  const { values, positionals } = parseFlags(argv, { args: { type: "string" }, timeout: { type: "string" }, cache: { type: "string" } });
+  const { values, positionals } = parseFlags(argv, { args: { type: "string" }, timeout: { type: "string" }, cache: { type: "string" }, out: { type: "string" } });
   if (positionals.length !== 1) throw new UsageError("name exactly one tool id, e.g. metatools run everything:echo --args '{\"message\":\"hi\"}'");
   let toolArgs: unknown = {};
   if (values.args !== undefined) {
@@ -22,13 +24,30 @@ export async function run(argv: string[]): Promise<number> {
     if (!["use", "refresh", "bypass"].includes(values.cache)) throw new UsageError(`--cache takes use, refresh or bypass, got "${values.cache}"`);
     args.cache = values.cache;
   }
-  return withApp(values, logLevel(values["log-level"], "warn"), async (app) => {
-    const body = await createMetaDispatcher(app)("run_tool", args);
-    if (typeof body.handle === "string" && app.config.store.url === "memory") {
-      process.stderr.write(
-        `note: ${body.handle} was kept in this process's memory and ends with it. To read handles from later commands, set metatools.store.url to a redis:// or sqlite:// store; or raise metatools.budgets.inlineBytes.\n`,
-      );
-    }
-    return printBody("run_tool", body, values.json ?? false);
-  });
+  const namespace = String(positionals[0]).split(":")[0]!;
+  return withApp(
+    values,
+    logLevel(values["log-level"], "warn"),
+    async (app) => {
+      const body = await createMetaDispatcher(app)("run_tool", args);
+      // A person at a terminal gets the whole result, not a handle that ends with this process.
+      if (typeof body.handle === "string") {
+        const whole = await app.outputs.get(body.handle, LOCAL_PRINCIPAL).catch(() => undefined);
+        if (whole) {
+          if (values.out) writeFileSync(values.out, whole.text);
+          else process.stdout.write(whole.text.endsWith("\n") ? whole.text : `${whole.text}\n`);
+          if (values.out) process.stderr.write(`wrote ${Buffer.byteLength(whole.text)} bytes to ${values.out}\n`);
+          return body.ok === false ? 1 : 0;
+        }
+      }
+      if (values.out && body.ok !== false) {
+        writeFileSync(values.out, `${JSON.stringify(body.structured ?? body.result ?? body, null, 2)}\n`);
+        process.stderr.write(`wrote the result to ${values.out}\n`);
+        return 0;
+      }
+      return printBody("run_tool", body, values.json ?? false);
+    },
+    // Only the tool's own backend is started.
+    [namespace],
+  );
 }

@@ -10,6 +10,7 @@ export async function search(argv: string[]): Promise<number> {
     namespace: { type: "string", multiple: true },
     tags: { type: "string" },
     mode: { type: "string" },
+    refresh: { type: "boolean" },
   });
   if (positionals.length > 1) throw new UsageError(`quote the query as one argument: "${positionals.join(" ")}"`);
   const args: Record<string, unknown> = { query: positionals[0] ?? "" };
@@ -25,5 +26,6 @@ export async function search(argv: string[]): Promise<number> {
     await app.search.semantic?.whenIdle();
     const body = await createMetaDispatcher(app)("search_tools", args);
     return printBody("search_tools", body, values.json ?? false);
-  });
+    // From the snapshot of each backend's last tool list: no backend is started unless --refresh asks.
+  }, values.refresh ? undefined : []);
 }

@@ -1,0 +1,91 @@
+/**
+ * Each backend's last tool list, kept on disk: `serve` indexes it at once
+ * and serves search and describe while the backend connects, and the CLI's
+ * `search` and `describe` answer from it without starting any backend.
+ * An entry counts only for the same backend config (its identity hash),
+ * and is replaced by whatever the backend lists when it connects, which
+ * goes through the same pinning and quarantine as ever.
+ */
+import { createHash } from "node:crypto";
+import { mkdirSync, readFileSync, renameSync, writeFileSync } from "node:fs";
+import { dirname, join } from "node:path";
+import type { BackendSpec } from "../config/resolved.js";
+import type { UpstreamTool } from "../model/tool.js";
+import type { BackendInfo } from "./types.js";
+
+export interface SnapshotEntry {
+  /** The backend config it was listed under (hash): another config's list is never used. */
+  identity: string;
+  info?: BackendInfo;
+  tools: UpstreamTool[];
+  savedAt: string;
+}
+
+interface SnapshotFile {
+  version: 1;
+  backends: Record<string, SnapshotEntry>;
+}
+
+/** Writes are gathered for this long, so a burst of list changes costs one write. */
+const WRITE_DELAY_MS = 200;
+
+export class ToolSnapshot {
+  private data: SnapshotFile | undefined;
+  private timer: NodeJS.Timeout | undefined;
+
+  /** `file`: where the snapshot lives; undefined keeps nothing (no config file). */
+  constructor(readonly file: string | undefined) {}
+
+  /** The stored list of a backend, when it was listed under the same config. */
+  get(spec: BackendSpec): SnapshotEntry | undefined {
+    const entry = this.load().backends[spec.namespace];
+    return entry && entry.identity === identityOf(spec) ? entry : undefined;
+  }
+
+  set(spec: BackendSpec, tools: readonly UpstreamTool[], info: BackendInfo | undefined): void {
+    if (!this.file) return;
+    this.load().backends[spec.namespace] = { identity: identityOf(spec), ...(info ? { info } : {}), tools: [...tools], savedAt: new Date().toISOString() };
+    this.timer ??= setTimeout(() => this.flush(), WRITE_DELAY_MS);
+    this.timer.unref();
+  }
+
+  /** Writes what is pending now (on close). */
+  flush(): void {
+    clearTimeout(this.timer);
+    this.timer = undefined;
+    if (!this.file || !this.data) return;
+    try {
+      mkdirSync(dirname(this.file), { recursive: true });
+      const temporary = `${this.file}.${process.pid}.tmp`;
+      writeFileSync(temporary, JSON.stringify(this.data));
+      renameSync(temporary, this.file);
+    } catch {
+      // A snapshot is an optimisation: without it, backends are listed as they connect.
+    }
+  }
+
+  private load(): SnapshotFile {
+    if (this.data) return this.data;
+    this.data = { version: 1, backends: {} };
+    if (!this.file) return this.data;
+    try {
+      const parsed = JSON.parse(readFileSync(this.file, "utf8")) as SnapshotFile;
+      if (parsed?.version === 1 && parsed.backends && typeof parsed.backends === "object") this.data = parsed;
+    } catch {
+      // None yet, or unreadable: start empty.
+    }
+    return this.data;
+  }
+}
+
+/** What makes two backend configs the same server: everything but timeouts. */
+export function identityOf(spec: BackendSpec): string {
+  const { connectTimeoutMs: _c, callTimeoutMs: _t, ...what } = spec;
+  return createHash("sha256").update(JSON.stringify(what)).digest("hex").slice(0, 16);
+}
+
+/** The snapshot of a config file: in the cache folder, one per config. */
+export function snapshotFile(cacheDir: string, configFile: string | undefined): string | undefined {
+  if (!configFile) return undefined;
+  return join(cacheDir, "snapshots", `${createHash("sha256").update(configFile).digest("hex").slice(0, 16)}.json`);
+}
