@@ -176,8 +176,8 @@ export function createMetatools(config: ResolvedConfig, options: AppOptions = {}
     // Last known tools first: searchable before any backend is up. A backend without a snapshot is always started.
     const missing: string[] = [];
     for (const spec of config.backends) {
-      if (spec.kind === "catalog") continue;
-      const known = snapshot.get(spec);
+      // A catalog is a file read at once: always loaded, never snapshotted.
+      const known = spec.kind === "catalog" ? undefined : snapshot.get(spec);
       if (known) backends.preload(spec.namespace, known.tools, known.info);
       else missing.push(spec.namespace);
     }

@@ -7,49 +7,13 @@
 import type { BackendSpec } from "../config/resolved.js";
 import type { UpstreamTool } from "../model/tool.js";
 import { errorMessage } from "../util/errors.js";
-import type { Logger } from "../util/log.js";
-import { noRedaction, type Redact } from "../util/redact.js";
+import { noRedaction } from "../util/redact.js";
 import { BackendError } from "./errors.js";
 import { RedactingBackend } from "./redacting.js";
+import { raceAbort, type BackendState, type ManagerOptions, type ToolsListener } from "./state.js";
 import type { Backend, BackendInfo } from "./types.js";
 
-/** needs_login: the server asks for a sign-in only a person can give (`metatools auth login`); it connects as soon as one is stored. */
-/** idle: not started by this command (a CLI command that answers from the snapshot). */
-export type BackendStatus = "idle" | "connecting" | "ready" | "failed" | "reconnecting" | "needs_login" | "closed";
-
-export interface BackendState {
-  namespace: string;
-  kind: Backend["kind"];
-  status: BackendStatus;
-  /** Why it failed or dropped, naming the backend and, for stdio, its stderr tail. */
-  error?: string;
-  info?: BackendInfo;
-  toolCount: number;
-  runnable: boolean;
-  /** When the next connect attempt is due (ISO time), while not ready. */
-  retryAt?: string;
-  /** How long the last connect attempt took, to ready (connect and first tools/list) or to failure. */
-  connectMs?: number;
-}
-
-/** Called whenever a backend's tool list is (re)loaded or emptied. */
-export type ToolsListener = (namespace: string, tools: UpstreamTool[], info: BackendInfo | undefined) => void;
-
-export interface ManagerOptions {
-  logger: Logger;
-  /**
-   * Delays between reconnect attempts. Default: exponential from 1 s to 16 s
-   * (5 attempts), each with ±25% jitter so many metatools do not retry a
-   * shared backend in step. A list given here is used as is (tests).
-   */
-  backoffMs?: number[];
-  /** After the attempts run out the circuit opens: one attempt per this long, said in the backend's state. Default 300000. */
-  breakerMs?: number;
-  /** Jitter source, for tests. */
-  random?: () => number;
-  /** Applied to everything each backend says, as it arrives (RedactingBackend). Default: nothing is redacted. */
-  redact?: Redact;
-}
+export type { BackendState, BackendStatus, ManagerOptions, ToolsListener } from "./state.js";
 
 interface Entry {
   backend: Backend;
@@ -110,7 +74,7 @@ export class BackendManager {
     const entry = this.entries.get(namespace);
     if (!entry || entry.state.status !== "connecting") return;
     entry.preloaded = true;
-    entry.state = { ...entry.state, toolCount: tools.length, ...(info ? { info } : {}) };
+    entry.state = { ...entry.state, toolCount: tools.length, fromSnapshot: true, ...(info ? { info } : {}) };
     this.emit(entry, tools);
   }
 
@@ -200,7 +164,7 @@ export class BackendManager {
       const tools = await raceAbort(backend.listTools(abort.signal), abort.signal);
       if (this.closed) return;
       entry.failures = 0;
-      entry.state = { ...entry.state, status: "ready", error: undefined, retryAt: undefined, info: backend.info(), toolCount: tools.length, connectMs: took() };
+      entry.state = { ...entry.state, status: "ready", error: undefined, retryAt: undefined, info: backend.info(), toolCount: tools.length, connectMs: took(), fromSnapshot: undefined };
       entry.preloaded = false;
       this.emit(entry, tools);
       this.settle(entry);
@@ -211,6 +175,7 @@ export class BackendManager {
       // Snapshot tools of a backend that did not come up are taken back: they cannot run.
       if (entry.preloaded) {
         entry.preloaded = false;
+        entry.state = { ...entry.state, fromSnapshot: undefined };
         this.emit(entry, []);
       }
       if (error instanceof BackendError && error.code === "needs_login") {
@@ -308,16 +273,4 @@ export class BackendManager {
   private emit(entry: Entry, tools: UpstreamTool[]): void {
     for (const listener of this.listeners) listener(entry.backend.namespace, tools, entry.state.info);
   }
-}
-
-function raceAbort<T>(promise: Promise<T>, signal: AbortSignal): Promise<T> {
-  if (signal.aborted) return Promise.reject(signal.reason);
-  return new Promise<T>((resolve, reject) => {
-    const onAbort = () => reject(signal.reason);
-    signal.addEventListener("abort", onAbort, { once: true });
-    promise.then(
-      (value) => (signal.removeEventListener("abort", onAbort), resolve(value)),
-      (error) => (signal.removeEventListener("abort", onAbort), reject(error)),
-    );
-  });
 }

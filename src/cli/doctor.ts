@@ -1,10 +1,13 @@
 /**
  * What `metatools doctor` finds: the config, each backend (status, tools,
- * connect time, quarantined tools), the store, the embedder and the lock
- * file, with every problem and what to do about it. Collected from a started
- * app, so it sees exactly what `serve` would.
+ * connect time, quarantined tools), servers configured twice, the store,
+ * the embedder and the lock file, with every problem and what to do about
+ * it. Collected from a started app, so it sees exactly what `serve` would.
  */
 import type { Metatools, StoreHealth } from "../app.js";
+import { shownStatus } from "../backends/status.js";
+import { backendKey } from "../config/same-server.js";
+import type { BackendSpec } from "../config/resolved.js";
 import { EmbeddingCache } from "../embed/cache.js";
 import { maskUrl } from "../store/open.js";
 import { loginCommand } from "../auth/open.js";
@@ -61,8 +64,7 @@ export async function diagnose(app: Metatools): Promise<DoctorReport> {
     const quarantined = held.filter((q) => q.namespace === state.namespace);
     const tools = app.registry.namespaceRecords(state.namespace).length;
     const ready = state.status === "ready";
-    // Between retries the manager says "reconnecting"; to a person checking health, an attempt that ended in an error failed.
-    const status = ready && quarantined.length ? "quarantined" : state.status === "needs_login" ? "needs_login" : !ready && state.error ? "failed" : state.status;
+    const status = ready && quarantined.length ? "quarantined" : shownStatus(state);
     const error = state.error?.startsWith(`${state.namespace}: `) ? state.error.slice(state.namespace.length + 2) : state.error;
     if (state.status === "needs_login") {
       problems.push({ subject: state.namespace, problem: `needs_login: ${(error ?? "the server asks for a sign-in").replace(/: run `.*$/, "")}`, fix: `${loginCommand(state.namespace, config)} (a running metatools picks the sign-in up without a restart)` });
@@ -89,6 +91,8 @@ export async function diagnose(app: Metatools): Promise<DoctorReport> {
       detail: ready ? [server, quarantined.length ? `${quarantined.map((q) => q.name).join(", ")} held until approved` : ""].filter(Boolean).join("; ") : (error ?? ""),
     };
   });
+
+  problems.push(...sameServers(config.backends, config.file));
 
   const store = await app.checkStore();
   if (!store.ok) problems.push({ subject: "store", problem: store.error ?? "unreachable", fix: `start it, or check metatools.store.url (${maskUrl(config.store.url)}); until then results are not cached and large outputs cannot be kept` });
@@ -123,6 +127,23 @@ function embedderStatus(app: Metatools): DoctorEmbedder {
     ...(cacheFile ? { cacheFile, cached: embedder ? EmbeddingCache.countIn(cacheFile, embedder.dimensions) : 0 } : {}),
     ...(semantic.error ? { error: semantic.error } : {}),
   };
+}
+
+/** Backends configured twice under different names (config/same-server.ts): each adds the same tools, so search lists every one twice. */
+function sameServers(specs: readonly BackendSpec[], file: string | undefined): DoctorProblem[] {
+  const names = new Map<string, string[]>();
+  for (const spec of specs) {
+    const key = backendKey(spec);
+    names.set(key, [...(names.get(key) ?? []), spec.namespace]);
+  }
+  return [...names.values()]
+    .filter((group) => group.length > 1)
+    .map((group) => ({
+      // Named by the later entries: usually the copy (init numbers a clashing name, github-2).
+      subject: group.slice(1).join(", "),
+      problem: `${group.slice(0, -1).join(", ")} and ${group.at(-1)} are the same server: duplicate tools in search`,
+      fix: `remove one from "mcpServers"${file ? ` in ${file}` : ""}`,
+    }));
 }
 
 function retryIn(at: string): string {

@@ -2,6 +2,8 @@
  * Human-readable output for the CLI; `--json` prints the meta-tool body as is.
  * Returns the exit code: 1 when the body reports `ok: false`.
  */
+import { callSignature } from "../model/signature.js";
+import type { JsonSchema } from "../model/tool.js";
 import type { MetaBody } from "../meta/types.js";
 import { mapStrings } from "../util/data.js";
 import { textTable } from "../util/table.js";
@@ -52,12 +54,12 @@ export function printable(text: string): string {
 
 
 function searchText(body: MetaBody, style: Style): string {
-  const hits = body.hits as { id: string; summary: string; call: string; score: number; read_only?: boolean; destructive?: boolean }[];
-  const byNs = (body.by_namespace as { namespace: string; count: number }[]).map((n) => `${n.namespace} ${n.count}`).join(", ");
+  const hits = body.hits as { id: string; summary: string; call: string; read_only?: boolean; destructive?: boolean; status?: string }[];
+  const byNs = ((body.by_namespace as { namespace: string; count: number }[] | undefined) ?? []).map((n) => `${n.namespace} ${n.count}`).join(", ");
   const lines = [`${body.total} matching tools${byNs ? ` (${byNs})` : ""}; showing ${body.shown} from ${Number(body.offset) + 1}${body.mode ? `, ranked ${String(body.mode)}` : ""}`];
   hits.forEach((h, i) => {
-    const flags = [h.read_only ? "read-only" : "", h.destructive ? style.warn("destructive") : ""].filter(Boolean).join(", ");
-    lines.push("", `${String(Number(body.offset) + i + 1).padStart(3)}. ${style.bold(h.id)}  ${style.dim(`score ${h.score}`)}${flags ? `  ${flags}` : ""}`, `     ${h.summary}`, `     ${style.dim(h.call)}`);
+    const flags = [h.read_only ? "read-only" : "", h.destructive ? style.warn("destructive") : "", h.status ? style.warn(h.status) : ""].filter(Boolean).join(", ");
+    lines.push("", `${String(Number(body.offset) + i + 1).padStart(3)}. ${style.bold(h.id)}${flags ? `  ${flags}` : ""}`, `     ${h.summary}`, `     ${style.dim(h.call)}`);
   });
   for (const u of (body.unavailable as { namespace: string; status: string; error?: string }[] | undefined) ?? []) {
     lines.push(style.warn(`  ! ${u.namespace}: ${u.status}${u.error ? ` — ${u.error}` : ""}`));
@@ -72,7 +74,8 @@ function describeText(tool: MetaBody, style: Style): string {
   const lines = [`${style.bold(String(tool.id))}${tool.title ? ` — ${String(tool.title)}` : ""}${hints ? `  (${hints})` : ""}`];
   if (tool.summary) lines.push(String(tool.summary));
   if (tool.description && tool.description !== tool.summary) lines.push("", String(tool.description));
-  if (tool.call) lines.push("", `call: ${String(tool.call)}`);
+  const call = tool.call ?? (tool.input_schema ? callSignature(String(tool.id).slice(String(tool.id).indexOf(":") + 1), tool.input_schema as JsonSchema) : undefined);
+  if (call) lines.push("", `call: ${String(call)}`);
   const schema = tool.input_schema as { properties?: Record<string, Record<string, unknown>>; required?: string[] } | undefined;
   const props = Object.entries(schema?.properties ?? {});
   if (props.length) {

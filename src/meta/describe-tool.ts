@@ -17,18 +17,18 @@ interface DescribeArgs {
 
 export const describeTool = defineMetaTool<DescribeArgs>({
   name: "describe_tool",
-  description:
-    "Show a tool's docs before calling it. detail_level: summary (what it does), schema (default: input schema, required, defaults), full (+ notes, examples, links). Pass tool_id, or tool_ids for up to 5 at once.",
+  description: "A tool's docs before calling it: detail_level summary, schema (default) or full (+ notes, examples). tool_ids: up to 5.",
   inputSchema: {
     type: "object",
     properties: {
-      tool_id: { type: "string", maxLength: MAX_TOOL_ID_CHARS, description: 'A tool id from search_tools, "namespace:tool".' },
-      tool_ids: { type: "array", items: { type: "string", maxLength: MAX_TOOL_ID_CHARS }, minItems: 1, maxItems: 5, description: "Up to 5 tool ids, described together." },
-      detail_level: { type: "string", enum: ["summary", "schema", "full"], description: "How much to show (default schema)." },
-      examples_max: { type: "integer", minimum: 0, maximum: 10, description: "Examples to include at full detail (default 2)." },
+      tool_id: { type: "string", maxLength: MAX_TOOL_ID_CHARS, description: "namespace:tool" },
+      tool_ids: { type: "array", items: { type: "string", maxLength: MAX_TOOL_ID_CHARS }, minItems: 1, maxItems: 5 },
+      detail_level: { type: "string", enum: ["summary", "schema", "full"] },
+      examples_max: { type: "integer", minimum: 0, maximum: 10, description: "Default 2." },
     },
     additionalProperties: false,
   },
+  unlisted: ["examples_max"],
   annotations: { title: "Describe tool", readOnlyHint: true, openWorldHint: false },
 
   async handle(args, { app, budget }) {

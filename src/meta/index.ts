@@ -18,7 +18,7 @@ import { describeTool } from "./describe-tool.js";
 import { runTool } from "./run-tool.js";
 import { searchTools } from "./search-tools.js";
 import { shapeProblem } from "./shape.js";
-import type { MetaBody, MetaContext, MetaTool } from "./types.js";
+import { advertisedSchema, type MetaBody, type MetaContext, type MetaTool } from "./types.js";
 
 export const META_TOOLS: readonly MetaTool[] = [searchTools, describeTool, runTool];
 
@@ -126,8 +126,9 @@ export function servedTools(app: Metatools): ServedTool[] {
   return META_TOOLS.map((tool) => ({
     name: tool.name,
     description: tool.description,
-    inputSchema: tool.inputSchema,
-    annotations: tool.annotations,
+    inputSchema: advertisedSchema(tool) as ServedTool["inputSchema"],
+    // Only what changes how a client treats the call: titles and open-world flags cost tokens in every session.
+    annotations: { ...(tool.annotations.readOnlyHint !== undefined ? { readOnlyHint: tool.annotations.readOnlyHint } : {}), ...(tool.annotations.destructiveHint ? { destructiveHint: true } : {}) },
     async call(args, extra) {
       const body = await dispatch(tool.name, args, extra);
       return { content: [{ type: "text" as const, text: JSON.stringify(body) }] };

@@ -23,19 +23,14 @@ interface RunArgs {
 
 export const runTool = defineMetaTool<RunArgs>({
   name: "run_tool",
-  description:
-    "Run a tool by id with its arguments, checked against its schema first (a mistake returns a corrected call). Read-only tools' results are cached (cache: refresh to re-run). A result too large to send is stored under a handle, with a summary and the call that reads it.",
+  description: "Run a tool. args are checked first (a mistake returns a fixed call); read-only results may be cached; too large a result returns a handle and the call that reads it.",
   inputSchema: {
     type: "object",
     properties: {
-      tool_id: { type: "string", maxLength: MAX_TOOL_ID_CHARS, description: 'The tool to run, "namespace:tool", as search_tools returned it.' },
-      args: { type: "object", description: "The tool's arguments, as its input schema (describe_tool) says. Default {}.", additionalProperties: true },
-      cache: {
-        type: "string",
-        enum: ["use", "refresh", "bypass"],
-        description: "use (default): answer from cache when the tool is read-only and the result is fresh; refresh: run it and re-cache; bypass: run it, cache nothing.",
-      },
-      timeout_ms: { type: "integer", minimum: 1, maximum: 3_600_000, description: "Give up after this long (default from config, 60000)." },
+      tool_id: { type: "string", maxLength: MAX_TOOL_ID_CHARS, description: "namespace:tool" },
+      args: { type: "object", additionalProperties: true, description: "The tool's arguments (schema: describe_tool)." },
+      cache: { type: "string", enum: ["use", "refresh", "bypass"] },
+      timeout_ms: { type: "integer", minimum: 1, maximum: 3_600_000 },
     },
     required: ["tool_id"],
     additionalProperties: false,

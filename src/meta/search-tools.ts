@@ -25,24 +25,21 @@ const MAX_FILTER_CHARS = 128;
 
 export const searchTools = defineMetaTool<SearchArgs>({
   name: "search_tools",
-  description:
-    "Find tools by what they do. Returns ranked one-line summaries with call signatures (param* = required), total matches and counts per namespace. Narrow with namespace or tags; page with offset. Empty query lists all tools.",
+  description: "Find tools for a task: ranked summaries and call signatures (param* = required).",
   inputSchema: {
     type: "object",
     properties: {
-      query: { type: "string", description: 'What you want to do, in plain words, e.g. "create a github issue". Empty string lists every tool.' },
-      limit: { type: "integer", minimum: 1, maximum: 50, description: "Hits to return (default 5, at most 50)." },
-      offset: { type: "integer", minimum: 0, description: "Skip this many ranked hits, to page (default 0)." },
-      namespace: {
-        anyOf: [{ type: "string", maxLength: MAX_FILTER_CHARS }, { type: "array", items: { type: "string", maxLength: MAX_FILTER_CHARS }, maxItems: 20 }],
-        description: 'Only tools of this namespace (backend), or any of several, e.g. "github". See by_namespace in results.',
-      },
-      tags: { type: "array", items: { type: "string", maxLength: MAX_FILTER_CHARS }, maxItems: 10, description: "Only tools carrying every one of these tags." },
-      mode: { type: "string", enum: ["auto", "bm25", "semantic", "hybrid"], description: "Ranking: auto (default) picks the best available." },
+      query: { type: "string", description: 'The task in plain words; "" lists all.' },
+      limit: { type: "integer", minimum: 1, maximum: 50, description: "Default 5." },
+      offset: { type: "integer", minimum: 0 },
+      namespace: { anyOf: [{ type: "string", maxLength: MAX_FILTER_CHARS }, { type: "array", items: { type: "string", maxLength: MAX_FILTER_CHARS }, maxItems: 20 }] },
+      tags: { type: "array", items: { type: "string", maxLength: MAX_FILTER_CHARS }, maxItems: 10 },
+      mode: { type: "string", enum: ["auto", "bm25", "semantic", "hybrid"] },
     },
     required: ["query"],
     additionalProperties: false,
   },
+  unlisted: ["mode"],
   annotations: { title: "Search tools", readOnlyHint: true, openWorldHint: false },
 
   async handle(args, { app, budget, span }) {
@@ -87,7 +84,8 @@ function present(request: SearchRequest, outcome: SearchOutcome, hits: readonly 
     offset: request.offset,
     ...(more ? { next_offset: end } : {}),
     mode: outcome.mode,
-    by_namespace: byNamespace.entries,
+    // One namespace: its count is the total.
+    ...(byNamespace.entries.length > 1 || byNamespace.omitted ? { by_namespace: byNamespace.entries } : {}),
     ...(byNamespace.omitted ? { by_namespace_overflow: byNamespace.omitted } : {}),
     hits: hits.map((hit) => formatHit(hit, app.backends.state(hit.record.namespace)?.status)),
     ...extra,
@@ -96,7 +94,7 @@ function present(request: SearchRequest, outcome: SearchOutcome, hits: readonly 
 }
 
 /** `backend`: its backend's status; a tool known from the snapshot while its backend starts says so (a call waits for it). */
-function formatHit({ record, score }: SearchHit, backend: string | undefined): MetaBody {
+function formatHit({ record }: SearchHit, backend: string | undefined): MetaBody {
   return {
     id: record.id,
     summary: record.summary,
@@ -105,7 +103,6 @@ function formatHit({ record, score }: SearchHit, backend: string | undefined): M
     ...(record.annotations.destructiveHint ? { destructive: true } : {}),
     ...(record.runnable ? {} : { runnable: false }),
     ...(backend === "connecting" || backend === "reconnecting" ? { status: backend } : {}),
-    score: Math.round(score * 100) / 100,
   };
 }
 

@@ -2,8 +2,8 @@
  * A tool's documentation at one of three levels: summary (what it is),
  * schema (how to call it), full (how to use it well: notes, examples, refs).
  */
-import { callSignature, propertiesOf, requiredOf } from "../model/signature.js";
-import type { JsonSchema, ToolRecord } from "../model/tool.js";
+import { callSignature, requiredOf } from "../model/signature.js";
+import type { ToolRecord } from "../model/tool.js";
 import { renameNote } from "../registry/names.js";
 
 export type DetailLevel = "summary" | "schema" | "full";
@@ -11,26 +11,26 @@ export type DetailLevel = "summary" | "schema" | "full";
 export function toolDoc(record: ToolRecord, level: DetailLevel, examplesMax: number): Record<string, unknown> {
   const annotations = Object.fromEntries(Object.entries(record.annotations).filter(([, v]) => v !== undefined));
   const doc: Record<string, unknown> = {
+    // The id holds the namespace and the name; a title that only repeats the summary is left out.
     id: record.id,
-    namespace: record.namespace,
-    name: record.name,
     ...(record.upstreamName !== undefined ? { renamed: renameNote(record.upstreamName, record.name) } : {}),
-    ...(record.title ? { title: record.title } : {}),
+    ...(record.title && record.title !== record.summary ? { title: record.title } : {}),
     summary: record.summary,
     ...(record.tags.length ? { tags: record.tags } : {}),
     ...(Object.keys(annotations).length ? { annotations } : {}),
     ...(record.runnable ? {} : { runnable: false }),
   };
   if (level === "summary") {
+    // Without a schema at this level, the signature says how to call it; the other levels give the schema itself.
+    doc.call = callSignature(record.name, record.inputSchema);
     const paragraph = firstParagraph(record.description);
     if (paragraph && paragraph !== record.summary) doc.description = paragraph;
     return doc;
   }
   if (record.description && record.description !== record.summary) doc.description = record.description;
-  doc.call = callSignature(record.name, record.inputSchema);
-  doc.required = requiredOf(record.inputSchema);
-  const defaults = defaultsOf(record.inputSchema);
-  if (Object.keys(defaults).length) doc.defaults = defaults;
+  // Required and default values are in the schema too; listed apart only when there are some, as what a call must carry.
+  const required = requiredOf(record.inputSchema);
+  if (required.length) doc.required = required;
   doc.input_schema = record.inputSchema;
   if (record.outputSchema) doc.output_schema = record.outputSchema;
   if (level === "schema") return doc;
@@ -44,11 +44,6 @@ export function toolDoc(record: ToolRecord, level: DetailLevel, examplesMax: num
   return doc;
 }
 
-function defaultsOf(schema: JsonSchema): Record<string, unknown> {
-  const out: Record<string, unknown> = {};
-  for (const [name, prop] of Object.entries(propertiesOf(schema))) if (prop.default !== undefined) out[name] = prop.default;
-  return out;
-}
 
 function firstParagraph(text: string): string {
   return (text.split(/\n\s*\n/)[0] ?? "").trim();

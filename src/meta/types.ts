@@ -27,11 +27,36 @@ export interface MetaTool<A = Record<string, unknown>> {
   name: "search_tools" | "describe_tool" | "run_tool";
   /** Shown to the agent in tools/list: at most 300 characters. */
   description: string;
+  /** What arguments are validated against: every limit, and options agents seldom need (`advertised` leaves those out). */
   inputSchema: JsonSchema & { type: "object" };
+  /** Properties accepted but not shown in tools/list: options a hint names when they help (search's mode, describe's examples_max). */
+  unlisted?: string[];
   annotations: { readOnlyHint?: boolean; destructiveHint?: boolean; openWorldHint?: boolean; title?: string };
   /** Called with arguments already validated against `inputSchema`. */
   handle(args: A, context: MetaContext): Promise<MetaBody>;
 }
+
+/**
+ * The schema shown in tools/list: the validated one without its unlisted
+ * properties, and without the limits that only guard against hostile input
+ * (string and array lengths, closed objects): every session pays for each
+ * token of it, and a call that breaks a limit is told so anyway.
+ */
+export function advertisedSchema(tool: MetaTool): JsonSchema {
+  const strip = (value: unknown): unknown => {
+    if (Array.isArray(value)) return value.map(strip);
+    if (!value || typeof value !== "object") return value;
+    const out: Record<string, unknown> = {};
+    for (const [key, item] of Object.entries(value)) if (!GUARD_KEYWORDS.has(key)) out[key] = strip(item);
+    return out;
+  };
+  const schema = strip(tool.inputSchema) as JsonSchema;
+  const properties = { ...(schema.properties as Record<string, JsonSchema>) };
+  for (const name of tool.unlisted ?? []) delete properties[name];
+  return { ...schema, properties };
+}
+
+const GUARD_KEYWORDS = new Set(["maxLength", "maxItems", "minItems", "additionalProperties"]);
 
 /** Declares a meta-tool with its argument type, erased for the registry array. */
 export function defineMetaTool<A>(tool: MetaTool<A>): MetaTool {

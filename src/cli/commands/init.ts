@@ -9,9 +9,9 @@ import { resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { parseConfig } from "../../config/load.js";
 import { CLIENT_NAMES, CLIENTS, clientFiles, defaultPlaces, InitError, readClient, readFile, type ClientId, type ClientSource } from "../init/clients.js";
-import { convertServers, maskSecrets } from "../init/convert.js";
+import { convertServers, maskSecrets, type Converted } from "../init/convert.js";
 import { parseFlags, UsageError } from "../flags.js";
-import { styleFor } from "../style.js";
+import { styleFor, type Style } from "../style.js";
 import { writeFileAtomic } from "../../util/files.js";
 
 export async function init(argv: string[]): Promise<number> {
@@ -42,18 +42,23 @@ export async function init(argv: string[]): Promise<number> {
   parseConfig(config, { file: out, env });
   const text = `${JSON.stringify(config, null, 2)}\n`;
   const mask = (printed: string) => maskSecrets(printed, converted.secretValues);
-  if (values["dry-run"]) {
-    process.stdout.write(mask(text));
-    if (converted.secretValues.length) process.stderr.write("metatools init: literal secrets are masked in this preview; the file gets them as they are\n");
-    return 0;
-  }
+  const dryRun = values["dry-run"] === true;
   // Secrets go in a file only its owner reads.
-  writeFileAtomic(out, text, converted.literalSecrets.length ? 0o600 : 0o644);
+  if (!dryRun) writeFileAtomic(out, text, converted.literalSecrets.length ? 0o600 : 0o644);
 
   const clients = values.client ? [values.client as ClientId] : [...new Set(sources.map((s) => s.client).filter((c): c is ClientId => c !== "file"))];
   const register = Object.fromEntries((clients.length ? clients : CLIENTS).map((c) => [c, registration(c, cli, out, places)]));
   if (values.json) {
-    process.stdout.write(mask(`${JSON.stringify({ file: out, servers: converted.servers, sources: sources.map(({ client, file, scope, servers }) => ({ client, file, scope, count: Object.keys(servers).length })), notes: converted.notes, literalSecrets: converted.literalSecrets, variables: converted.variables, register }, null, 2)}\n`));
+    // A dry run answers as the real run would, saying that nothing was written.
+    process.stdout.write(mask(`${JSON.stringify({ ...(dryRun ? { dryRun: true } : {}), file: out, servers: converted.servers, sources: sources.map(({ client, file, scope, servers }) => ({ client, file, scope, count: Object.keys(servers).length })), notes: converted.notes, literalSecrets: converted.literalSecrets, variables: converted.variables, register }, null, 2)}\n`));
+    return 0;
+  }
+  if (dryRun) {
+    // stdout is the file as it would be written (so it can be redirected); what a person should know about it goes to stderr.
+    process.stdout.write(mask(text));
+    const notes = findings(converted, styleFor(process.stderr));
+    if (notes.length) process.stderr.write(mask(`${notes.join("\n")}\n`));
+    if (converted.secretValues.length) process.stderr.write("metatools init: literal secrets are masked in this preview; the file gets them as they are\n");
     return 0;
   }
   const style = styleFor(process.stdout);
@@ -66,12 +71,7 @@ export async function init(argv: string[]): Promise<number> {
     for (const s of sources) lines.push(`  from ${s.client === "file" ? "" : `${CLIENT_NAMES[s.client]}: `}${s.file}${s.scope ? ` ${s.scope}` : ""} (${Object.keys(s.servers).length})`);
     lines.push(`  ${names.join(", ") || "(none)"}`);
   }
-  for (const note of converted.notes) lines.push(style.dim(`  note: ${note}`));
-  if (converted.literalSecrets.length) {
-    const many = converted.literalSecrets.length > 1;
-    lines.push(style.warn(`  secrets: ${converted.literalSecrets.join(", ")} ${many ? "hold literal values" : "holds a literal value"}; the file is readable only by you${process.platform === "win32" ? " (on POSIX systems)" : ""}. Better: write "\${NAME}" there and set NAME in the environment metatools runs in.`));
-  }
-  if (converted.variables.length) lines.push(`  set before serving: ${converted.variables.join(", ")}`);
+  lines.push(...findings(converted, style));
   for (const [client, how] of Object.entries(register)) lines.push("", style.bold(`Register metatools in ${CLIENT_NAMES[client as ClientId]}`), how);
   // As the user launched us: through npx (from a clone or a project) or from the PATH.
   const self = process.env.npm_command === "exec" ? "npx metatools" : "metatools";
@@ -79,6 +79,17 @@ export async function init(argv: string[]): Promise<number> {
   lines.push("", `Check it:  ${self} doctor${configFlag}`, `Try it:    ${self} search "read a file"${configFlag}`);
   process.stdout.write(mask(`${lines.join("\n")}\n`));
   return 0;
+}
+
+/** The notes, literal secrets and variables to set: what both the run and the dry run tell a person. */
+function findings(converted: Converted, style: Style): string[] {
+  const lines = converted.notes.map((note) => style.dim(`  note: ${note}`));
+  if (converted.literalSecrets.length) {
+    const many = converted.literalSecrets.length > 1;
+    lines.push(style.warn(`  secrets: ${converted.literalSecrets.join(", ")} ${many ? "hold literal values" : "holds a literal value"}; the file is readable only by you${process.platform === "win32" ? " (on POSIX systems)" : ""}. Better: write "\${NAME}" there and set NAME in the environment metatools runs in.`));
+  }
+  if (converted.variables.length) lines.push(`  set before serving: ${converted.variables.join(", ")}`);
+  return lines;
 }
 
 function readSkipping(client: ClientId, places: ReturnType<typeof defaultPlaces>, unreadable: string[]): ClientSource[] {

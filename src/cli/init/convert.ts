@@ -1,7 +1,8 @@
 /**
  * Turns client server lists into metatools' `mcpServers`: the fields
  * metatools understands are kept, client-only ones are dropped and named,
- * names become valid namespaces, duplicates merge, metatools itself is left
+ * names become valid namespaces, entries for the same server merge however
+ * each client spelled them (config/same-server.ts), metatools itself is left
  * out, entries metatools would refuse are skipped with the reason, and every
  * literal secret is pointed out.
  */
@@ -9,6 +10,7 @@ import { existsSync, realpathSync } from "node:fs";
 import { resolve } from "node:path";
 import { REFERENCE } from "../../config/env.js";
 import { RESERVED_NAMESPACES } from "../../config/load.js";
+import { serverKey } from "../../config/same-server.js";
 import { NAMESPACE_PATTERN, serverSchema } from "../../config/schema.js";
 import { isPlainObject } from "../../util/data.js";
 import type { ClientSource } from "./clients.js";
@@ -40,6 +42,8 @@ const SECRET_ARG = /^--?[\w-]*(token|key|secret|password|passwd)[\w-]*=.+|:\/\/[
 
 export function convertServers(sources: readonly ClientSource[], options: ConvertOptions): Converted {
   const out: Converted = { servers: {}, notes: [], literalSecrets: [], secretValues: [], variables: [] };
+  // The namespace each server got, by what it runs or reaches: a second entry for it merges into the first.
+  const seen = new Map<string, string>();
   for (const source of sources) {
     // Said only when there is more than one file to tell apart.
     const where = sources.length > 1 ? ` (${source.file}${source.scope ? ` ${source.scope}` : ""})` : "";
@@ -50,8 +54,15 @@ export function convertServers(sources: readonly ClientSource[], options: Conver
         out.notes.push(`skipped ${name}${where}: ${converted}`);
         continue;
       }
-      const namespace = uniqueName(out, name, converted);
-      if (namespace === undefined) continue;
+      const key = serverKey(converted);
+      const same = seen.get(key);
+      if (same !== undefined) {
+        // Said even when the entries are identical: the person counts fewer servers than entries.
+        out.notes.push(`${name}${where} is the same server as "${same}": merged into it`);
+        continue;
+      }
+      const namespace = uniqueName(out, name);
+      seen.set(key, namespace);
       if (namespace !== name) out.notes.push(`${name}${where} is now "${namespace}": ${renameReason(name)}`);
       for (const note of notes) out.notes.push(`${namespace}${where}: ${note}`);
       if (typeof converted.url === "string" && converted.oauth !== false && !Object.keys((converted.headers as object | undefined) ?? {}).some((h) => h.toLowerCase() === "authorization")) {
@@ -155,14 +166,13 @@ function isMetatools(command: string, args: readonly string[], self: string): bo
   return words.some((w) => /(^|[/\\@])metatools(\.js|\.cmd)?$/i.test(w) || (/main\.js$/.test(w) && real(w) === selfPath));
 }
 
-/** A namespace for `name`: kept when valid, else made valid; not taken by a different server (the same server from two files is kept once). */
-function uniqueName(out: Converted, name: string, entry: Record<string, unknown>): string | undefined {
+/** A namespace for `name`: kept when valid, else made valid; numbered when a different server has it (the same server never gets here). */
+function uniqueName(out: Converted, name: string): string {
   let base = NAMESPACE_PATTERN.test(name) ? name : name.replace(/[^A-Za-z0-9_.-]+/g, "-").replace(/^[^A-Za-z0-9]+|[^A-Za-z0-9]+$/g, "").slice(0, 60) || "server";
   if (RESERVED_NAMESPACES.includes(base)) base = `${base}-server`;
   for (let i = 1; ; i++) {
     const candidate = i === 1 ? base : `${base.slice(0, 60)}-${i}`;
     if (!Object.hasOwn(out.servers, candidate)) return candidate;
-    if (JSON.stringify(out.servers[candidate]) === JSON.stringify(entry)) return undefined;
   }
 }
 

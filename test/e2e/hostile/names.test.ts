@@ -43,7 +43,7 @@ describe("tool names that are not valid MCP names", () => {
 
   it("describe_tool says what the backend calls it, printably", async () => {
     const reply = await session.call("describe_tool", { tool_id: "odd:csi_31mred" });
-    expect(reply.name).toBe("csi_31mred");
+    expect(reply.id).toBe("odd:csi_31mred");
     expect(reply.renamed).toContain('"csi\\u009b31mred"');
     expect(reply.title).toBe("Red2J title");
   });
