@@ -29,6 +29,8 @@ interface Entry {
   preloaded?: boolean;
   /** Called when a connect attempt ends, either way. */
   settled: Set<() => void>;
+  /** The tool list as last listed (JSON), to tell a real change from an announcement of none. */
+  listed?: string;
 }
 
 export class BackendManager {
@@ -166,6 +168,7 @@ export class BackendManager {
       entry.failures = 0;
       entry.state = { ...entry.state, status: "ready", error: undefined, retryAt: undefined, info: backend.info(), toolCount: tools.length, connectMs: took(), fromSnapshot: undefined };
       entry.preloaded = false;
+      entry.listed = JSON.stringify(tools);
       this.emit(entry, tools);
       this.settle(entry);
       this.options.logger.info(`${backend.namespace}: ready with ${tools.length} tools`);
@@ -198,6 +201,10 @@ export class BackendManager {
     if (this.closed || entry.state.status !== "ready") return;
     try {
       const tools = await entry.backend.listTools();
+      // Servers announce a change at start, or for nothing: only a list that differs is re-indexed and logged.
+      const listed = JSON.stringify(tools);
+      if (listed === entry.listed) return;
+      entry.listed = listed;
       entry.state = { ...entry.state, toolCount: tools.length };
       this.emit(entry, tools);
       this.options.logger.info(`${entry.backend.namespace}: tool list changed, now ${tools.length} tools`);

@@ -9,6 +9,9 @@ import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { jsonBytes } from "../../src/disclosure/budget.js";
+import { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { getDefaultEnvironment, StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
+import { CLI } from "../helpers/cli.js";
 import { openSession, servers, tempDir, type Session } from "../helpers/harness.js";
 
 let session: Session;
@@ -100,4 +103,22 @@ describe("guidance sits at the top level of every reply", () => {
     expect(slice.next.arguments.tool_id).toBe("metatools:read_output");
     expect(jsonBytes(slice)).toBeLessThanOrEqual(10_000);
   });
+});
+
+describe("logs", () => {
+  it("a server announcing a tool-list change at start, with nothing changed, is not logged as a change", async () => {
+    const dir2 = tempDir();
+    const config = join(dir2, "metatools.json");
+    writeFileSync(config, JSON.stringify({ mcpServers: { everything: servers.everything() }, metatools: { code: { enabled: false } } }));
+    let stderr = "";
+    const client = new Client({ name: "log-test", version: "1.0.0" });
+    const transport = new StdioClientTransport({ command: process.execPath, args: [CLI, "serve", "--config", config, "--log-level", "info"], env: { ...getDefaultEnvironment(), ...(process.env.XDG_CACHE_HOME ? { XDG_CACHE_HOME: process.env.XDG_CACHE_HOME } : {}) }, stderr: "pipe" });
+    transport.stderr?.on("data", (d: Buffer) => (stderr += d));
+    await client.connect(transport);
+    // server-everything announces list changes on its own schedule after start: give it time.
+    await new Promise((resolve) => setTimeout(resolve, 6000));
+    await client.close();
+    expect(stderr).toMatch(/everything: ready with \d+ tools/);
+    expect(stderr).not.toContain("tool list changed");
+  }, 20_000);
 });
