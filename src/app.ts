@@ -4,6 +4,7 @@
  * the result cache; oversized results go to the output store. No work
  * happens until `start()`; `close()` stops every backend and store.
  */
+import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { createBackend } from "./backends/factory.js";
 import { snapshotFile, ToolSnapshot } from "./backends/snapshot.js";
@@ -87,7 +88,7 @@ export function createMetatools(config: ResolvedConfig, options: AppOptions = {}
   const session = (spec: BackendSpec) =>
     signsIn(spec) && credentials ? createSession(spec, config, credentials, (value) => learning.learn(value, `[redacted OAuth token of ${spec.namespace}]`)) : undefined;
   const logger = redactingLogger(options.logger ?? silentLogger, redact);
-  const catalog = new CatalogIndex(loadCatalogs(config.catalogs));
+  const catalog = new CatalogIndex(loadCatalogs(config.catalogs, join(cacheHome(), "catalog")));
   const lock = config.security.lockFile ? new LockFile(config.security.lockFile) : undefined;
   const gate = new ToolGate(lock, { scan: config.security.scan, maxDescriptionChars: config.security.maxDescriptionChars, exempt: new Set(["code", "metatools"]) });
   const registry = new ToolRegistry(catalog, config.access, gate);

@@ -3,8 +3,9 @@
  * recursive), in name order, each validated against the catalog schema. A
  * malformed file is a startup error that names the file and the field.
  */
-import { existsSync, readdirSync, readFileSync, statSync } from "node:fs";
-import { extname, join } from "node:path";
+import { createHash } from "node:crypto";
+import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, statSync, writeFileSync } from "node:fs";
+import { dirname, extname, join } from "node:path";
 import { parse as parseYaml } from "yaml";
 import { formatPath } from "../config/env.js";
 import { ConfigError } from "../util/errors.js";
@@ -18,8 +19,8 @@ export interface LoadedEntry extends CatalogEntry {
   server?: string;
 }
 
-/** Loads the given folders or files in order; later entries override earlier ones. */
-export function loadCatalogs(paths: readonly string[]): LoadedEntry[] {
+/** Loads the given folders or files in order; later entries override earlier ones. `cacheDir`: where parsed copies are kept (loadCatalogFile). */
+export function loadCatalogs(paths: readonly string[], cacheDir?: string): LoadedEntry[] {
   const entries: LoadedEntry[] = [];
   for (const path of paths) {
     if (!existsSync(path)) throw new ConfigError(path, "", "catalog folder or file not found");
@@ -29,12 +30,44 @@ export function loadCatalogs(paths: readonly string[]): LoadedEntry[] {
           .sort()
           .map((name) => join(path, name))
       : [path];
-    for (const file of files) entries.push(...loadCatalogFile(file));
+    for (const file of files) entries.push(...loadCatalogFile(file, cacheDir));
   }
   return entries;
 }
 
-export function loadCatalogFile(file: string): LoadedEntry[] {
+/**
+ * One file's entries. With `cacheDir`, a file read and validated before
+ * (same size and modification time) is taken from its parsed copy there:
+ * YAML parsing and validation cost tens of milliseconds at every start of
+ * every command, for files that seldom change.
+ */
+export function loadCatalogFile(file: string, cacheDir?: string): LoadedEntry[] {
+  const stat = statSync(file);
+  const stamp = `${stat.size}:${stat.mtimeMs}`;
+  const cached = cacheDir ? join(cacheDir, `${createHash("sha256").update(file).digest("hex").slice(0, 16)}.json`) : undefined;
+  if (cached) {
+    try {
+      const copy = JSON.parse(readFileSync(cached, "utf8")) as { stamp: string; entries: LoadedEntry[] };
+      if (copy.stamp === stamp && Array.isArray(copy.entries)) return copy.entries;
+    } catch {
+      // No copy yet, or a damaged one: read the file itself.
+    }
+  }
+  const entries = parseCatalogFile(file);
+  if (cached) {
+    try {
+      mkdirSync(dirname(cached), { recursive: true });
+      const temporary = `${cached}.${process.pid}.tmp`;
+      writeFileSync(temporary, JSON.stringify({ stamp, entries }));
+      renameSync(temporary, cached);
+    } catch {
+      // A copy is only a shortcut.
+    }
+  }
+  return entries;
+}
+
+function parseCatalogFile(file: string): LoadedEntry[] {
   const text = readFileSync(file, "utf8");
   let raw: unknown;
   try {

@@ -6,7 +6,7 @@
  */
 import { createRequire } from "node:module";
 import { dirname, join } from "node:path";
-import { Language, Parser, type Tree, type TreeCursor } from "web-tree-sitter";
+import type { Language, Parser, Tree, TreeCursor } from "web-tree-sitter";
 import { CALLABLE_KINDS, CONTAINER_KINDS, DATA_KINDS, type LanguageSpec, type SymbolKind } from "./languages.js";
 
 export interface CodeSymbol {
@@ -72,8 +72,12 @@ export class CodeParser {
     return symbols;
   }
 
+  /** The parser, loaded on first use: commands that never parse (search, describe) never pay for tree-sitter. */
   private initParser(): Promise<Parser> {
-    this.parser ??= Parser.init().then(() => new Parser());
+    this.parser ??= import("web-tree-sitter").then(async ({ Parser }) => {
+      await Parser.init();
+      return new Parser();
+    });
     return this.parser;
   }
 
@@ -81,7 +85,7 @@ export class CodeParser {
     let language = this.languages.get(spec.grammar);
     if (!language) {
       const dir = join(dirname(createRequire(import.meta.url).resolve("@vscode/tree-sitter-wasm/package.json")), "wasm");
-      language = this.initParser().then(() => Language.load(join(dir, `tree-sitter-${spec.grammar}.wasm`)));
+      language = this.initParser().then(async () => (await import("web-tree-sitter")).Language.load(join(dir, `tree-sitter-${spec.grammar}.wasm`)));
       this.languages.set(spec.grammar, language);
     }
     return language;
