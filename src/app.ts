@@ -5,7 +5,7 @@
  * happens until `start()`; `close()` stops every backend and store.
  */
 import { join } from "node:path";
-import { fileURLToPath } from "node:url";
+import { PACKAGE_ROOT } from "./util/package-root.js";
 import { createBackend } from "./backends/factory.js";
 import { snapshotFile, ToolSnapshot } from "./backends/snapshot.js";
 import { cacheHome } from "./config/env.js";
@@ -77,7 +77,7 @@ export interface Metatools {
 }
 
 /** The catalog shipped with the package, beside `dist/` (or `src/` under a TS runner). */
-export const BUILTIN_CATALOG_DIR = fileURLToPath(new URL("../catalog", import.meta.url));
+export const BUILTIN_CATALOG_DIR = join(PACKAGE_ROOT, "catalog");
 
 export function createMetatools(config: ResolvedConfig, options: AppOptions = {}): Metatools {
   // Secrets from the environment never show: backends' output is redacted as it arrives (before anything cuts it), and every log line and response again.

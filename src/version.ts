@@ -1,6 +1,8 @@
 import { readFileSync } from "node:fs";
+import { join } from "node:path";
+import { PACKAGE_ROOT } from "./util/package-root.js";
 
-/** The package version, from the package.json beside `dist/` (or `src/` under a TS runner). */
+/** The package version, from metatools' package.json. */
 export function packageVersion(): string {
-  return (JSON.parse(readFileSync(new URL("../package.json", import.meta.url), "utf8")) as { version: string }).version;
+  return (JSON.parse(readFileSync(join(PACKAGE_ROOT, "package.json"), "utf8")) as { version: string }).version;
 }

@@ -4,9 +4,9 @@
  * cache hits. Calls alternate between the paths compared, so drift in the
  * machine's load touches both alike.
  */
+import { CLI_ENTRY } from "../util/package-root.js";
 import { createRequire } from "node:module";
 import { join } from "node:path";
-import { fileURLToPath } from "node:url";
 import { writeFileSync } from "node:fs";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
@@ -45,7 +45,7 @@ export async function execBench(dir: string, options: { calls: number; redisUrl?
   writeFileSync(configFile, JSON.stringify({ mcpServers: servers, metatools: { search: { embeddingCache: false } } }));
 
   const direct = await connect(process.execPath, [entry, "stdio"]);
-  const served = await connect(process.execPath, [fileURLToPath(new URL("../cli/main.js", import.meta.url)), "serve", "--config", configFile, "--log-level", "error"]);
+  const served = await connect(process.execPath, [CLI_ENTRY, "serve", "--config", configFile, "--log-level", "error"]);
   const app = await openApp(servers, configFile);
   const dispatch = createMetaDispatcher(app);
   const redisApp = options.redisUrl ? await openApp(servers, configFile, options.redisUrl) : undefined;

@@ -8,10 +8,10 @@
  * RSS is reported too; V8 keeps pages it has grown into, so it is no leak
  * signal.
  */
+import { CLI_ENTRY } from "../util/package-root.js";
 import { spawn } from "node:child_process";
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { fileURLToPath } from "node:url";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { everythingServer } from "./exec.js";
@@ -45,7 +45,7 @@ export async function httpLoad(dir: string, options: { clients: number; calls: n
   const config = join(dir, "http-bench.json");
   // The rate limit is lifted: this measures the server, not the limiter.
   writeFileSync(config, JSON.stringify({ mcpServers: { everything: { command: process.execPath, args: [entry, "stdio"] } }, metatools: { code: { enabled: false }, search: { embeddingCache: false }, http: { rateLimit: { perMinute: 10_000_000 } } } }));
-  const cli = fileURLToPath(new URL("../cli/main.js", import.meta.url));
+  const cli = CLI_ENTRY;
   // --expose-gc lets /healthz?gc=1 measure live memory after a full collection, so garbage is not mistaken for a leak.
   const child = spawn(process.execPath, ["--expose-gc", cli, "serve", "--http", "0", "--config", config, ...(options.stateless ? ["--stateless"] : [])], {
     env: { ...process.env, METATOOLS_TOKENS: TOKEN },

@@ -2,9 +2,9 @@
  * The measurements behind `metatools bench`: in-process search latency over
  * synthetic catalogs, and a real `metatools serve` child for cold start and RSS.
  */
+import { CLI_ENTRY } from "../util/package-root.js";
 import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { fileURLToPath } from "node:url";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import { createMetatools } from "../app.js";
@@ -89,7 +89,7 @@ export async function coldStart(size: number, dir: string, semantic?: SemanticBe
   const configFile = join(dir, `cold-${size}.json`);
   const search = semantic ? { embedder: semantic.embedder, embeddingCache: semantic.cacheDir } : { embedder: false };
   writeFileSync(configFile, JSON.stringify({ mcpServers: { bench: { type: "catalog", tools: toolsFile } }, metatools: { search } }));
-  const cli = fileURLToPath(new URL("../cli/main.js", import.meta.url));
+  const cli = CLI_ENTRY;
   const started = performance.now();
   const transport = new StdioClientTransport({ command: process.execPath, args: [cli, "serve", "--config", configFile, "--log-level", "error"], stderr: "ignore" });
   const client = new Client({ name: "bench", version: "1" });

@@ -2,7 +2,7 @@ import { spawn } from "node:child_process";
 import { fileURLToPath } from "node:url";
 
 /** The built CLI (`npm test` builds first), run as users run it. */
-export const CLI = fileURLToPath(new URL("../../dist/cli/main.js", import.meta.url));
+export const CLI = fileURLToPath(new URL("../../dist/cli.mjs", import.meta.url));
 
 /** What the test runner's own environment may carry that changes the CLI's output; a test sets these itself when it means to. */
 const AMBIENT = ["FORCE_COLOR", "NO_COLOR", "METATOOLS_CONFIG", "METATOOLS_TOKENS"];

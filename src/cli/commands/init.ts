@@ -6,7 +6,7 @@
  */
 import { existsSync } from "node:fs";
 import { resolve } from "node:path";
-import { fileURLToPath } from "node:url";
+import { CLI_ENTRY } from "../../util/package-root.js";
 import { parseConfig } from "../../config/load.js";
 import { CLIENT_NAMES, CLIENTS, clientFiles, defaultPlaces, InitError, readClient, readFile, type ClientId, type ClientSource } from "../init/clients.js";
 import { convertServers, maskSecrets, type Converted } from "../init/convert.js";
@@ -33,7 +33,7 @@ export async function init(argv: string[]): Promise<number> {
     process.stderr.write(`metatools init: ${out} exists; pass --force to replace it, --out FILE to write elsewhere, or --dry-run to see the result\n`);
     return 1;
   }
-  const cli = fileURLToPath(new URL("../main.js", import.meta.url));
+  const cli = CLI_ENTRY;
   const converted = convertServers(sources, { self: cli, home: places.home, cwd: places.cwd });
   converted.notes.unshift(...unreadable.map((why) => `skipped ${why}`));
   const config = { mcpServers: converted.servers };

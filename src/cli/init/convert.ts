@@ -163,7 +163,8 @@ function isMetatools(command: string, args: readonly string[], self: string): bo
   if (!words.includes("serve")) return false;
   const real = (p: string) => (existsSync(p) ? realpathSync(p) : resolve(p));
   const selfPath = real(self);
-  return words.some((w) => /(^|[/\\@])metatools(\.js|\.cmd)?$/i.test(w) || (/main\.js$/.test(w) && real(w) === selfPath));
+  // By name (the bin, a package spec), this very file, or the command as built before it was bundled (dist/cli/main.js).
+  return words.some((w) => /(^|[/\\@])metatools(\.js|\.cmd)?$/i.test(w) || /(^|[/\\])dist[/\\]cli[/\\]main\.js$/.test(w) || (/\.m?js$/.test(w) && real(w) === selfPath));
 }
 
 /** A namespace for `name`: kept when valid, else made valid; numbered when a different server has it (the same server never gets here). */
