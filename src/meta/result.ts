@@ -15,16 +15,13 @@ import type { MetaBody } from "./types.js";
 type Ok = Extract<RunOutcome, { kind: "ok" }>;
 type Block = Ok["result"]["content"][number];
 
-/**
- * `principal` is whom the call was made for: a handle the result is stored
- * under is theirs alone. `builtin`: the tool is metatools' own, whose
- * guidance (`hint`, `next`, also inside an `overflow` block) is lifted to
- * the reply's top level, where every reply keeps it.
- */
+/** How a result is presented. */
 export interface Presenting {
   budget: number;
   outputs: OutputStore;
+  /** Whom the call was made for: a handle the result is stored under is theirs alone. */
   principal: string;
+  /** The tool is metatools' own: its guidance (`hint`, `next`, also inside an `overflow` block) is lifted to the reply's top level, where every reply keeps it. */
   builtin?: boolean;
   /** After a tool error: a call that helps (a sibling tool the error points to); else the tool's full docs are suggested. */
   recovery?: NextCall;
