@@ -2,15 +2,17 @@
  * The measurements behind `metatools bench`: in-process search latency over
  * synthetic catalogs, and a real `metatools serve` child for cold start and RSS.
  */
-import { CLI_ENTRY } from "../util/package-root.js";
-import { readFileSync, writeFileSync } from "node:fs";
+import { spawnSync } from "node:child_process";
+import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
+import { pathToFileURL } from "node:url";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import { createMetatools } from "../app.js";
 import { parseConfig } from "../config/load.js";
 import type { EmbedderConfig } from "../config/resolved.js";
 import { createMetaDispatcher } from "../meta/index.js";
+import { CLI_ENTRY } from "../util/package-root.js";
 import { syntheticQueries, syntheticTools, toJsonl } from "./synthetic.js";
 
 export interface LatencyResult {
@@ -115,4 +117,40 @@ function isFullyHybrid(result: unknown): boolean {
   } catch {
     return false;
   }
+}
+
+export interface CliSearchResult {
+  runs: number;
+  /** `metatools search` from spawn to exit, answered from the snapshot of the backends' last tool lists. */
+  medianMs: number;
+  /** Backend processes the timed runs started (should be none). */
+  spawned: number;
+}
+
+/**
+ * The CLI as a person runs it: `metatools search "read a file"` over two
+ * real servers (everything, filesystem), after one run that lists them and
+ * keeps their snapshot. Each timed run must answer without starting either.
+ */
+export async function cliSearch(dir: string, runs: number, servers: { everything: string; filesystem: string }): Promise<CliSearchResult> {
+  const root = join(dir, "cli-root");
+  mkdirSync(root, { recursive: true });
+  const marks = join(dir, "cli-spawned.log");
+  // Each server, when started, leaves a line in `marks`: the timed runs must leave none.
+  const marked = (name: string, entry: string, args: string[]) => ({ command: process.execPath, args: ["-e", `require("fs").appendFileSync(${JSON.stringify(marks)}, "${name}\\n"); process.argv.splice(1, 1); import(${JSON.stringify(pathToFileURL(entry).href)})`, "--", entry, ...args] });
+  const configFile = join(dir, "cli.json");
+  writeFileSync(configFile, JSON.stringify({ mcpServers: { everything: marked("everything", servers.everything, ["stdio"]), files: marked("files", servers.filesystem, [root]) }, metatools: { code: { root }, security: { lockFile: false } } }));
+  const env = { ...process.env, XDG_CACHE_HOME: join(dir, "cli-cache") };
+  const run = () => spawnSync(process.execPath, [CLI_ENTRY, "search", "read a file", "--config", configFile], { env, stdio: "ignore" });
+  run();
+  writeFileSync(marks, "");
+  const times: number[] = [];
+  for (let i = 0; i < runs; i++) {
+    const started = performance.now();
+    const done = run();
+    if (done.status !== 0) throw new Error(`metatools search exited with ${done.status}`);
+    times.push(performance.now() - started);
+  }
+  times.sort((a, b) => a - b);
+  return { runs, medianMs: times[Math.floor(times.length / 2)]!, spawned: readFileSync(marks, "utf8").split("\n").filter(Boolean).length };
 }

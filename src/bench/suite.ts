@@ -9,10 +9,10 @@ import { tmpdir } from "node:os";
 import { basename, join } from "node:path";
 import { codeBench, type CodeBenchRow } from "./code.js";
 import { encoderBench, type EncoderBench } from "./encoder.js";
-import { execBench, type ExecBenchRow } from "./exec.js";
+import { everythingServer, execBench, type ExecBenchRow } from "./exec.js";
 import { httpLoad, type HttpLoadResult } from "./http.js";
-import { coldStart, searchLatency, type ColdStartResult, type LatencyResult, type SemanticBench } from "./measure.js";
-import { datasetTokens, liveTokens, loadTokenizer, type TokenRow } from "./tokens.js";
+import { cliSearch, coldStart, searchLatency, type CliSearchResult, type ColdStartResult, type LatencyResult, type SemanticBench } from "./measure.js";
+import { datasetTokens, liveTokens, loadTokenizer, resolvePackage, type TokenRow } from "./tokens.js";
 import type { EmbedderConfig } from "../config/resolved.js";
 import { installedUseModel } from "../embed/use.js";
 
@@ -59,6 +59,8 @@ export interface BenchReport {
   coldStart?: ColdStartSummary;
   /** `metatools serve` with the hybrid rows' embedder and a warm embedding cache. */
   warmColdStart?: ColdStartSummary;
+  /** `metatools search` answered from the snapshot, no backend started. */
+  cliSearch?: CliSearchResult;
   useEmbedder?: EncoderBench;
   code: CodeBenchRow[];
   exec: ExecBenchRow[];
@@ -125,6 +127,12 @@ async function searchSuite(options: BenchOptions, dir: string, report: BenchRepo
   if (options.sizes.includes(10_000)) {
     progress(`cold start at 10000 tools, hybrid with a warm embedding cache, ${options.runs} runs…`);
     report.warmColdStart = await medianColdStart(options.runs, dir, semantic(10_000));
+  }
+  const everything = everythingServer();
+  const filesystem = resolvePackage("@modelcontextprotocol/server-filesystem/dist/index.js");
+  if (everything && filesystem) {
+    progress(`metatools search from the snapshot (everything + filesystem + code), ${Math.max(options.runs, 5)} runs…`);
+    report.cliSearch = await cliSearch(dir, Math.max(options.runs, 5), { everything, filesystem });
   }
   if (installedUseModel()) {
     progress("the Universal Sentence Encoder (use embedder)…");

@@ -18,6 +18,7 @@ export const TARGETS = {
   queryEmbeddingP50: 5,
   hybridRssMb: 400,
   warmColdStartMs: 2000,
+  cliSearchMs: 300,
   tokenRatio: 250,
   /** The three definitions and the instructions, cl100k tokens. */
   definitionTokens: 500,
@@ -84,6 +85,7 @@ function searchTable(report: BenchReport): Table {
   }
   if (report.warmColdStart) {
     rows.push(["hybrid, warm cache: start → first hybrid search @ 10,000 tools (ms)", report.warmColdStart.medianMs, TARGETS.warmColdStartMs], ["hybrid: RSS with vectors @ 10,000 tools (MB)", report.warmColdStart.rssMb, TARGETS.hybridRssMb]);
+  if (report.cliSearch) rows.push([`metatools search from the snapshot, spawn to exit (ms; backends started: ${report.cliSearch.spawned})`, report.cliSearch.medianMs, TARGETS.cliSearchMs]);
   }
   if (report.useEmbedder) {
     const u = report.useEmbedder;

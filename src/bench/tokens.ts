@@ -172,7 +172,7 @@ async function withStartedApp<T>(config: ReturnType<typeof parseConfig>, body: (
   }
 }
 
-function resolvePackage(specifier: string): string | undefined {
+export function resolvePackage(specifier: string): string | undefined {
   try {
     return createRequire(import.meta.url).resolve(specifier);
   } catch {
