@@ -1,11 +1,17 @@
-// Bundles the command (dist/cli/main.js and what it imports) into one file, dist/cli.mjs: a start that
-// resolves and reads one module instead of hundreds. Run by `npm run build`, after tsc.
-import { chmodSync } from "node:fs";
+// Bundles the command (dist/cli/main.js and what it imports) into dist/bundle/: a start that resolves and
+// reads a few modules instead of hundreds. Each command's code is a chunk of its own, loaded when that command
+// runs. dist/cli.mjs, the package's bin, imports the entry. Run by `npm run build`, after tsc.
+import { chmodSync, rmSync, writeFileSync } from "node:fs";
 import { build } from "esbuild";
 
+rmSync("dist/bundle", { recursive: true, force: true });
 await build({
   entryPoints: ["dist/cli/main.js"],
-  outfile: "dist/cli.mjs",
+  outdir: "dist/bundle",
+  entryNames: "[name]",
+  chunkNames: "[name]-[hash]",
+  outExtension: { ".js": ".mjs" },
+  splitting: true,
   bundle: true,
   platform: "node",
   format: "esm",
@@ -16,4 +22,5 @@ await build({
   banner: { js: "import { createRequire as __metatoolsRequire } from 'node:module'; const require = __metatoolsRequire(import.meta.url);" },
   logLevel: "warning",
 });
+writeFileSync("dist/cli.mjs", '#!/usr/bin/env node\nimport "./bundle/main.mjs";\n');
 chmodSync("dist/cli.mjs", 0o755);
