@@ -7,7 +7,7 @@
 import { join } from "node:path";
 import { PACKAGE_ROOT } from "./util/package-root.js";
 import { createBackend } from "./backends/factory.js";
-import { snapshotFile, ToolSnapshot } from "./backends/snapshot.js";
+import { identityOf, snapshotFile, ToolSnapshot } from "./backends/snapshot.js";
 import { cacheHome } from "./config/env.js";
 import { BackendManager } from "./backends/manager.js";
 import { redactingOutputStore } from "./backends/redacting.js";
@@ -103,9 +103,10 @@ export function createMetatools(config: ResolvedConfig, options: AppOptions = {}
   // In memory, one output may take at most a quarter of the store, so a large one cannot push out every other handle.
   const outputLimit = config.store.url === "memory" ? Math.min(config.outputs.maxBytes, Math.floor(config.store.memoryMaxBytes / 4)) : config.outputs.maxBytes;
   const outputs = new KeyValueOutputStore(stores.outputs, { ttlMs: config.outputs.ttlMs, maxBytes: outputLimit });
-  const specs = new Map(config.backends.map(({ connectTimeoutMs: _c, callTimeoutMs: _t, ...what }) => [what.namespace, JSON.stringify(what)]));
-  // What answers under a namespace: its config and its server's version. Results cached for another are never served.
-  const identity = (namespace: string) => `${specs.get(namespace) ?? "builtin"}\0${backends.state(namespace)?.info?.version ?? ""}`;
+  const specOf = new Map(config.backends.map((spec) => [spec.namespace, spec]));
+  // What answers under a namespace: its config (hashed once, as the snapshot keys it) and its server's version. Results cached for another are never served.
+  const configured = new Map(config.backends.map((spec) => [spec.namespace, identityOf(spec)]));
+  const identity = (namespace: string) => `${configured.get(namespace) ?? "builtin"}\0${backends.state(namespace)?.info?.version ?? ""}`;
   const cache = new ResultCache(stores.cache, config.cache, logger, identity);
   const bodyBudget = config.budgets.inlineBytes - ENVELOPE_BYTES;
   const builtins: Backend[] = [outputsBackend(outputs, bodyBudget)];
@@ -133,7 +134,6 @@ export function createMetatools(config: ResolvedConfig, options: AppOptions = {}
     { logger, backoffMs: options.backoffMs, breakerMs: options.breakerMs, redact },
   );
   const snapshot = new ToolSnapshot(snapshotFile(cacheHome(), config.file));
-  const specOf = new Map(config.backends.map((spec) => [spec.namespace, spec]));
   backends.onTools((namespace, tools, info) => {
     registry.setNamespace(namespace, tools, info?.name, backends.state(namespace)?.runnable ?? true);
     const spec = specOf.get(namespace);

@@ -5,11 +5,12 @@
  * Both are watched, so a running server picks up a sign-in made by
  * `metatools auth login`.
  */
-import { closeSync, mkdirSync, openSync, readFileSync, renameSync, statSync, unlinkSync, unwatchFile, watchFile, writeFileSync, chmodSync } from "node:fs";
+import { chmodSync, closeSync, mkdirSync, openSync, readFileSync, statSync, unlinkSync, unwatchFile, watchFile } from "node:fs";
 import { dirname } from "node:path";
 import type { OAuthDiscoveryState } from "@modelcontextprotocol/sdk/client/auth.js";
 import type { OAuthClientInformationMixed, OAuthTokens } from "@modelcontextprotocol/sdk/shared/auth.js";
 import { MetatoolsError } from "../util/errors.js";
+import { writeFileAtomic } from "../util/files.js";
 
 /** One backend's sign-in. */
 export interface SignIn {
@@ -171,18 +172,10 @@ export class FileCredentials implements Credentials {
   }
 
   private write(data: FileData): void {
-    mkdirSync(dirname(this.where), { recursive: true });
-    const temporary = `${this.where}.${process.pid}.${Math.random().toString(36).slice(2)}.tmp`;
     try {
-      writeFileSync(temporary, `${JSON.stringify(data, null, 2)}\n`, { mode: 0o600 });
-      chmodSync(temporary, 0o600);
-      renameSync(temporary, this.where);
+      mkdirSync(dirname(this.where), { recursive: true });
+      writeFileAtomic(this.where, `${JSON.stringify(data, null, 2)}\n`, 0o600);
     } catch (error) {
-      try {
-        unlinkSync(temporary);
-      } catch {
-        // Never written.
-      }
       throw new MetatoolsError("auth_file", `the token file ${this.where} cannot be written: ${(error as Error).message}`);
     }
   }

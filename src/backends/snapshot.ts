@@ -7,10 +7,11 @@
  * goes through the same pinning and quarantine as ever.
  */
 import { createHash } from "node:crypto";
-import { mkdirSync, readFileSync, renameSync, writeFileSync } from "node:fs";
+import { mkdirSync, readFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import type { BackendSpec } from "../config/resolved.js";
 import type { UpstreamTool } from "../model/tool.js";
+import { writeFileAtomic } from "../util/files.js";
 import type { BackendInfo } from "./types.js";
 
 export interface SnapshotEntry {
@@ -56,9 +57,7 @@ export class ToolSnapshot {
     if (!this.file || !this.data) return;
     try {
       mkdirSync(dirname(this.file), { recursive: true });
-      const temporary = `${this.file}.${process.pid}.tmp`;
-      writeFileSync(temporary, JSON.stringify(this.data));
-      renameSync(temporary, this.file);
+      writeFileAtomic(this.file, JSON.stringify(this.data));
     } catch {
       // A snapshot is an optimisation: without it, backends are listed as they connect.
     }

@@ -4,11 +4,12 @@
  * malformed file is a startup error that names the file and the field.
  */
 import { createHash } from "node:crypto";
-import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, statSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, readdirSync, readFileSync, statSync } from "node:fs";
 import { dirname, extname, join } from "node:path";
 import { parse as parseYaml } from "yaml";
 import { formatPath } from "../config/env.js";
 import { ConfigError } from "../util/errors.js";
+import { writeFileAtomic } from "../util/files.js";
 import { catalogFileSchema, type CatalogEntry } from "./schema.js";
 
 const EXTENSIONS = new Set([".yaml", ".yml", ".json"]);
@@ -57,9 +58,7 @@ export function loadCatalogFile(file: string, cacheDir?: string): LoadedEntry[] 
   if (cached) {
     try {
       mkdirSync(dirname(cached), { recursive: true });
-      const temporary = `${cached}.${process.pid}.tmp`;
-      writeFileSync(temporary, JSON.stringify({ stamp, entries }));
-      renameSync(temporary, cached);
+      writeFileAtomic(cached, JSON.stringify({ stamp, entries }));
     } catch {
       // A copy is only a shortcut.
     }

@@ -1,4 +1,4 @@
-import { chmodSync, renameSync, writeFileSync } from "node:fs";
+import { chmodSync, renameSync, unlinkSync, writeFileSync } from "node:fs";
 
 /**
  * Writes `file` whole: to a temporary file beside it, then renamed over it,
@@ -8,7 +8,17 @@ import { chmodSync, renameSync, writeFileSync } from "node:fs";
  */
 export function writeFileAtomic(file: string, text: string, mode?: number): void {
   const temp = `${file}.${process.pid}.tmp`;
-  writeFileSync(temp, text, mode === undefined ? undefined : { mode });
-  if (mode !== undefined) chmodSync(temp, mode);
-  renameSync(temp, file);
+  try {
+    writeFileSync(temp, text, mode === undefined ? undefined : { mode });
+    if (mode !== undefined) chmodSync(temp, mode);
+    renameSync(temp, file);
+  } catch (error) {
+    // A failed write leaves nothing behind (a full disk, a read-only folder).
+    try {
+      unlinkSync(temp);
+    } catch {
+      // Never created.
+    }
+    throw error;
+  }
 }
