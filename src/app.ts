@@ -28,10 +28,12 @@ import { openStore } from "./store/open.js";
 import { ToolRegistry } from "./registry/registry.js";
 import { openEmbedder } from "./embed/open.js";
 import { SearchEngine } from "./search/engine.js";
+import { IndexCache } from "./search/index-cache.js";
 import { SemanticIndex } from "./search/semantic.js";
 import { ToolGate } from "./security/gate.js";
 import { LockFile } from "./security/lock.js";
 import { silentLogger, type Logger } from "./util/log.js";
+import { packageVersion } from "./version.js";
 import { GrowingRedactor, redactingLogger, redactor, type Redact } from "./util/redact.js";
 
 export interface AppOptions {
@@ -96,7 +98,9 @@ export function createMetatools(config: ResolvedConfig, options: AppOptions = {}
   let lockWatch: NodeJS.Timeout | undefined;
   const embedder = config.search.embedder;
   const semantic = embedder && new SemanticIndex(() => openEmbedder(embedder), config.search.embeddingCache, logger);
-  const search = new SearchEngine(registry, { semantic, fusion: config.search.fusion });
+  // Large namespaces' analyzed indexes are kept per config, so a restart over 10,000 tools does not analyze them again.
+  const indexCache = config.file ? new IndexCache(join(cacheHome(), "index"), config.file, packageVersion()) : undefined;
+  const search = new SearchEngine(registry, { semantic, fusion: config.search.fusion, indexCache });
   const store = (kind: string): KeyValue =>
     openStore({ url: config.store.url, namespace: `${config.store.prefix}:${kind}`, memoryMaxBytes: config.store.memoryMaxBytes });
   const stores = { cache: store("cache"), outputs: store("out") };
@@ -137,7 +141,7 @@ export function createMetatools(config: ResolvedConfig, options: AppOptions = {}
   backends.onTools((namespace, tools, info) => {
     registry.setNamespace(namespace, tools, info?.name, backends.state(namespace)?.runnable ?? true);
     const spec = specOf.get(namespace);
-    if (spec && spec.kind !== "catalog" && backends.state(namespace)?.status === "ready") snapshot.set(spec, tools, info);
+    if (spec && spec.kind !== "catalog" && backends.state(namespace)?.status === "ready") snapshot.set(spec, tools, info, tools.map((tool) => gate.hashOf(tool)));
   });
   const executor = new Executor(registry, backends, cache, {
     defaultTimeoutMs: config.timeouts.callMs,
@@ -179,6 +183,7 @@ export function createMetatools(config: ResolvedConfig, options: AppOptions = {}
     for (const spec of config.backends) {
       // A catalog is a file read at once: always loaded, never snapshotted.
       const known = spec.kind === "catalog" ? undefined : snapshot.get(spec);
+      if (known?.hashes) gate.claim(known.tools, known.hashes);
       if (known) backends.preload(spec.namespace, known.tools, known.info);
       else missing.push(spec.namespace);
     }
@@ -191,6 +196,7 @@ export function createMetatools(config: ResolvedConfig, options: AppOptions = {}
   }
   async function closeAll(): Promise<void> {
     snapshot.flush();
+    search.flush();
     await backends.close();
     await semantic?.close();
     await Promise.all([stores.cache.close(), stores.outputs.close(), credentials?.close()]);

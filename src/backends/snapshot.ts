@@ -19,6 +19,8 @@ export interface SnapshotEntry {
   identity: string;
   info?: BackendInfo;
   tools: UpstreamTool[];
+  /** Each tool's definition hash, as the gate computed it: claimed at the next start and checked after (gate.ts). */
+  hashes?: string[];
   savedAt: string;
 }
 
@@ -33,6 +35,8 @@ const WRITE_DELAY_MS = 200;
 export class ToolSnapshot {
   private data: SnapshotFile | undefined;
   private timer: NodeJS.Timeout | undefined;
+  /** Set since the last write: a start that changes nothing writes nothing. */
+  private dirty = false;
 
   /** `file`: where the snapshot lives; undefined keeps nothing (no config file). */
   constructor(readonly file: string | undefined) {}
@@ -43,9 +47,14 @@ export class ToolSnapshot {
     return entry && entry.identity === identityOf(spec) ? entry : undefined;
   }
 
-  set(spec: BackendSpec, tools: readonly UpstreamTool[], info: BackendInfo | undefined): void {
+  set(spec: BackendSpec, tools: readonly UpstreamTool[], info: BackendInfo | undefined, hashes?: readonly string[]): void {
     if (!this.file) return;
-    this.load().backends[spec.namespace] = { identity: identityOf(spec), ...(info ? { info } : {}), tools: [...tools], savedAt: new Date().toISOString() };
+    const entry: SnapshotEntry = { identity: identityOf(spec), ...(info ? { info } : {}), tools: [...tools], ...(hashes ? { hashes: [...hashes] } : {}), savedAt: "" };
+    const old = this.load().backends[spec.namespace];
+    // The same list as last time (the usual start) is not written again.
+    if (old && JSON.stringify({ ...old, savedAt: "" }) === JSON.stringify(entry)) return;
+    this.load().backends[spec.namespace] = { ...entry, savedAt: new Date().toISOString() };
+    this.dirty = true;
     this.timer ??= setTimeout(() => this.flush(), WRITE_DELAY_MS);
     this.timer.unref();
   }
@@ -54,7 +63,8 @@ export class ToolSnapshot {
   flush(): void {
     clearTimeout(this.timer);
     this.timer = undefined;
-    if (!this.file || !this.data) return;
+    if (!this.file || !this.data || !this.dirty) return;
+    this.dirty = false;
     try {
       mkdirSync(dirname(this.file), { recursive: true });
       writeFileAtomic(this.file, JSON.stringify(this.data));

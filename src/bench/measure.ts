@@ -3,11 +3,11 @@
  * synthetic catalogs, and a real `metatools serve` child for cold start and RSS.
  */
 import { spawnSync } from "node:child_process";
-import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { mkdirSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { pathToFileURL } from "node:url";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
-import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
+import { getDefaultEnvironment, StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import { createMetatools } from "../app.js";
 import { parseConfig } from "../config/load.js";
 import type { EmbedderConfig } from "../config/resolved.js";
@@ -93,7 +93,9 @@ export async function coldStart(size: number, dir: string, semantic?: SemanticBe
   writeFileSync(configFile, JSON.stringify({ mcpServers: { bench: { type: "catalog", tools: toolsFile } }, metatools: { search } }));
   const cli = CLI_ENTRY;
   const started = performance.now();
-  const transport = new StdioClientTransport({ command: process.execPath, args: [cli, "serve", "--config", configFile, "--log-level", "error"], stderr: "ignore" });
+  // A cache folder of its own, empty: a cold start analyzes every tool (the index cache and snapshot start empty).
+  const env = { ...getDefaultEnvironment(), XDG_CACHE_HOME: mkdtempSync(join(dir, "cold-cache-")) };
+  const transport = new StdioClientTransport({ command: process.execPath, args: [cli, "serve", "--config", configFile, "--log-level", "error"], env, stderr: "ignore" });
   const client = new Client({ name: "bench", version: "1" });
   await client.connect(transport);
   for (;;) {

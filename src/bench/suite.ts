@@ -12,6 +12,7 @@ import { encoderBench, type EncoderBench } from "./encoder.js";
 import { everythingServer, execBench, type ExecBenchRow } from "./exec.js";
 import { httpLoad, type HttpLoadResult } from "./http.js";
 import { cliSearch, coldStart, searchLatency, type CliSearchResult, type ColdStartResult, type LatencyResult, type SemanticBench } from "./measure.js";
+import { snapshotStart, type SnapshotStartResult } from "./snapshot-start.js";
 import { datasetTokens, liveTokens, loadTokenizer, resolvePackage, type TokenRow } from "./tokens.js";
 import type { EmbedderConfig } from "../config/resolved.js";
 import { installedUseModel } from "../embed/use.js";
@@ -59,6 +60,8 @@ export interface BenchReport {
   coldStart?: ColdStartSummary;
   /** `metatools serve` with the hybrid rows' embedder and a warm embedding cache. */
   warmColdStart?: ColdStartSummary;
+  /** `metatools serve` over a warm snapshot: the first search, while the backend starts. */
+  snapshotStart?: SnapshotStartResult;
   /** `metatools search` answered from the snapshot, no backend started. */
   cliSearch?: CliSearchResult;
   useEmbedder?: EncoderBench;
@@ -113,6 +116,8 @@ async function searchSuite(options: BenchOptions, dir: string, report: BenchRepo
   }
   progress(`cold start at 10000 tools (BM25 alone), ${options.runs} runs…`);
   report.coldStart = await medianColdStart(options.runs, dir);
+  progress(`start at 10000 tools with a warm snapshot, the backend still starting, ${Math.max(options.runs, 5)} runs…`);
+  report.snapshotStart = await snapshotStart(10_000, dir, Math.max(options.runs, 5));
   const vectors = options.vectorsFile;
   const embedder: EmbedderConfig = vectors ? { type: "static", vectors } : { type: "builtin" };
   report.embedder = vectors ? basename(vectors) : "built-in";

@@ -18,6 +18,9 @@ interface Compiled {
 
 export class CatalogIndex {
   private readonly compiled: Compiled[];
+  /** Entries naming one tool exactly, by the name or id they match: looked up, not tested one by one against 10,000 tools. */
+  private readonly exact = new Map<string, Compiled[]>();
+  private readonly globs: Compiled[];
 
   constructor(entries: readonly LoadedEntry[]) {
     this.compiled = entries.map((entry, order) => {
@@ -32,6 +35,11 @@ export class CatalogIndex {
         server: entry.server ? globTester(entry.server) : undefined,
       };
     });
+    for (const c of this.compiled.filter((c) => c.specific)) {
+      const key = `${c.byId ? "id" : "name"}\0${c.entry.match}`;
+      this.exact.set(key, [...(this.exact.get(key) ?? []), c]);
+    }
+    this.globs = this.compiled.filter((c) => !c.specific);
   }
 
   get size(): number {
@@ -41,8 +49,11 @@ export class CatalogIndex {
   /** Entries for one tool, least specific first, so later ones override: globs before exact names, then file order. */
   entriesFor(namespace: string, name: string, serverName: string | undefined): LoadedEntry[] {
     const id = `${namespace}:${name}`;
-    return this.compiled
-      .filter((c) => (c.server ? serverName !== undefined && c.server(serverName) : true) && c.test(c.byId ? id : name))
+    const named = [...(this.exact.get(`name\0${name}`) ?? []), ...(this.exact.get(`id\0${id}`) ?? [])];
+    const matched = this.globs.length ? [...named, ...this.globs.filter((c) => c.test(c.byId ? id : name))] : named;
+    if (!matched.length) return [];
+    return matched
+      .filter((c) => (c.server ? serverName !== undefined && c.server(serverName) : true))
       .sort((a, b) => Number(a.specific) - Number(b.specific) || Number(a.byId) - Number(b.byId) || a.order - b.order)
       .map((c) => c.entry);
   }

@@ -1,6 +1,6 @@
 import type { Metatools } from "../app.js";
 import { loginCommand } from "../auth/open.js";
-import { lastLines } from "../backends/mcp.js";
+import { lastLines } from "../util/text-tail.js";
 import { shownStatus } from "../backends/status.js";
 
 const MAX_LISTED = 5;

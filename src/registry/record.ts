@@ -39,9 +39,13 @@ export function buildRecord(namespace: string, tool: UpstreamTool, entries: read
   };
 }
 
+const PARAGRAPH_END = /\n\s*\n|\n(?=\s*[-*#])/;
+
 /** The first sentence (or line) of a description, at most SUMMARY_MAX characters. */
 export function firstSentence(text: string): string | undefined {
-  const firstLine = text.split(/\n\s*\n|\n(?=\s*[-*#])/)[0]?.replace(/\s+/g, " ").trim();
+  // The first paragraph, whitespace runs made one space (most descriptions are one line already: no work).
+  const paragraph = text.includes("\n") ? text.slice(0, PARAGRAPH_END.exec(text)?.index) : text;
+  const firstLine = (/\s\s|[^\S ]/.test(paragraph) ? paragraph.replace(/\s+/g, " ") : paragraph).trim();
   if (!firstLine) return undefined;
   const match = /^.*?[.!?](?=\s|$)/.exec(firstLine);
   const sentence = match && match[0].length >= 12 ? match[0] : firstLine;

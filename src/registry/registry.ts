@@ -36,6 +36,7 @@ export class ToolRegistry {
     const allow = access.allow.length ? globMatcher(access.allow) : () => true;
     const deny = globMatcher(access.deny);
     this.allowed = (...ids) => ids.some(allow) && !ids.some(deny);
+    gate?.onDoubt(() => this.regate());
   }
 
   onChange(listener: RegistryListener): void {

@@ -6,8 +6,9 @@
  */
 import type { ToolRecord } from "../model/tool.js";
 import { createAnalyzer, fold, splitWords } from "./analyze.js";
-import { SEARCH_FIELDS, toDocument } from "./documents.js";
+import { SEARCH_FIELDS, toDocument, type SearchDocument } from "./documents.js";
 import { InvertedIndex, type IndexQuery } from "./inverted.js";
+import type { PreparedNamespace } from "./segment-file.js";
 import { editDistance } from "./suggest.js";
 import { ACTION_VERBS, DEPRECATED_PRIOR, FIELD_BOOSTS, QUERY_REPEAT, RELAXED, SCORE_PARAMS } from "./tuning.js";
 import type { RankOptions, RankResult, Ranker } from "./types.js";
@@ -26,12 +27,17 @@ export class Bm25Ranker implements Ranker {
     return this.index.size;
   }
 
-  replaceNamespace(namespace: string, records: readonly ToolRecord[]): void {
+  /**
+   * Indexes a namespace's tools (`docs`: their search documents, when the
+   * caller made them already). Returns what was built, for the index cache.
+   */
+  replaceNamespace(namespace: string, records: readonly ToolRecord[], docs: readonly SearchDocument[] = records.map(toDocument)): Omit<PreparedNamespace, "key" | "exact"> | undefined {
+    const surface = new Map<string, string>();
     this.index.replace(
       namespace,
-      records.map((record) => {
-        const doc = toDocument(record);
-        for (const field of SURFACE_FIELDS) this.learnSurface(doc[field]);
+      records.map((record, i) => {
+        const doc = docs[i]!;
+        for (const field of SURFACE_FIELDS) this.learnSurface(doc[field], surface);
         return {
           id: record.id,
           fields: SEARCH_FIELDS.map((f) => ({ terms: this.analyzer.analyze(doc[f]), weight: FIELD_BOOSTS[f] })),
@@ -39,6 +45,15 @@ export class Bm25Ranker implements Ranker {
         };
       }),
     );
+    this.addSurface(surface);
+    const segment = this.index.segment(namespace);
+    return segment && { segment, surface: [...surface] };
+  }
+
+  /** Installs a namespace's index as built before (index-cache.ts). */
+  installNamespace(namespace: string, prepared: Pick<PreparedNamespace, "segment" | "surface">): void {
+    this.index.install(namespace, prepared.segment);
+    this.addSurface(prepared.surface);
   }
 
   rank(query: string, options: RankOptions): RankResult {
@@ -102,11 +117,17 @@ export class Bm25Ranker implements Ranker {
     return out;
   }
 
-  private learnSurface(text: string): void {
+  /** A namespace's stems with the words they were first written as. */
+  private learnSurface(text: string, into: Map<string, string>): void {
     for (const raw of splitWords(text)) {
       const stem = this.analyzer.word(raw);
-      if (stem !== null && !this.surface.has(stem)) this.surface.set(stem, fold(raw));
+      if (stem !== null && !into.has(stem)) into.set(stem, fold(raw));
     }
+  }
+
+  /** The first spelling seen of a stem is kept, whichever namespace it came from. */
+  private addSurface(pairs: Iterable<[string, string]>): void {
+    for (const [stem, word] of pairs) if (!this.surface.has(stem)) this.surface.set(stem, word);
   }
 }
 

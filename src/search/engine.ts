@@ -8,8 +8,10 @@ import type { ToolRecord } from "../model/tool.js";
 import type { ToolRegistry } from "../registry/registry.js";
 import { errorMessage } from "../util/errors.js";
 import { Bm25Ranker } from "./bm25.js";
+import { toDocument } from "./documents.js";
 import { ExactNames, promoteNamed } from "./exact.js";
 import { fromHits, fuseLegs, similar } from "./hybrid.js";
+import { CACHED_MIN_TOOLS, type IndexCache } from "./index-cache.js";
 import { fuseParts, queryParts } from "./query-parts.js";
 import type { SemanticIndex } from "./semantic.js";
 import { nearest } from "./suggest.js";
@@ -67,25 +69,45 @@ export class SearchEngine {
 
   readonly semantic: SemanticIndex | undefined;
   private readonly fusion: FusionSettings;
+  private readonly indexCache: IndexCache | undefined;
 
   constructor(
     private readonly registry: ToolRegistry,
-    options: { semantic?: SemanticIndex; fusion?: FusionSettings } = {},
+    options: { semantic?: SemanticIndex; fusion?: FusionSettings; indexCache?: IndexCache } = {},
   ) {
     this.semantic = options.semantic;
     this.fusion = options.fusion ?? DEFAULT_FUSION;
-    registry.onChange((namespace, records) => {
+    this.indexCache = options.indexCache;
+    registry.onChange((namespace, records) => this.replace(namespace, records));
+    for (const { namespace } of registry.namespaces()) this.replace(namespace, registry.namespaceRecords(namespace));
+  }
+
+  /** Indexes a namespace's tools: a large one from the index cache when it holds these very tools, else built (and kept there). */
+  private replace(namespace: string, records: readonly ToolRecord[]): void {
+    this.sortedIds = undefined;
+    void this.semantic?.replaceNamespace(namespace, records);
+    const cache = records.length >= CACHED_MIN_TOOLS ? this.indexCache : undefined;
+    if (!cache) {
       this.bm25.replaceNamespace(namespace, records);
       this.exact.replaceNamespace(namespace, records);
-      void this.semantic?.replaceNamespace(namespace, records);
-      this.sortedIds = undefined;
-    });
-    for (const { namespace } of registry.namespaces()) {
-      const records = registry.namespaceRecords(namespace);
-      this.bm25.replaceNamespace(namespace, records);
-      this.exact.replaceNamespace(namespace, records);
-      void this.semantic?.replaceNamespace(namespace, records);
+      return;
     }
+    const docs = records.map(toDocument);
+    const key = cache.keyOf(docs);
+    const kept = cache.load(namespace, key);
+    if (kept) {
+      this.bm25.installNamespace(namespace, kept);
+      this.exact.installNamespace(namespace, kept.exact);
+      return;
+    }
+    const built = this.bm25.replaceNamespace(namespace, records, docs);
+    const exact = this.exact.replaceNamespace(namespace, records);
+    if (built) cache.save(namespace, { key, ...built, exact });
+  }
+
+  /** Writes what the index cache has pending (on close). */
+  flush(): void {
+    this.indexCache?.flush();
   }
 
   async search(request: SearchRequest): Promise<SearchOutcome> {

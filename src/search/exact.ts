@@ -58,8 +58,25 @@ export class ExactNames {
   /** Each namespace's tools and their keys, so a namespace is replaced without a pass over the others. */
   private readonly keysOf = new Map<string, Map<string, string[]>>();
 
-  /** Replaces a namespace's tools (an empty list removes them). */
-  replaceNamespace(namespace: string, records: readonly ToolRecord[]): void {
+  /** Replaces a namespace's tools (an empty list removes them); returns each tool's keys, for the index cache. */
+  replaceNamespace(namespace: string, records: readonly ToolRecord[]): [string, string[]][] {
+    const spaceWords = nameWords(namespace);
+    const own: [string, string[]][] = records.map((record) => {
+      const keys = new Set<string>();
+      for (const name of [record.name, record.title]) {
+        const words = name ? nameWords(name) : [];
+        if (!words.length || words.length > MAX_WORDS) continue;
+        for (const key of keysOf(words)) keys.add(key);
+        for (const key of keysOf([...spaceWords, ...words])) keys.add(key);
+      }
+      return [record.id, [...keys]];
+    });
+    this.installNamespace(namespace, own);
+    return own;
+  }
+
+  /** Replaces a namespace's tools with their keys as computed before. */
+  installNamespace(namespace: string, own: readonly [string, string[]][]): void {
     for (const [id, keys] of this.keysOf.get(namespace) ?? []) {
       for (const key of keys) {
         const ids = this.byKey.get(key);
@@ -67,22 +84,13 @@ export class ExactNames {
         if (ids && !ids.size) this.byKey.delete(key);
       }
     }
-    const own = new Map<string, string[]>();
-    this.keysOf.set(namespace, own);
-    for (const record of records) {
-      const keys = new Set<string>();
-      for (const name of [record.name, record.title]) {
-        const words = name ? nameWords(name) : [];
-        if (!words.length || words.length > MAX_WORDS) continue;
-        for (const key of keysOf(words)) keys.add(key);
-        for (const key of keysOf([...nameWords(namespace), ...words])) keys.add(key);
-      }
+    this.keysOf.set(namespace, new Map(own));
+    for (const [id, keys] of own) {
       for (const key of keys) {
         let ids = this.byKey.get(key);
         if (!ids) this.byKey.set(key, (ids = new Set()));
-        ids.add(record.id);
+        ids.add(id);
       }
-      own.set(record.id, [...keys]);
     }
   }
 

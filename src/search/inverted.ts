@@ -39,12 +39,13 @@ export interface ScoreParams {
 }
 
 
-interface Postings {
+export interface Postings {
   docs: Uint32Array;
   tfs: Float32Array;
 }
 
-interface Segment {
+/** One namespace's documents: what segment-file.ts keeps on disk. */
+export interface Segment {
   ids: string[];
   lengths: Float32Array;
   priors: Float32Array;
@@ -69,15 +70,23 @@ export class InvertedIndex {
 
   /** Replaces a segment's documents; an empty list removes the segment. */
   replace(key: string, docs: readonly IndexedDoc[]): void {
+    this.install(key, docs.length ? buildSegment(docs) : undefined);
+  }
+
+  /** Replaces a segment with one built before (kept on disk); undefined removes it. */
+  install(key: string, segment: Segment | undefined): void {
     const old = this.segments.get(key);
     if (old) this.account(old, -1);
-    if (!docs.length) {
+    if (!segment?.ids.length) {
       this.segments.delete(key);
       return;
     }
-    const segment = buildSegment(docs);
     this.segments.set(key, segment);
     this.account(segment, 1);
+  }
+
+  segment(key: string): Segment | undefined {
+    return this.segments.get(key);
   }
 
   /** Every tool holding a query term, scored; `counts` are per segment. */

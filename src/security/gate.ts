@@ -25,11 +25,76 @@ export interface GateOptions {
   exempt: ReadonlySet<string>;
 }
 
+/** How long after a start claimed hashes are checked. */
+const CHECK_AFTER_MS = 1000;
+
 export class ToolGate {
+  /** Each tool object's definition hash, computed once (or claimed, then checked). */
+  private readonly hashes = new WeakMap<UpstreamTool, string>();
+  /** Tools whose hash was claimed and not yet checked. */
+  private readonly unchecked = new WeakSet<UpstreamTool>();
+  private readonly doubters: (() => void)[] = [];
+  private checks: Promise<void> = Promise.resolve();
+
   constructor(
     readonly lock: LockFile | undefined,
     private readonly options: GateOptions,
   ) {}
+
+  /** A tool's definition hash (what the lock file pins). */
+  hashOf(tool: UpstreamTool): string {
+    let hash = this.hashes.get(tool);
+    if (hash === undefined) this.hashes.set(tool, (hash = definitionHash(tool)));
+    return hash;
+  }
+
+  /**
+   * Hashes recorded with tools earlier (the tool snapshot), taken as theirs
+   * at once, so a restart need not hash 10,000 definitions before its first
+   * search. Each is checked in the background right after; a record that
+   * was wrong (a snapshot edited by hand, or damaged) is replaced by the
+   * real hash and `onDoubt` listeners decide again.
+   */
+  claim(tools: readonly UpstreamTool[], hashes: readonly (string | undefined)[]): void {
+    const claimed = tools.flatMap((tool, i) => (typeof hashes[i] === "string" ? [{ tool, hash: hashes[i] }] : []));
+    for (const { tool, hash } of claimed) {
+      this.hashes.set(tool, hash);
+      this.unchecked.add(tool);
+    }
+    // After the first searches: a start answers them first, then checks.
+    this.checks = this.checks.then(() => new Promise((resolve) => setTimeout(resolve, CHECK_AFTER_MS).unref())).then(() => this.check(claimed));
+  }
+
+  /** Called when a claimed hash was wrong: what was admitted with it must be decided again. */
+  onDoubt(listener: () => void): void {
+    this.doubters.push(listener);
+  }
+
+  /** Settles when every claim so far has been checked. */
+  whenChecked(): Promise<void> {
+    return this.checks;
+  }
+
+  /** A tool's real hash, computed now if it was only claimed. */
+  private checked(tool: UpstreamTool): string {
+    if (!this.unchecked.has(tool)) return this.hashOf(tool);
+    this.unchecked.delete(tool);
+    const real = definitionHash(tool);
+    this.hashes.set(tool, real);
+    return real;
+  }
+
+  private async check(claimed: readonly { tool: UpstreamTool; hash: string }[]): Promise<void> {
+    let wrong = 0;
+    for (let i = 0; i < claimed.length; i++) {
+      // In slices, so searches are answered while 10,000 definitions are hashed.
+      if (i % 250 === 249) await new Promise((resolve) => setImmediate(resolve));
+      const { tool, hash } = claimed[i]!;
+      if (!this.unchecked.has(tool)) continue;
+      if (this.checked(tool) !== hash) wrong++;
+    }
+    if (wrong) for (const listener of this.doubters) listener();
+  }
 
   admit(namespace: string, tools: readonly UpstreamTool[]): { admitted: UpstreamTool[]; quarantined: Quarantined[] } {
     if (this.options.exempt.has(namespace)) return { admitted: [...tools], quarantined: [] };
@@ -38,8 +103,13 @@ export class ToolGate {
     let pinned = 0;
     for (const tool of tools) {
       const id = `${namespace}:${tool.name}`;
-      const hash = definitionHash(tool);
       const pin = this.lock?.get(id);
+      // A claimed hash that matches its pin admits the tool until checked; any other is checked first (never pinned, nor reported, unchecked).
+      if (pin?.hash === this.hashOf(tool)) {
+        admitted.push(tool);
+        continue;
+      }
+      const hash = this.checked(tool);
       if (pin) {
         if (pin.hash === hash) admitted.push(tool);
         else quarantined.push({ id, namespace, name: tool.name, kind: "changed", hash, reason: `its definition changed since it was pinned (${pin.by === "approved" ? "approved" : "first seen"} ${pin.at.slice(0, 10)})` });

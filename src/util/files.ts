@@ -6,7 +6,7 @@ import { chmodSync, renameSync, unlinkSync, writeFileSync } from "node:fs";
  * that mode before any byte is written (a secret is never readable by others,
  * even for a moment, even over an old file with looser rights).
  */
-export function writeFileAtomic(file: string, text: string, mode?: number): void {
+export function writeFileAtomic(file: string, text: string | Uint8Array, mode?: number): void {
   const temp = `${file}.${process.pid}.tmp`;
   try {
     writeFileSync(temp, text, mode === undefined ? undefined : { mode });

@@ -1,0 +1,107 @@
+/**
+ * Large namespaces' prepared search indexes, kept on disk so a restart
+ * does not analyze 10,000 tools again: one file per namespace of a config,
+ * holding the index built for a key that hashes the namespace's search
+ * documents and the analyzer. Another key (the tools changed, or a new
+ * version analyzes differently) means the file is not used and the index
+ * is built, then written over it.
+ */
+import { createHash } from "node:crypto";
+import { mkdirSync, readdirSync, readFileSync, rmSync, statSync, utimesSync } from "node:fs";
+import { join } from "node:path";
+import { writeFileAtomic } from "../util/files.js";
+import { createAnalyzer } from "./analyze.js";
+import { SEARCH_FIELDS, type SearchDocument } from "./documents.js";
+import { decodeNamespace, encodeNamespace, type PreparedNamespace } from "./segment-file.js";
+import { DEPRECATED_PRIOR, FIELD_BOOSTS } from "./tuning.js";
+
+/** Namespaces smaller than this are built in less time than a file takes to read. */
+export const CACHED_MIN_TOOLS = 1000;
+
+/** A file not used for this long is removed when another is written. */
+const UNUSED_FOR_MS = 30 * 24 * 3600_000;
+
+/** Words that exercise every step of analysis: a change to any step changes their terms, and so every key. */
+const PROBE = "Creating HTMLParser issues for getUserID in café mind-maps: files 2024 of the runs, deprecated";
+
+export class IndexCache {
+  private readonly pending = new Map<string, PreparedNamespace>();
+  private timer: NodeJS.Timeout | undefined;
+  private readonly salt: string;
+
+  /** `dir`: where files go; `scope`: what the namespaces belong to (the config file), so two configs' namespaces of one name do not collide. */
+  constructor(
+    private readonly dir: string,
+    private readonly scope: string,
+    version: string,
+  ) {
+    this.salt = JSON.stringify([version, createAnalyzer().analyze(PROBE), FIELD_BOOSTS, DEPRECATED_PRIOR]);
+  }
+
+  /** What a namespace's index is built from, hashed: every field of every document, in order, hashed as one string. */
+  keyOf(docs: readonly SearchDocument[]): string {
+    const parts: string[] = [this.salt];
+    for (const doc of docs) {
+      parts.push(doc.id);
+      for (const field of SEARCH_FIELDS) parts.push(doc[field]);
+    }
+    return createHash("sha256").update(parts.join("\u0000")).digest("hex");
+  }
+
+  /** The namespace's prepared index, when the one on disk was built for `key`. */
+  load(namespace: string, key: string): PreparedNamespace | undefined {
+    const waiting = this.pending.get(namespace);
+    if (waiting) return waiting.key === key ? waiting : undefined;
+    try {
+      const file = this.fileOf(namespace);
+      const prepared = decodeNamespace(readFileSync(file));
+      if (prepared?.key !== key) return undefined;
+      // Used: kept from pruning for another month.
+      const now = new Date();
+      utimesSync(file, now, now);
+      return prepared;
+    } catch {
+      return undefined;
+    }
+  }
+
+  /** Keeps a namespace's index; written shortly after (a burst of changes costs one write), or at `flush`. */
+  save(namespace: string, prepared: PreparedNamespace): void {
+    this.pending.set(namespace, prepared);
+    this.timer ??= setTimeout(() => this.flush(), 1000);
+    this.timer.unref();
+  }
+
+  flush(): void {
+    clearTimeout(this.timer);
+    this.timer = undefined;
+    if (!this.pending.size) return;
+    for (const [namespace, prepared] of this.pending) {
+      try {
+        mkdirSync(this.dir, { recursive: true });
+        writeFileAtomic(this.fileOf(namespace), encodeNamespace(prepared));
+      } catch {
+        // An optimisation only: without the file, the next start builds the index.
+      }
+    }
+    this.pending.clear();
+    this.prune();
+  }
+
+  /** Files of configs not started for a month (moved, deleted, temporary) go: the folder does not grow forever. */
+  private prune(): void {
+    try {
+      const now = Date.now();
+      for (const name of readdirSync(this.dir)) {
+        const file = join(this.dir, name);
+        if (name.endsWith(".idx") && now - statSync(file).mtimeMs > UNUSED_FOR_MS) rmSync(file, { force: true });
+      }
+    } catch {
+      // Another process pruning the same folder, or none yet.
+    }
+  }
+
+  private fileOf(namespace: string): string {
+    return join(this.dir, `${createHash("sha256").update(`${this.scope}\0${namespace}`).digest("hex").slice(0, 24)}.idx`);
+  }
+}

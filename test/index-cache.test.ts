@@ -1,0 +1,122 @@
+/**
+ * The index cache: a large namespace's analyzed index kept on disk and read
+ * back on the next start instead of analyzing its tools again. What is read
+ * back must rank exactly as a fresh build; anything else (other tools,
+ * another analyzer, a damaged file) must be built again, never used.
+ */
+import { existsSync, readdirSync, readFileSync, utimesSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { afterEach, describe, expect, it, vi } from "vitest";
+import { syntheticTools } from "../src/bench/synthetic.js";
+import { CatalogIndex } from "../src/catalog/match.js";
+import type { UpstreamTool } from "../src/model/tool.js";
+import { ToolRegistry } from "../src/registry/registry.js";
+import { Bm25Ranker } from "../src/search/bm25.js";
+import { SearchEngine } from "../src/search/engine.js";
+import { CACHED_MIN_TOOLS, IndexCache } from "../src/search/index-cache.js";
+import { decodeNamespace, encodeNamespace } from "../src/search/segment-file.js";
+import { tempDir } from "./helpers/harness.js";
+
+const QUERIES = ["create invoice", "list the github issues by date range", "send a slack message", "repositry", "deprecated", "get_user_42", "export order as CSV"];
+
+function tools(count = CACHED_MIN_TOOLS + 200): UpstreamTool[] {
+  return syntheticTools(count).map(({ name, description, inputSchema }, i) => ({ name, description: i === 3 ? `Deprecated: ${description}` : description, inputSchema }));
+}
+
+/** A registry and engine over one namespace, with an index cache in `dir` (or none). */
+function engineOver(list: readonly UpstreamTool[], dir: string | undefined, version = "1.0.0"): SearchEngine {
+  const registry = new ToolRegistry(new CatalogIndex([]));
+  const engine = new SearchEngine(registry, { indexCache: dir ? new IndexCache(dir, "/project/metatools.json", version) : undefined });
+  registry.setNamespace("shop", list, undefined, true);
+  return engine;
+}
+
+async function answers(engine: SearchEngine): Promise<unknown[]> {
+  const out: unknown[] = [];
+  for (const query of QUERIES) {
+    const outcome = await engine.search({ query, limit: 8, offset: 0, namespaces: [], tags: [], mode: "bm25" });
+    out.push({ query, total: outcome.total, relaxed: outcome.relaxed, hits: outcome.hits.map((h) => [h.record.id, Number(h.score.toFixed(9))]), byNamespace: outcome.byNamespace });
+  }
+  out.push(engine.nearTerms("repositry invoise"));
+  return out;
+}
+
+afterEach(() => vi.restoreAllMocks());
+
+describe("the index cache", () => {
+  it("reads a large namespace's index back instead of analyzing it, and ranks exactly as a fresh build", async () => {
+    const dir = tempDir();
+    const list = tools();
+    const fresh = await answers(engineOver(list, undefined));
+    const first = engineOver(list, dir);
+    first.flush();
+    expect(readdirSync(dir).filter((f) => f.endsWith(".idx"))).toHaveLength(1);
+
+    const built = vi.spyOn(Bm25Ranker.prototype, "replaceNamespace");
+    const second = engineOver(list, dir);
+    expect(built).not.toHaveBeenCalled();
+    expect(await answers(second)).toEqual(fresh);
+  });
+
+  it("builds again when the tools changed, and keeps the new index", async () => {
+    const dir = tempDir();
+    const list = tools();
+    engineOver(list, dir).flush();
+    const changed = list.map((tool, i) => (i === 10 ? { ...tool, description: "Teleport a llama across the galaxy." } : tool));
+    const built = vi.spyOn(Bm25Ranker.prototype, "replaceNamespace");
+    const engine = engineOver(changed, dir);
+    expect(built).toHaveBeenCalledTimes(1);
+    const hit = await engine.search({ query: "teleport llama", limit: 3, offset: 0, namespaces: [], tags: [], mode: "bm25" });
+    expect(hit.hits[0]?.record.name).toBe(list[10]!.name);
+    engine.flush();
+    built.mockClear();
+    engineOver(changed, dir);
+    expect(built).not.toHaveBeenCalled();
+  });
+
+  it("does not use an index another version analyzed, nor a damaged file", async () => {
+    const dir = tempDir();
+    const list = tools();
+    const fresh = await answers(engineOver(list, undefined));
+    engineOver(list, dir).flush();
+    const built = vi.spyOn(Bm25Ranker.prototype, "replaceNamespace");
+    engineOver(list, dir, "2.0.0");
+    expect(built).toHaveBeenCalledTimes(1);
+
+    // Damaged three ways: cut short, one posting pointing past the documents, garbage.
+    const file = join(dir, readdirSync(dir).find((f) => f.endsWith(".idx"))!);
+    const good = readFileSync(file);
+    const decoded = decodeNamespace(good)!;
+    expect(decoded.segment.ids).toHaveLength(list.length);
+    const [term, postings] = [...decoded.segment.postings][0]!;
+    decoded.segment.postings.set(term, { docs: Uint32Array.from(postings.docs, () => list.length + 5), tfs: postings.tfs });
+    const pastTheEnd = encodeNamespace(decoded);
+    expect(decodeNamespace(pastTheEnd)).toBeUndefined();
+    for (const bytes of [good.subarray(0, good.length - 7), pastTheEnd, Buffer.from("not an index at all"), Buffer.alloc(0)]) {
+      writeFileSync(file, bytes);
+      built.mockClear();
+      const engine = engineOver(list, dir);
+      expect(built).toHaveBeenCalledTimes(1);
+      expect(await answers(engine)).toEqual(fresh);
+    }
+  });
+
+  it("removes files no start used for a month when it writes one", () => {
+    const dir = tempDir();
+    const stale = join(dir, "0123456789abcdef01234567.idx");
+    const recent = join(dir, "fedcba9876543210fedcba98.idx");
+    writeFileSync(stale, "old");
+    writeFileSync(recent, "recent");
+    const longAgo = new Date(Date.now() - 40 * 24 * 3600_000);
+    utimesSync(stale, longAgo, longAgo);
+    engineOver(tools(), dir).flush();
+    expect(existsSync(stale)).toBe(false);
+    expect(existsSync(recent)).toBe(true);
+  });
+
+  it("leaves small namespaces alone: they are built faster than a file is read", () => {
+    const dir = tempDir();
+    engineOver(tools(50), dir).flush();
+    expect(readdirSync(dir)).toEqual([]);
+  });
+});
