@@ -46,6 +46,12 @@ export interface AppOptions {
   breakerMs?: number;
   /** Spans and metrics; default the global OpenTelemetry providers (no-ops unless an SDK is registered). */
   telemetry?: Telemetry;
+  /**
+   * How long background work waits after the app is made (the embedder's
+   * load and the vectors' index): a server answers its handshake and first
+   * searches first (ranked by BM25 until it is done). Default 0.
+   */
+  backgroundDelayMs?: number;
 }
 
 /** Bytes run_tool's reply adds around a built-in tool's body (`{ok, tool_id, duration_ms, structured}`). */
@@ -97,7 +103,8 @@ export function createMetatools(config: ResolvedConfig, options: AppOptions = {}
   // An approval (`metatools approve`) rewrites the lock file: a running server notices and lets the tool in.
   let lockWatch: NodeJS.Timeout | undefined;
   const embedder = config.search.embedder;
-  const semantic = embedder && new SemanticIndex(() => openEmbedder(embedder), config.search.embeddingCache, logger);
+  const background = options.backgroundDelayMs ? new Promise<void>((resolve) => setTimeout(resolve, options.backgroundDelayMs).unref()) : undefined;
+  const semantic = embedder && new SemanticIndex(() => openEmbedder(embedder), config.search.embeddingCache, logger, background);
   // Large namespaces' analyzed indexes are kept per config, so a restart over 10,000 tools does not analyze them again.
   const indexCache = config.file ? new IndexCache(join(cacheHome(), "index"), config.file, packageVersion()) : undefined;
   const search = new SearchEngine(registry, { semantic, fusion: config.search.fusion, indexCache });

@@ -26,7 +26,7 @@ function tools(count = CACHED_MIN_TOOLS + 200): UpstreamTool[] {
 /** A registry and engine over one namespace, with an index cache in `dir` (or none). */
 function engineOver(list: readonly UpstreamTool[], dir: string | undefined, version = "1.0.0"): SearchEngine {
   const registry = new ToolRegistry(new CatalogIndex([]));
-  const engine = new SearchEngine(registry, { indexCache: dir ? new IndexCache(dir, "/project/metatools.json", version) : undefined });
+  const engine = new SearchEngine(registry, { indexCache: dir ? new IndexCache(dir, "/project/metatools.json", version, { checkAfterMs: 0 }) : undefined });
   registry.setNamespace("shop", list, undefined, true);
   return engine;
 }
@@ -58,20 +58,46 @@ describe("the index cache", () => {
     expect(await answers(second)).toEqual(fresh);
   });
 
-  it("builds again when the tools changed, and keeps the new index", async () => {
+  it("at a start, takes the index kept for the same tool ids at once, then checks it and rebuilds it when the tools' words changed", async () => {
     const dir = tempDir();
     const list = tools();
     engineOver(list, dir).flush();
     const changed = list.map((tool, i) => (i === 10 ? { ...tool, description: "Teleport a llama across the galaxy." } : tool));
     const built = vi.spyOn(Bm25Ranker.prototype, "replaceNamespace");
     const engine = engineOver(changed, dir);
+    // Same ids: the kept index is used at once (the old words still rank)…
+    expect(built).not.toHaveBeenCalled();
+    const teleport = () => engine.search({ query: "teleport llama", limit: 3, offset: 0, namespaces: [], tags: [], mode: "bm25" });
+    expect((await teleport()).hits[0]?.record.name).not.toBe(list[10]!.name);
+    // …and once checked, rebuilt from the new words.
+    await engine.whenChecked();
     expect(built).toHaveBeenCalledTimes(1);
-    const hit = await engine.search({ query: "teleport llama", limit: 3, offset: 0, namespaces: [], tags: [], mode: "bm25" });
-    expect(hit.hits[0]?.record.name).toBe(list[10]!.name);
+    expect((await teleport()).hits[0]?.record.name).toBe(list[10]!.name);
+    expect(await answers(engine)).toEqual(await answers(engineOver(changed, undefined)));
     engine.flush();
     built.mockClear();
-    engineOver(changed, dir);
+    const next = engineOver(changed, dir);
+    await next.whenChecked();
     expect(built).not.toHaveBeenCalled();
+  });
+
+  it("builds at once when the tools are not the same ones, and after a start, whenever the words change", async () => {
+    const dir = tempDir();
+    const list = tools();
+    engineOver(list, dir).flush();
+    const built = vi.spyOn(Bm25Ranker.prototype, "replaceNamespace");
+    engineOver(list.slice(1), dir);
+    expect(built).toHaveBeenCalledTimes(1);
+
+    // A running server: the namespace's second list, with other words, is built as it arrives.
+    const registry = new ToolRegistry(new CatalogIndex([]));
+    const engine = new SearchEngine(registry, { indexCache: new IndexCache(dir, "/project/metatools.json", "1.0.0", { checkAfterMs: 0 }) });
+    registry.setNamespace("shop", list, undefined, true);
+    built.mockClear();
+    registry.setNamespace("shop", list.map((tool, i) => (i === 0 ? { ...tool, description: "Teleport a llama." } : tool)), undefined, true);
+    expect(built).toHaveBeenCalledTimes(1);
+    const hit = await engine.search({ query: "teleport llama", limit: 1, offset: 0, namespaces: [], tags: [], mode: "bm25" });
+    expect(hit.hits[0]?.record.name).toBe(list[0]!.name);
   });
 
   it("does not use an index another version analyzed, nor a damaged file", async () => {

@@ -148,6 +148,8 @@ export class BackendManager {
         entry.unwatch?.();
         entry.abort?.abort();
         entry.state.status = "closed";
+        // Whoever waits for it to come up (a call, the handshake) stops waiting: no timer outlives the close.
+        this.settle(entry);
         await entry.backend.close().catch(() => {});
       }),
     );

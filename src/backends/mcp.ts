@@ -21,6 +21,8 @@ export class McpBackend implements Backend {
   private client: Client | undefined;
   /** The child's pid while a stdio connection is open. */
   private pid: number | undefined;
+  /** The transport of the connection being made or in use: a server still starting is stopped through it too. */
+  private transport: Transport | undefined;
   private listener: (event: BackendEvent) => void = () => {};
   private closing = false;
   /** The transport's last few errors on this connection. */
@@ -75,6 +77,7 @@ export class McpBackend implements Backend {
     this.transportErrors = [];
     this.signIn?.reset();
     this.client = client;
+    this.transport = transport;
     try {
       await client.connect(transport, { signal, timeout: this.spec.connectTimeoutMs });
       this.pid = transport instanceof StdioClientTransport ? (transport.pid ?? undefined) : undefined;
@@ -147,11 +150,15 @@ export class McpBackend implements Backend {
   async close(): Promise<void> {
     this.closing = true;
     const client = this.client;
-    const pid = this.pid;
+    // A server still in its handshake has a process too: it is stopped the same way, not left to the SDK's slower escalation.
+    const connected = this.pid !== undefined;
+    const pid = this.pid ?? (this.transport instanceof StdioClientTransport ? (this.transport.pid ?? undefined) : undefined);
     this.client = undefined;
     this.pid = undefined;
+    this.transport = undefined;
     const closed = client?.close().catch(() => {});
-    if (pid === undefined || (await settles(closed, 1000))) return;
+    // A server that never finished its handshake has nothing to finish: it gets a moment, not a second.
+    if (pid === undefined || (await settles(closed, connected ? 1000 : 100))) return;
     for (const signal of ["SIGTERM", "SIGKILL"] as const) {
       try {
         process.kill(pid, signal);

@@ -1,7 +1,8 @@
 /**
  * Start with a warm snapshot: `metatools serve` over one backend that lists
  * `size` tools but needs 5 s to come up. One serve lists it and keeps the
- * snapshot; each timed one is measured from spawn to the first search
+ * snapshot; each timed one (the default config: hybrid, the built-in
+ * embedder) is measured from spawn to the first search
  * answered with one of that backend's tools (still `connecting`).
  */
 import { mkdirSync, writeFileSync } from "node:fs";
@@ -29,11 +30,13 @@ export async function snapshotStart(size: number, dir: string, runs: number): Pr
   writeFileSync(toolsFile, toJsonl(tools));
   const configFile = join(dir, `snapshot-${size}.json`);
   const backend = { command: process.execPath, args: [SLOW_BACKEND, toolsFile, String(START_DELAY_MS)] };
-  writeFileSync(configFile, JSON.stringify({ mcpServers: { slow: backend }, metatools: { search: { embedder: false }, code: { enabled: false } } }));
+  writeFileSync(configFile, JSON.stringify({ mcpServers: { slow: backend }, metatools: { code: { enabled: false } } }));
   const cache = join(dir, "snapshot-cache");
   mkdirSync(cache, { recursive: true });
   const env = { ...getDefaultEnvironment(), XDG_CACHE_HOME: cache };
-  const query = tools[size - 1]!.description;
+  // The last tool, asked for by its words as a person would write them ("create invoice 9999").
+  const wanted = tools[size - 1]!;
+  const query = wanted.name.replace(/_/g, " ");
 
   // Warm: serve until the backend is up and listed (a run waits for it), then close, which writes the snapshot.
   const warm = await open(configFile, env);
@@ -48,7 +51,7 @@ export async function snapshotStart(size: number, dir: string, runs: number): Pr
     const result = await client.callTool({ name: "search_tools", arguments: { query } });
     times.push(performance.now() - started);
     const body = JSON.parse((result.content as { text: string }[])[0]!.text) as { hits?: { id: string; status?: string }[] };
-    const hit = body.hits?.find((h) => h.id === `slow:${tools[size - 1]!.name}`);
+    const hit = body.hits?.find((h) => h.id === `slow:${wanted.name}`);
     if (!hit) throw new Error(`the first search did not find the snapshot's tools: ${JSON.stringify(body).slice(0, 300)}`);
     fromSnapshot &&= hit.status === "connecting";
     await client.close();

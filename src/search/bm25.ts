@@ -31,7 +31,7 @@ export class Bm25Ranker implements Ranker {
    * Indexes a namespace's tools (`docs`: their search documents, when the
    * caller made them already). Returns what was built, for the index cache.
    */
-  replaceNamespace(namespace: string, records: readonly ToolRecord[], docs: readonly SearchDocument[] = records.map(toDocument)): Omit<PreparedNamespace, "key" | "exact"> | undefined {
+  replaceNamespace(namespace: string, records: readonly ToolRecord[], docs: readonly SearchDocument[] = records.map(toDocument)): Pick<PreparedNamespace, "segment" | "surface"> | undefined {
     const surface = new Map<string, string>();
     this.index.replace(
       namespace,

@@ -8,10 +8,10 @@ import type { ToolRecord } from "../model/tool.js";
 import type { ToolRegistry } from "../registry/registry.js";
 import { errorMessage } from "../util/errors.js";
 import { Bm25Ranker } from "./bm25.js";
-import { toDocument } from "./documents.js";
 import { ExactNames, promoteNamed } from "./exact.js";
 import { fromHits, fuseLegs, similar } from "./hybrid.js";
-import { CACHED_MIN_TOOLS, type IndexCache } from "./index-cache.js";
+import type { IndexCache } from "./index-cache.js";
+import { LexicalIndexes } from "./lexical.js";
 import { fuseParts, queryParts } from "./query-parts.js";
 import type { SemanticIndex } from "./semantic.js";
 import { nearest } from "./suggest.js";
@@ -69,7 +69,7 @@ export class SearchEngine {
 
   readonly semantic: SemanticIndex | undefined;
   private readonly fusion: FusionSettings;
-  private readonly indexCache: IndexCache | undefined;
+  private readonly indexes: LexicalIndexes;
 
   constructor(
     private readonly registry: ToolRegistry,
@@ -77,37 +77,25 @@ export class SearchEngine {
   ) {
     this.semantic = options.semantic;
     this.fusion = options.fusion ?? DEFAULT_FUSION;
-    this.indexCache = options.indexCache;
+    this.indexes = new LexicalIndexes(registry, this.bm25, this.exact, options.indexCache);
     registry.onChange((namespace, records) => this.replace(namespace, records));
     for (const { namespace } of registry.namespaces()) this.replace(namespace, registry.namespaceRecords(namespace));
   }
 
-  /** Indexes a namespace's tools: a large one from the index cache when it holds these very tools, else built (and kept there). */
   private replace(namespace: string, records: readonly ToolRecord[]): void {
     this.sortedIds = undefined;
+    this.indexes.replace(namespace, records);
     void this.semantic?.replaceNamespace(namespace, records);
-    const cache = records.length >= CACHED_MIN_TOOLS ? this.indexCache : undefined;
-    if (!cache) {
-      this.bm25.replaceNamespace(namespace, records);
-      this.exact.replaceNamespace(namespace, records);
-      return;
-    }
-    const docs = records.map(toDocument);
-    const key = cache.keyOf(docs);
-    const kept = cache.load(namespace, key);
-    if (kept) {
-      this.bm25.installNamespace(namespace, kept);
-      this.exact.installNamespace(namespace, kept.exact);
-      return;
-    }
-    const built = this.bm25.replaceNamespace(namespace, records, docs);
-    const exact = this.exact.replaceNamespace(namespace, records);
-    if (built) cache.save(namespace, { key, ...built, exact });
   }
 
   /** Writes what the index cache has pending (on close). */
   flush(): void {
-    this.indexCache?.flush();
+    this.indexes.flush();
+  }
+
+  /** Settles when every index taken from the index cache at start has been checked against its tools. */
+  whenChecked(): Promise<void> {
+    return this.indexes.whenChecked();
   }
 
   async search(request: SearchRequest): Promise<SearchOutcome> {

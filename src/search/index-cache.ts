@@ -28,14 +28,26 @@ export class IndexCache {
   private readonly pending = new Map<string, PreparedNamespace>();
   private timer: NodeJS.Timeout | undefined;
   private readonly salt: string;
+  /** The salt hashed: an index kept by another version or analyzer has another. */
+  private readonly saltKey: string;
+  /** How long after a start an index taken for its tools' ids is checked against their documents. */
+  readonly checkAfterMs: number;
 
   /** `dir`: where files go; `scope`: what the namespaces belong to (the config file), so two configs' namespaces of one name do not collide. */
   constructor(
     private readonly dir: string,
     private readonly scope: string,
     version: string,
+    options: { checkAfterMs?: number } = {},
   ) {
     this.salt = JSON.stringify([version, createAnalyzer().analyze(PROBE), FIELD_BOOSTS, DEPRECATED_PRIOR]);
+    this.saltKey = createHash("sha256").update(this.salt).digest("hex");
+    this.checkAfterMs = options.checkAfterMs ?? 1000;
+  }
+
+  /** Stamps what a namespace's index was built under, for `save`. */
+  stamp(key: string): { key: string; salt: string } {
+    return { key, salt: this.saltKey };
   }
 
   /** What a namespace's index is built from, hashed: every field of every document, in order, hashed as one string. */
@@ -48,14 +60,28 @@ export class IndexCache {
     return createHash("sha256").update(parts.join("\u0000")).digest("hex");
   }
 
-  /** The namespace's prepared index, when the one on disk was built for `key`. */
+  /** The namespace's prepared index, when the one kept was built for `key`. */
   load(namespace: string, key: string): PreparedNamespace | undefined {
+    return this.kept(namespace, (prepared) => prepared.key === key);
+  }
+
+  /**
+   * The namespace's prepared index, when the one kept holds these very
+   * tools (by id, in order) and this analyzer built it: at a start, where
+   * hashing every document first would cost a tenth of a second. The caller
+   * checks it against the documents (`keyOf`) soon after.
+   */
+  loadFor(namespace: string, ids: readonly string[]): PreparedNamespace | undefined {
+    return this.kept(namespace, (prepared) => prepared.salt === this.saltKey && sameIds(prepared.segment.ids, ids));
+  }
+
+  private kept(namespace: string, wanted: (prepared: PreparedNamespace) => boolean): PreparedNamespace | undefined {
     const waiting = this.pending.get(namespace);
-    if (waiting) return waiting.key === key ? waiting : undefined;
+    if (waiting) return wanted(waiting) ? waiting : undefined;
     try {
       const file = this.fileOf(namespace);
       const prepared = decodeNamespace(readFileSync(file));
-      if (prepared?.key !== key) return undefined;
+      if (!prepared || !wanted(prepared)) return undefined;
       // Used: kept from pruning for another month.
       const now = new Date();
       utimesSync(file, now, now);
@@ -104,4 +130,10 @@ export class IndexCache {
   private fileOf(namespace: string): string {
     return join(this.dir, `${createHash("sha256").update(`${this.scope}\0${namespace}`).digest("hex").slice(0, 24)}.idx`);
   }
+}
+
+function sameIds(a: readonly string[], b: readonly string[]): boolean {
+  if (a.length !== b.length) return false;
+  for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false;
+  return true;
 }

@@ -13,6 +13,8 @@ import type { Postings, Segment } from "./inverted.js";
 export interface PreparedNamespace {
   /** What the namespace's documents and the analyzer hashed to when this was built. */
   key: string;
+  /** The analyzer and version alone, hashed. */
+  salt: string;
   segment: Segment;
   /** Stem → the word as people write it. */
   surface: [string, string][];
@@ -21,10 +23,11 @@ export interface PreparedNamespace {
 }
 
 const MAGIC = 0x5849544d; // "MTIX", little-endian
-const FORMAT = 2;
+const FORMAT = 3;
 
 interface Header {
   key: string;
+  salt: string;
   ids: string[];
   terms: string[];
   totalLength: number;
@@ -54,7 +57,7 @@ export function encodeNamespace(prepared: PreparedNamespace): Buffer {
   // The exact keys are stored in the segment's order, without their ids again.
   const keys = new Map(prepared.exact);
   const exact = segment.ids.map((id) => keys.get(id) ?? []);
-  const header: Header = { key: prepared.key, ids: segment.ids, terms, totalLength: segment.totalLength, postings: count, surface: prepared.surface, exact };
+  const header: Header = { key: prepared.key, salt: prepared.salt, ids: segment.ids, terms, totalLength: segment.totalLength, postings: count, surface: prepared.surface, exact };
   const json = Buffer.from(JSON.stringify(header));
   const head = Buffer.alloc(12);
   head.writeUInt32LE(MAGIC, 0);
@@ -100,5 +103,5 @@ export function decodeNamespace(file: Buffer): PreparedNamespace | undefined {
   for (let i = 0; i < t; i++) postings.set(header.terms[i]!, { docs: docs.subarray(starts[i]!, starts[i + 1]!), tfs: tfs.subarray(starts[i]!, starts[i + 1]!) });
   if (header.exact.length !== n) return undefined;
   const exact = header.ids.map((id, i): [string, string[]] => [id, header.exact[i]!]);
-  return { key: header.key, segment: { ids: header.ids, lengths, priors, totalLength: header.totalLength, postings }, surface: header.surface, exact };
+  return { key: header.key, salt: header.salt, segment: { ids: header.ids, lengths, priors, totalLength: header.totalLength, postings }, surface: header.surface, exact };
 }

@@ -11,6 +11,7 @@ import type { Embedder } from "../embed/types.js";
 import type { ToolRecord } from "../model/tool.js";
 import { errorMessage } from "../util/errors.js";
 import type { Logger } from "../util/log.js";
+import { nextTurn } from "../util/turn.js";
 import { embeddingText } from "./documents.js";
 import { queryParts } from "./query-parts.js";
 import type { RankOptions } from "./types.js";
@@ -18,6 +19,8 @@ import { VectorIndex, type VectorHit } from "./vectors.js";
 
 /** Texts per embed call: large enough to batch, small enough to report progress. */
 const BATCH = 64;
+/** Tools whose texts are hashed (looked up in the cache) between turns of the event loop. */
+const SLICE = 1000;
 
 export interface IndexProgress {
   namespace: string;
@@ -46,11 +49,16 @@ export class SemanticIndex {
     load: () => Promise<Embedder>,
     cacheDir: string | undefined,
     private readonly logger: Logger,
+    /** Loading starts once this settles (and the event loop has turned): a start answers its first requests first. */
+    after: Promise<void> = Promise.resolve(),
   ) {
-    this.ready = Promise.resolve()
+    // Each step of loading waits for a turn of the event loop, so requests that arrive meanwhile are served between them.
+    this.ready = after
+      .then(nextTurn)
       .then(load)
       .then(
-        (embedder) => {
+        async (embedder) => {
+          await nextTurn();
           this.loaded = { embedder, vectors: new VectorIndex(embedder.dimensions), cache: new EmbeddingCache(embedder.id, embedder.dimensions, cacheDir) };
           logger.info(`semantic search: ${embedder.id} (${embedder.dimensions} dimensions, ${this.loaded.cache.size} cached embeddings)`);
         },
@@ -120,8 +128,13 @@ export class SemanticIndex {
   }
 
   private async embedNamespace({ embedder, vectors, cache }: Loaded, namespace: string, records: readonly ToolRecord[], generation: number): Promise<void> {
-    const texts = records.map(embeddingText);
-    const hashes = texts.map(textHash);
+    const texts: string[] = [];
+    const hashes: string[] = [];
+    for (let i = 0; i < records.length; i++) {
+      if (i % SLICE === SLICE - 1) await nextTurn();
+      texts.push(embeddingText(records[i]!));
+      hashes.push(textHash(texts[i]!));
+    }
     // One embedding per distinct text not yet cached: tools with the same text share it.
     const firstOf = new Map<string, number>();
     hashes.forEach((hash, i) => {
@@ -133,7 +146,7 @@ export class SemanticIndex {
     for (let start = 0; start < missing.length; start += BATCH) {
       // An embedder that computes in this thread (the built-in table) would hold the event loop for a whole
       // catalog: searches and calls are served between batches.
-      if (start) await new Promise((resolve) => setImmediate(resolve));
+      if (start) await nextTurn();
       if (this.generation.get(namespace) !== generation) return;
       const batch = missing.slice(start, start + BATCH);
       const embedded = await embedder.embed(

@@ -8,6 +8,7 @@
 import type { UpstreamTool } from "../model/tool.js";
 import { definitionHash, type LockFile } from "./lock.js";
 import { describeFindings, scanTool } from "./scan.js";
+import { nextTurn } from "../util/turn.js";
 
 export interface Quarantined {
   id: string;
@@ -88,7 +89,7 @@ export class ToolGate {
     let wrong = 0;
     for (let i = 0; i < claimed.length; i++) {
       // In slices, so searches are answered while 10,000 definitions are hashed.
-      if (i % 250 === 249) await new Promise((resolve) => setImmediate(resolve));
+      if (i % 250 === 249) await nextTurn();
       const { tool, hash } = claimed[i]!;
       if (!this.unchecked.has(tool)) continue;
       if (this.checked(tool) !== hash) wrong++;

@@ -4,6 +4,7 @@
  * its tools waits for the backend; the CLI's search and describe answer
  * from it without starting a backend, and `run` starts only the one it needs.
  */
+import { spawn } from "node:child_process";
 import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -94,6 +95,22 @@ describe("the tool snapshot", () => {
     expect(ran.ok).toBe(true);
     await second.close();
   }, 40_000);
+
+  it("stops at once when its client leaves while a backend is still starting: no wait left behind, no forced exit", async () => {
+    const { config } = slowConfig(20_000);
+    const env = { ...getDefaultEnvironment(), ...(process.env.XDG_CACHE_HOME ? { XDG_CACHE_HOME: process.env.XDG_CACHE_HOME } : {}) };
+    const child = spawn(process.execPath, [CLI, "serve", "--config", config], { env, stdio: ["pipe", "pipe", "pipe"] });
+    let stderr = "";
+    child.stderr.on("data", (chunk) => (stderr += chunk));
+    const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) => child.on("exit", (code, signal) => resolve({ code, signal })));
+    // The handshake waits out the startup grace for the backend (no snapshot yet), then the client leaves.
+    child.stdin.write(`${JSON.stringify({ jsonrpc: "2.0", id: 1, method: "initialize", params: { protocolVersion: "2025-06-18", capabilities: {}, clientInfo: { name: "t", version: "1" } } })}\n`);
+    await new Promise<void>((resolve) => child.stdout.once("data", () => resolve()));
+    child.stdin.end();
+    // Before, a wait for the backend (its 30 s connect timeout) kept the process alive until its 4 s deadline killed it.
+    expect(await exited).toEqual({ code: 0, signal: null });
+    expect(stderr).not.toContain("did not finish");
+  }, 30_000);
 
   it("CLI search and describe answer from the snapshot without starting a backend; run starts only the one it needs", async () => {
     const dir = tempDir();

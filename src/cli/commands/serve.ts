@@ -7,6 +7,9 @@ import { createLogger } from "../../util/log.js";
 import { redactingLogger, redactor } from "../../util/redact.js";
 import { intFlag, logLevel, parseFlags, UsageError } from "../flags.js";
 
+/** How long `serve` lets its first requests go before loading the embedder. */
+const SERVE_BACKGROUND_DELAY_MS = 300;
+
 export async function serve(argv: string[]): Promise<number> {
   const { values, positionals } = parseFlags(argv, {
     http: { type: "string" },
@@ -32,7 +35,8 @@ export async function serve(argv: string[]): Promise<number> {
   }
   logger.info(config.file ? `config ${config.file}: ${config.backends.length} backends` : "no config file: no backends configured");
   if (config.code) logger.info(`code tools over ${config.code.root}`);
-  const app = createMetatools(config, { logger: stderr });
+  // The handshake and the first searches come before the embedder's load (until it is done, searches rank by BM25 and say so).
+  const app = createMetatools(config, { logger: stderr, backgroundDelayMs: SERVE_BACKGROUND_DELAY_MS });
   if (port === undefined) {
     // Whatever is in flight, the process is gone soon after its client leaves or it is told to stop.
     for (const signal of ["SIGINT", "SIGTERM"] as const) process.once(signal, () => exitDeadline(STDIO_EXIT_MS, logger));
