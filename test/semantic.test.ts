@@ -9,7 +9,8 @@ import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { runCli } from "./helpers/cli.js";
 import { openSession, tempDir } from "./helpers/harness.js";
-import { writeTools, writeVectors } from "./helpers/semantic.js";
+import { WordVectors } from "../src/embed/vectors-file.js";
+import { conceptVectors, writeTools, writeVectors } from "./helpers/semantic.js";
 
 async function session(dir: string, vectors: string, cache: string | false = join(dir, "cache")) {
   return openSession(
@@ -114,5 +115,19 @@ describe("semantic search", () => {
     const refused = await runCli(["index", "--config", none]);
     expect(refused.code).toBe(2);
     expect(refused.stderr).toMatch(/metatools\.search\.embedder is false, so there is nothing to index/);
+  });
+});
+
+describe("word-vectors file", () => {
+  it("ranks every word the same by its first scans of the words as by the map built after them", () => {
+    const dir = tempDir();
+    const { words } = conceptVectors();
+    const file = writeVectors(dir);
+    const scanned = WordVectors.read(file);
+    // Fewer lookups than the threshold scan; more build the map: both must agree, unknown words included.
+    const asked = [...words, "unknown", "", "delete remove", ...words.slice().reverse(), ...words];
+    const ranks = asked.map((w) => scanned.rank(w));
+    expect(ranks.slice(0, words.length)).toEqual(words.map((_, i) => i));
+    expect(ranks).toEqual(asked.map((w) => (words.includes(w) ? words.indexOf(w) : undefined)));
   });
 });

@@ -29,7 +29,7 @@ export class StaticEmbedder implements Embedder {
     name: string,
   ) {
     this.dimensions = vectors.dimensions;
-    this.harmonic = Math.log(vectors.words.length) + 0.5772;
+    this.harmonic = Math.log(vectors.header.count) + 0.5772;
     this.weighted = vectors.header.weighting !== "none";
     this.fusionWeight = vectors.header.fusionWeight;
     const digest = vectors.digest.slice(0, 12);

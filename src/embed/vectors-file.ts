@@ -13,6 +13,8 @@ import { readFileSync, writeFileSync } from "node:fs";
 import { MetatoolsError } from "../util/errors.js";
 
 const MAGIC = "MTVEC01\n";
+/** Lookups answered by scanning the words before a map of them is built. */
+const LOOKUPS_BEFORE_INDEX = 32;
 
 export interface VectorsHeader {
   dimensions: number;
@@ -30,18 +32,19 @@ export interface VectorsHeader {
 }
 
 export class WordVectors {
-  private readonly index: Map<string, number>;
+  /** Word → rank, built at the first lookup past a few: a query of five words (the CLI's search) never pays for 100,000 entries. */
+  private index: Map<string, number> | undefined;
+  private lookups = 0;
 
   constructor(
     readonly header: VectorsHeader,
     /** SHA-256 of the whole file: cached embeddings are keyed by it, so a changed table never reuses them. */
     readonly digest: string,
-    readonly words: readonly string[],
+    /** The words, most frequent first, each followed by "\n" (the file's blob, with one more at its end). */
+    private readonly blob: string,
     private readonly scales: Float32Array,
     private readonly matrix: Int8Array,
-  ) {
-    this.index = new Map(words.map((w, i) => [w, i]));
-  }
+  ) {}
 
   get dimensions(): number {
     return this.header.dimensions;
@@ -49,7 +52,23 @@ export class WordVectors {
 
   /** The word's frequency rank (0 = most frequent), or undefined when the word is unknown. */
   rank(word: string): number | undefined {
-    return this.index.get(word);
+    if (this.index) return this.index.get(word);
+    if (++this.lookups > LOOKUPS_BEFORE_INDEX || word.includes("\n")) {
+      const index = new Map<string, number>();
+      this.blob.slice(0, -1).split("\n").forEach((w, i) => index.has(w) || index.set(w, i));
+      this.index = index;
+      return index.get(word);
+    }
+    // A few lookups scan the blob: the rank is the count of words before the first match.
+    let at = 0;
+    if (!this.blob.startsWith(`${word}\n`)) {
+      const found = this.blob.indexOf(`\n${word}\n`);
+      if (found < 0) return undefined;
+      at = found + 1;
+    }
+    let rank = 0;
+    for (let i = this.blob.indexOf("\n"); i !== -1 && i < at; i = this.blob.indexOf("\n", i + 1)) rank++;
+    return rank;
   }
 
   /** Adds `weight` × the word's vector (by rank) into `into`. */
@@ -80,12 +99,16 @@ export class WordVectors {
     const parsed = JSON.parse(take(headerBytes).toString("utf8")) as VectorsHeader;
     if (!Number.isInteger(parsed.dimensions) || !Number.isInteger(parsed.count)) throw bad("bad header");
     const wordBytes = take(4).readUInt32LE(0);
-    const words = take(wordBytes).toString("utf8").split("\n");
-    if (words.length !== parsed.count) throw bad(`${words.length} words for a count of ${parsed.count}`);
-    // Copies, so the typed arrays are aligned whatever the offsets.
-    const scales = new Float32Array(new Uint8Array(take(parsed.count * 4)).buffer);
-    const matrix = new Int8Array(new Uint8Array(take(parsed.count * parsed.dimensions)).buffer);
-    return new WordVectors(parsed, createHash("sha256").update(buf).digest("hex"), words, scales, matrix);
+    const blob = `${take(wordBytes).toString("utf8")}\n`;
+    let count = 0;
+    for (let i = blob.indexOf("\n"); i !== -1; i = blob.indexOf("\n", i + 1)) count++;
+    if (count !== parsed.count) throw bad(`${count} words for a count of ${parsed.count}`);
+    // Scales are copied when their offset is not 4-byte aligned (a Float32Array needs it); the int8 matrix, most of the file, is a view.
+    const scaleBytes = take(parsed.count * 4);
+    const scales = scaleBytes.byteOffset % 4 ? new Float32Array(new Uint8Array(scaleBytes).buffer) : new Float32Array(scaleBytes.buffer, scaleBytes.byteOffset, parsed.count);
+    const matrixBytes = take(parsed.count * parsed.dimensions);
+    const matrix = new Int8Array(matrixBytes.buffer, matrixBytes.byteOffset, matrixBytes.length);
+    return new WordVectors(parsed, createHash("sha256").update(buf).digest("hex"), blob, scales, matrix);
   }
 
   /** Writes `vectors` (one Float32Array per word, most frequent word first) quantized to int8. */
