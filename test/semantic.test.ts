@@ -4,11 +4,13 @@
  * vectors), the static embedder, the vector index, fusion with BM25, the
  * on-disk embedding cache, and a vectors file that is missing or corrupt.
  */
-import { writeFileSync } from "node:fs";
+import { createHash } from "node:crypto";
+import { readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { runCli } from "./helpers/cli.js";
 import { openSession, tempDir } from "./helpers/harness.js";
+import { BUILTIN_MODEL_FILE } from "../src/embed/builtin.js";
 import { WordVectors } from "../src/embed/vectors-file.js";
 import { conceptVectors, writeTools, writeVectors } from "./helpers/semantic.js";
 
@@ -119,6 +121,40 @@ describe("semantic search", () => {
 });
 
 describe("word-vectors file", () => {
+  it("the built-in table ships with the digest of its bytes, and a digest file for other bytes is not believed", () => {
+    const shipped = readFileSync(BUILTIN_MODEL_FILE);
+    const [hex, size] = readFileSync(`${BUILTIN_MODEL_FILE}.sha256`, "utf8").trim().split(/\s+/);
+    expect([hex, Number(size)]).toEqual([createHash("sha256").update(shipped).digest("hex"), shipped.length]);
+    expect(WordVectors.read(BUILTIN_MODEL_FILE).digest).toBe(hex);
+
+    // A table rebuilt to the same size, its old digest file left beside it: hashed again, not taken from the file.
+    const dir = tempDir();
+    const file = writeVectors(dir);
+    const before = readFileSync(`${file}.sha256`, "utf8");
+    const table = readFileSync(file);
+    table[table.length - 1] = table[table.length - 1]! ^ 0x7f;
+    writeFileSync(file, table);
+    writeFileSync(`${file}.sha256`, before);
+    expect(WordVectors.read(file).digest).toBe(createHash("sha256").update(table).digest("hex"));
+  });
+
+  it("reads rows one by one, then the whole matrix, to the same vectors", () => {
+    const dir = tempDir();
+    const { words } = conceptVectors();
+    const file = writeVectors(dir);
+    const vectorsOf = (table: WordVectors, times: number) =>
+      Array.from({ length: times }, () => words.map((w) => {
+        const into = new Float32Array(table.dimensions);
+        table.addTo(into, table.rank(w)!, 1);
+        return [...into];
+      })).flat();
+    // Lazily (a digest file: rows read as wanted, past a threshold the matrix) against a table read whole (no digest file).
+    const lazy = vectorsOf(WordVectors.read(file), 4);
+    rmSync(`${file}.sha256`);
+    expect(lazy).toEqual(vectorsOf(WordVectors.read(file), 4));
+    expect(lazy[0]!.some((v) => v !== 0)).toBe(true);
+  });
+
   it("ranks every word the same by its first scans of the words as by the map built after them", () => {
     const dir = tempDir();
     const { words } = conceptVectors();

@@ -9,7 +9,7 @@ import { createRequire } from "node:module";
 import { join } from "node:path";
 import { writeFileSync } from "node:fs";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
-import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
+import { getDefaultEnvironment, StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import { BUILTIN_CATALOG_DIR, createMetatools, type Metatools } from "../app.js";
 import { parseConfig } from "../config/load.js";
 import { createMetaDispatcher } from "../meta/index.js";
@@ -80,7 +80,9 @@ export async function execBench(dir: string, options: { calls: number; redisUrl?
 
 async function connect(command: string, args: string[]): Promise<Client> {
   const client = new Client({ name: "bench", version: "1" });
-  await client.connect(new StdioClientTransport({ command, args, stderr: "ignore" }));
+  // The cache folder the run set (runBench): a served child keeps its snapshot there, not in the user's cache.
+  const env = { ...getDefaultEnvironment(), ...(process.env.XDG_CACHE_HOME ? { XDG_CACHE_HOME: process.env.XDG_CACHE_HOME } : {}) };
+  await client.connect(new StdioClientTransport({ command, args, env, stderr: "ignore" }));
   return client;
 }
 

@@ -75,6 +75,10 @@ export async function runBench(options: BenchOptions, progress: (line: string) =
   const report: BenchReport = { search: [], hybrid: [], code: [], exec: [], http: [], tokens: [] };
   const dir = mkdtempSync(join(tmpdir(), "metatools-bench-"));
   const has = (suite: Suite) => options.suites.has(suite);
+  // Everything a run keeps (index cache, snapshots, embeddings) goes to a folder of its own, never the user's cache:
+  // each measurement starts from what it says it starts from, and nothing is left behind.
+  const cacheHome = process.env.XDG_CACHE_HOME;
+  process.env.XDG_CACHE_HOME = join(dir, "cache");
   try {
     // Asked for alone, a missing tokenizer is an error; within "all" the other suites still run.
     const count = has("tokens") ? await loadTokenizer().catch((error: unknown) => (options.suites.size === 1 ? Promise.reject(error) : (progress(`token economics skipped: ${(error as Error).message}`), undefined))) : undefined;
@@ -105,6 +109,8 @@ export async function runBench(options: BenchOptions, progress: (line: string) =
     if (has("search")) await searchSuite(options, dir, report, progress);
     return report;
   } finally {
+    if (cacheHome === undefined) delete process.env.XDG_CACHE_HOME;
+    else process.env.XDG_CACHE_HOME = cacheHome;
     rmSync(dir, { recursive: true, force: true });
   }
 }

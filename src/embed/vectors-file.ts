@@ -9,12 +9,74 @@
  *   | f32 scale × count | i8 vector × count × dimensions
  */
 import { createHash } from "node:crypto";
-import { readFileSync, writeFileSync } from "node:fs";
+import { closeSync, openSync, readFileSync, readSync, statSync, writeFileSync } from "node:fs";
 import { MetatoolsError } from "../util/errors.js";
 
 const MAGIC = "MTVEC01\n";
 /** Lookups answered by scanning the words before a map of them is built. */
 const LOOKUPS_BEFORE_INDEX = 32;
+/** Rows read one by one before the whole matrix is. */
+const ROWS_BEFORE_MATRIX = 64;
+/** The first read of a file: its header, and for a table of 100,000 words its words and scales too. */
+const HEAD_BYTES = 2 << 20;
+
+/** Where a table's int8 vectors are: in the file at `offset`, and in `data` once read. */
+interface Matrix {
+  file: string;
+  offset: number;
+  rowsRead: number;
+  data?: Int8Array;
+}
+
+/** `length` bytes of `file` from `position`. */
+function readRange(file: string, position: number, length: number): Buffer {
+  const fd = openSync(file, "r");
+  try {
+    const buf = Buffer.alloc(length);
+    let done = 0;
+    while (done < length) {
+      const n = readSync(fd, buf, done, length - done, position + done);
+      if (n === 0) break;
+      done += n;
+    }
+    return done === length ? buf : buf.subarray(0, done);
+  } finally {
+    closeSync(fd);
+  }
+}
+
+/** How much of each end of a table its digest file also hashes ("spot"), to tell a table rebuilt to the same size. */
+const SPOT_BYTES = 1 << 20;
+
+/** sha256 of the first and the last SPOT_BYTES of a file (`head` holds at least its start). */
+function spotDigest(file: string, size: number, head: Buffer): string {
+  const first = head.subarray(0, Math.min(size, SPOT_BYTES));
+  const last = readRange(file, Math.max(0, size - SPOT_BYTES), Math.min(size, SPOT_BYTES));
+  return createHash("sha256").update(first).update(last).digest("hex");
+}
+
+/**
+ * The digest written beside a table (`FILE.sha256`: "<hex> <bytes> <spot>"),
+ * when it is for this file: the same size, and the same bytes at both ends.
+ */
+function recordedDigest(file: string, size: number, head: Buffer): string | undefined {
+  let fields: string[];
+  try {
+    fields = readFileSync(`${file}.sha256`, "utf8").trim().split(/\s+/);
+  } catch {
+    return undefined;
+  }
+  const [hex, bytes, spot] = fields;
+  if (!hex || !/^[0-9a-f]{64}$/.test(hex) || Number(bytes) !== size || !spot) return undefined;
+  return spotDigest(file, size, head) === spot ? hex : undefined;
+}
+
+/** Writes the digest file `read` trusts beside a table: whenever a table is written. */
+export function writeDigest(file: string): void {
+  const whole = readFileSync(file);
+  const spot = createHash("sha256").update(whole.subarray(0, SPOT_BYTES)).update(whole.subarray(Math.max(0, whole.length - SPOT_BYTES))).digest("hex");
+  writeFileSync(`${file}.sha256`, `${createHash("sha256").update(whole).digest("hex")} ${whole.length} ${spot}\n`);
+}
 
 export interface VectorsHeader {
   dimensions: number;
@@ -43,7 +105,7 @@ export class WordVectors {
     /** The words, most frequent first, each followed by "\n" (the file's blob, with one more at its end). */
     private readonly blob: string,
     private readonly scales: Float32Array,
-    private readonly matrix: Int8Array,
+    private readonly matrix: Matrix,
   ) {}
 
   get dimensions(): number {
@@ -75,40 +137,71 @@ export class WordVectors {
   addTo(into: Float32Array, rank: number, weight: number): void {
     const d = this.header.dimensions;
     const scale = this.scales[rank]! * weight;
-    const base = rank * d;
-    for (let i = 0; i < d; i++) into[i] = into[i]! + this.matrix[base + i]! * scale;
+    const row = this.row(rank);
+    for (let i = 0; i < d; i++) into[i] = into[i]! + row[i]! * scale;
   }
 
+  /**
+   * A word's int8 vector. The matrix (most of the file) is read from disk
+   * when many rows are wanted (embedding tools); until then each row is
+   * read on its own, so a query of a few words costs a few small reads.
+   */
+  private row(rank: number): Int8Array {
+    const d = this.header.dimensions;
+    if (!this.matrix.data && ++this.matrix.rowsRead > ROWS_BEFORE_MATRIX) {
+      this.matrix.data = new Int8Array(readRange(this.matrix.file, this.matrix.offset, this.header.count * d).buffer);
+    }
+    if (this.matrix.data) return this.matrix.data.subarray(rank * d, rank * d + d);
+    return new Int8Array(readRange(this.matrix.file, this.matrix.offset + rank * d, d).buffer);
+  }
+
+  /**
+   * Reads a word-vectors file: its header, words and scales at once, the
+   * matrix when wanted. Its digest comes from `FILE.sha256` beside it
+   * ("<hex> <bytes>", written with the file) when that matches its size;
+   * else the whole file is read and hashed.
+   */
   static read(file: string): WordVectors {
-    let buf: Buffer;
+    const bad = (why: string) => new MetatoolsError("embedder_unavailable", `${file} is not a metatools word-vectors file (${why}); build one with \`metatools vectors import\``);
+    let size: number;
+    let head: Buffer;
     try {
-      buf = readFileSync(file);
+      size = statSync(file).size;
+      head = readRange(file, 0, Math.min(size, HEAD_BYTES));
     } catch (error) {
       throw new MetatoolsError("embedder_unavailable", `cannot read word vectors ${file}: ${(error as Error).message}`);
     }
-    const bad = (why: string) => new MetatoolsError("embedder_unavailable", `${file} is not a metatools word-vectors file (${why}); build one with \`metatools vectors import\``);
-    if (buf.length < 16 || buf.toString("latin1", 0, MAGIC.length) !== MAGIC) throw bad("wrong magic");
+    if (head.length < 16 || head.toString("latin1", 0, MAGIC.length) !== MAGIC) throw bad("wrong magic");
     let at = MAGIC.length;
     const take = (n: number) => {
-      if (at + n > buf.length) throw bad("truncated");
-      const part = buf.subarray(at, at + n);
+      if (at + n > size) throw bad("truncated");
+      // Words and scales past the first read come with a second one.
+      if (at + n > head.length) head = readRange(file, 0, Math.min(size, at + n + HEAD_BYTES));
+      const part = head.subarray(at, at + n);
       at += n;
       return part;
     };
     const headerBytes = take(4).readUInt32LE(0);
-    const parsed = JSON.parse(take(headerBytes).toString("utf8")) as VectorsHeader;
-    if (!Number.isInteger(parsed.dimensions) || !Number.isInteger(parsed.count)) throw bad("bad header");
+    let parsed: VectorsHeader;
+    try {
+      parsed = JSON.parse(take(headerBytes).toString("utf8")) as VectorsHeader;
+    } catch {
+      throw bad("bad header");
+    }
+    if (!Number.isInteger(parsed.dimensions) || !Number.isInteger(parsed.count) || parsed.dimensions < 1 || parsed.count < 0) throw bad("bad header");
     const wordBytes = take(4).readUInt32LE(0);
     const blob = `${take(wordBytes).toString("utf8")}\n`;
     let count = 0;
     for (let i = blob.indexOf("\n"); i !== -1; i = blob.indexOf("\n", i + 1)) count++;
     if (count !== parsed.count) throw bad(`${count} words for a count of ${parsed.count}`);
-    // Scales are copied when their offset is not 4-byte aligned (a Float32Array needs it); the int8 matrix, most of the file, is a view.
-    const scaleBytes = take(parsed.count * 4);
-    const scales = scaleBytes.byteOffset % 4 ? new Float32Array(new Uint8Array(scaleBytes).buffer) : new Float32Array(scaleBytes.buffer, scaleBytes.byteOffset, parsed.count);
-    const matrixBytes = take(parsed.count * parsed.dimensions);
-    const matrix = new Int8Array(matrixBytes.buffer, matrixBytes.byteOffset, matrixBytes.length);
-    return new WordVectors(parsed, createHash("sha256").update(buf).digest("hex"), blob, scales, matrix);
+    const scales = new Float32Array(new Uint8Array(take(parsed.count * 4)).buffer);
+    const offset = at;
+    if (size !== offset + parsed.count * parsed.dimensions) throw bad(size < offset + parsed.count * parsed.dimensions ? "truncated" : "trailing bytes");
+    const recorded = recordedDigest(file, size, head);
+    if (recorded) return new WordVectors(parsed, recorded, blob, scales, { file, offset, rowsRead: 0 });
+    const whole = readFileSync(file);
+    const data = new Int8Array(whole.buffer, whole.byteOffset + offset, parsed.count * parsed.dimensions);
+    return new WordVectors(parsed, createHash("sha256").update(whole).digest("hex"), blob, scales, { file, offset, rowsRead: 0, data });
   }
 
   /** Writes `vectors` (one Float32Array per word, most frequent word first) quantized to int8. */
@@ -132,6 +225,7 @@ export class WordVectors {
       return b;
     };
     writeFileSync(file, Buffer.concat([Buffer.from(MAGIC, "latin1"), u32(headerJson.length), headerJson, u32(wordsBlob.length), wordsBlob, Buffer.from(scales.buffer), Buffer.from(matrix.buffer)]));
+    writeDigest(file);
     return header;
   }
 }

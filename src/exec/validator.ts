@@ -24,13 +24,17 @@ export interface ValidatorOptions {
 }
 
 export class SchemaValidator {
-  private readonly draft07 = new Ajv({ strict: false, allErrors: true, validateSchema: false, logger: false });
-  private readonly draft2020 = new Ajv2020({ strict: false, allErrors: true, validateSchema: false, logger: false });
+  /** Each draft's ajv, made when a schema of that draft is first compiled (most sessions never see 2020-12). */
+  private draft07: Ajv | undefined;
+  private draft2020: Ajv2020 | undefined;
   private readonly cache = new WeakMap<JsonSchema, ValidateFunction | Error>();
 
-  constructor(private readonly options: ValidatorOptions = {}) {
-    addFormats(this.draft07);
-    addFormats(this.draft2020);
+  constructor(private readonly options: ValidatorOptions = {}) {}
+
+  private ajv(modern: boolean): Ajv | Ajv2020 {
+    const settings = { strict: false, allErrors: true, validateSchema: false, logger: false } as const;
+    if (modern) return (this.draft2020 ??= withFormats(new Ajv2020(settings)));
+    return (this.draft07 ??= withFormats(new Ajv(settings)));
   }
 
   validate(schema: JsonSchema, value: unknown): Validation {
@@ -47,13 +51,18 @@ export class SchemaValidator {
       const modern = typeof schema.$schema === "string" && /2020-12|2019-09/.test(schema.$schema);
       // Strip $id: two backends may reuse one, and ajv refuses a second schema with the same $id.
       const { $id: _id, ...body } = schema;
-      compiled = (modern ? this.draft2020 : this.draft07).compile(this.options.closeTopLevel ? closeTopLevel(body) : body);
+      compiled = this.ajv(modern).compile(this.options.closeTopLevel ? closeTopLevel(body) : body);
     } catch (error) {
       compiled = error instanceof Error ? error : new Error(String(error));
     }
     this.cache.set(schema, compiled);
     return compiled;
   }
+}
+
+function withFormats<T extends Ajv | Ajv2020>(ajv: T): T {
+  addFormats(ajv);
+  return ajv;
 }
 
 /**

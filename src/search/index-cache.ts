@@ -27,9 +27,7 @@ const PROBE = "Creating HTMLParser issues for getUserID in café mind-maps: file
 export class IndexCache {
   private readonly pending = new Map<string, PreparedNamespace>();
   private timer: NodeJS.Timeout | undefined;
-  private readonly salt: string;
-  /** The salt hashed: an index kept by another version or analyzer has another. */
-  private readonly saltKey: string;
+  private salted: { salt: string; key: string } | undefined;
   /** How long after a start an index taken for its tools' ids is checked against their documents. */
   readonly checkAfterMs: number;
 
@@ -37,12 +35,28 @@ export class IndexCache {
   constructor(
     private readonly dir: string,
     private readonly scope: string,
-    version: string,
+    private readonly version: string,
     options: { checkAfterMs?: number } = {},
   ) {
-    this.salt = JSON.stringify([version, createAnalyzer().analyze(PROBE), FIELD_BOOSTS, DEPRECATED_PRIOR]);
-    this.saltKey = createHash("sha256").update(this.salt).digest("hex");
     this.checkAfterMs = options.checkAfterMs ?? 1000;
+  }
+
+  /** What every key starts from: the version and the analyzer (computed when first needed: most configs have no namespace this large). */
+  private get salt(): string {
+    return this.salting().salt;
+  }
+
+  /** The salt hashed: an index kept by another version or analyzer has another. */
+  private get saltKey(): string {
+    return this.salting().key;
+  }
+
+  private salting(): { salt: string; key: string } {
+    if (!this.salted) {
+      const salt = JSON.stringify([this.version, createAnalyzer().analyze(PROBE), FIELD_BOOSTS, DEPRECATED_PRIOR]);
+      this.salted = { salt, key: createHash("sha256").update(salt).digest("hex") };
+    }
+    return this.salted;
   }
 
   /** Stamps what a namespace's index was built under, for `save`. */
