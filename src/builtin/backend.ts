@@ -15,6 +15,11 @@ import type { Backend, BackendInfo, CallOptions, ToolCallResult } from "../backe
 
 export type Body = Record<string, unknown>;
 
+/** A reply given as MCP content as it is (images a handle kept), not as a JSON body. */
+export class RawResult {
+  constructor(readonly result: ToolCallResult) {}
+}
+
 export interface ToolContext {
   signal: AbortSignal;
   /** Who the call is made for: what a tool keeps (output handles) belongs to them. */
@@ -28,7 +33,7 @@ export interface BuiltinTool<A = Record<string, unknown>> {
   description: string;
   inputSchema: JsonSchema & { type: "object" };
   annotations: ToolAnnotations;
-  handle(args: A, context: ToolContext): Promise<Body | string>;
+  handle(args: A, context: ToolContext): Promise<Body | string | RawResult>;
   /** The same call with less work (a narrower path), offered when a call runs out of time. */
   narrow?(args: A): Promise<A | undefined>;
 }
@@ -84,6 +89,7 @@ export class BuiltinBackend implements Backend {
       // it stops at its next check (every file, every thousand lines), so the work does not go on behind the reply.
       const body = await untilAborted(tool.handle(args, { signal: controller.signal, principal: options.principal }), controller.signal);
       if (typeof body === "string") return { content: [{ type: "text", text: body }] };
+      if (body instanceof RawResult) return body.result;
       return { content: [{ type: "text", text: JSON.stringify(body) }], structuredContent: body, ...(body.ok === false ? { isError: true } : {}) };
     } catch (error) {
       if (controller.signal.aborted && controller.signal.reason instanceof BackendError) {

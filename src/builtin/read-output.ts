@@ -12,7 +12,7 @@ import { escapeRegExp } from "../util/glob.js";
 import { compileRegex, MAX_PATTERN, shownPattern, smartCaseInsensitive, type SafeRegex } from "../util/regex.js";
 import { MatcherPool } from "../util/regex-worker.js";
 import { describeMiss, evaluateJsonPath, suggestAfterMiss } from "../util/json-path.js";
-import { BuiltinBackend, defineTool, type Body } from "./backend.js";
+import { BuiltinBackend, defineTool, RawResult, type Body } from "./backend.js";
 
 interface ReadArgs {
   handle: string;
@@ -36,7 +36,7 @@ function readOutputTool(store: OutputStore, budget: number, matchers: MatcherPoo
     name: "read_output",
     title: "Read a stored output",
     description:
-      "Read part of a large result that was stored under a handle (@out_…) instead of being sent whole: a line range, a JSON path ($.items[0:10]) or the lines matching a regex.",
+      "Read part of a large result that was stored under a handle (@out_…) instead of being sent whole: a line range, a JSON path ($.items[0:10]) or the lines matching a regex. A handle of images or audio returns them whole.",
     inputSchema: {
       type: "object",
       properties: {
@@ -52,7 +52,7 @@ function readOutputTool(store: OutputStore, budget: number, matchers: MatcherPoo
     },
     annotations: { readOnlyHint: true, idempotentHint: true, openWorldHint: false },
 
-    async handle(args, { principal, signal }): Promise<Body> {
+    async handle(args, { principal, signal }): Promise<Body | RawResult> {
       let output: StoredOutput | undefined;
       try {
         // Another principal's handle is not found: the same answer as one that never existed.
@@ -69,6 +69,8 @@ function readOutputTool(store: OutputStore, budget: number, matchers: MatcherPoo
           hint("Run the call that produced it again (the same run_tool call); its reply carries a fresh handle."),
         );
       }
+      // Media (images, audio) come back as they were sent: the agent asked for them by this call.
+      if (output.kind === "media") return new RawResult({ content: [{ type: "text", text: `${output.media?.length ?? 0} item(s) from ${output.source}: ${output.text}` }, ...(output.media ?? [])] });
       const room = budget - 400;
       if (args.json_path !== undefined) {
         let root: unknown;

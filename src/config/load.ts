@@ -127,7 +127,7 @@ function resolveConfig(
         bm25Confidence: m.search?.fusion?.bm25Confidence ?? DEFAULTS.fusionConfidence,
       },
     },
-    budgets: { inlineBytes: m.budgets?.inlineBytes ?? DEFAULTS.inlineBytes },
+    budgets: { inlineBytes: m.budgets?.inlineBytes ?? DEFAULTS.inlineBytes, mediaBytes: m.budgets?.mediaBytes ?? DEFAULTS.mediaBytes },
     http: resolveHttp(m.http, where.env ?? process.env),
     ...(auth ? { auth } : {}),
     // Tokens from METATOOLS_TOKENS are secrets too; those written as ${VAR} in the file are found as it is read.

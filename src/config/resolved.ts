@@ -65,7 +65,11 @@ export interface ResolvedConfig {
     /** semanticWeight undefined: the embedder's own default. */
     fusion: { k: number; semanticWeight?: number; bm25Confidence: number };
   };
-  budgets: { inlineBytes: number };
+  budgets: {
+    inlineBytes: number;
+    /** Images and audio sent with one reply, decoded bytes. */
+    mediaBytes: number;
+  };
   http: HttpConfig;
   /** Where OAuth tokens are kept; undefined without a config file (no remote backends then). */
   auth?: AuthStorage;
@@ -126,6 +130,7 @@ export const DEFAULTS = {
   /** Hybrid search with no setup: the built-in table needs no download, runtime or native code. */
   embedder: { type: "builtin" } as const,
   inlineBytes: 10_000,
+  mediaBytes: 1 << 20,
   connectMs: 30_000,
   callMs: 60_000,
   startupGraceMs: 3_000,

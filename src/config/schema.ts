@@ -180,6 +180,13 @@ export const metatoolsSectionSchema = z
     budgets: z
       .object({
         inlineBytes: z.number().int().min(2000).max(1_000_000).optional().describe("Largest response sent inline. Default 10000."),
+        mediaBytes: z
+          .number()
+          .int()
+          .min(0)
+          .max(64 * 1024 * 1024)
+          .optional()
+          .describe("Largest total of a backend's images and audio (decoded bytes) sent with one run_tool reply; more is kept under a handle whose next call returns it. 0 keeps all of it under a handle. Default 1048576 (1 MiB)."),
       })
       .strict()
       .optional(),

@@ -13,13 +13,16 @@ import { indentJson } from "../util/json-indent.js";
 import { childPath } from "../util/json-path.js";
 import { formatCall, type NextCall } from "./guidance.js";
 import type { KeyValue } from "../store/kv.js";
+import type { Attachment } from "./media.js";
 
 export interface StoredOutput {
-  kind: "text" | "json";
-  /** Text as produced; JSON pretty-printed (two spaces), so line ranges read naturally. */
+  kind: "text" | "json" | "media";
+  /** Text as produced; JSON pretty-printed (two spaces), so line ranges read naturally. For media, what each piece is (JSON). */
   text: string;
   /** What produced it, e.g. `code:read_file src/app.ts`, for messages. */
   source: string;
+  /** Kind "media": the images, audio and binary resources, as MCP content blocks (media.ts). */
+  media?: Attachment[];
 }
 
 export interface OutputStore {

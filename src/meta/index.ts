@@ -12,13 +12,14 @@ import { ATTR, type Operation } from "../observe/telemetry.js";
 import { LOCAL_PRINCIPAL } from "../security/principal.js";
 import { splitToolId } from "../model/tool.js";
 import { mapStrings } from "../util/data.js";
-import { redactDeep, redactError } from "../util/redact.js";
+import { redactDeep, redactError, type Redact } from "../util/redact.js";
+import type { Attachment } from "../disclosure/media.js";
 import type { CallExtra, ServedTool } from "../server/mcp.js";
 import { describeTool } from "./describe-tool.js";
 import { runTool } from "./run-tool.js";
 import { searchTools } from "./search-tools.js";
 import { shapeProblem } from "./shape.js";
-import { advertisedSchema, type MetaBody, type MetaContext, type MetaTool } from "./types.js";
+import { advertisedSchema, ATTACHED, type MetaBody, type MetaContext, type MetaTool } from "./types.js";
 
 export const META_TOOLS: readonly MetaTool[] = [searchTools, describeTool, runTool];
 
@@ -62,6 +63,8 @@ export function createMetaDispatcher(app: Metatools) {
       }
       // Redacted before the budget may shorten strings: a cut through a secret would leave a piece no redactor knows.
       const body = enforceBudget(redactDeep(raw, app.redact), app.config.budgets.inlineBytes, tool.name);
+      const attached = raw[ATTACHED];
+      if (attached?.length) body[ATTACHED] = attached.map((block) => redactAttachment(block, app.redact));
       notes.set({ [ATTR.outcome]: outcomeOf(body), [ATTR.bytes]: jsonBytes(body), [ATTR.handle]: typeof body.handle === "string" });
       return body;
     });
@@ -114,6 +117,21 @@ function missingHint(tool: string, unknown: readonly string[]): string {
   return fields.length ? `Send ${fields.map((f) => `"${f}"`).join(", ")}: only you know ${fields.length === 1 ? "its value" : "their values"}; see the tool's input schema.` : "Send arguments that match the input schema.";
 }
 
+/**
+ * An attachment with secrets taken out of its words (a link's uri, name and
+ * description; a text resource), never out of base64 data: a secret's
+ * letters found by chance inside an image's encoding are not the secret,
+ * and replacing them would break the image.
+ */
+function redactAttachment(block: Attachment, redact: Redact): Attachment {
+  if (block.type === "image" || block.type === "audio") return block;
+  if (block.type === "resource_link") return redactDeep(block, redact);
+  const { resource } = block;
+  if ("text" in resource) return { ...block, resource: redactDeep(resource, redact) };
+  const { blob, ...about } = resource;
+  return { ...block, resource: { ...redactDeep(about, redact), blob } };
+}
+
 /** `ok`, or the error code when it looks like one (a backend's own structured errors can carry anything). */
 function outcomeOf(body: MetaBody): string {
   if (body.ok !== false) return "ok";
@@ -131,7 +149,8 @@ export function servedTools(app: Metatools): ServedTool[] {
     annotations: { ...(tool.annotations.readOnlyHint !== undefined ? { readOnlyHint: tool.annotations.readOnlyHint } : {}), ...(tool.annotations.destructiveHint ? { destructiveHint: true } : {}) },
     async call(args, extra) {
       const body = await dispatch(tool.name, args, extra);
-      return { content: [{ type: "text" as const, text: JSON.stringify(body) }] };
+      // A backend's images, audio, links and resources follow the JSON as content of their own.
+      return { content: [{ type: "text" as const, text: JSON.stringify(body) }, ...(body[ATTACHED] ?? [])] };
     },
   }));
 }

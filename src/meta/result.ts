@@ -1,16 +1,20 @@
 /**
- * How a backend's result is shown: text joined, structured content kept,
- * binary content described rather than inlined. A result over the byte
- * budget is stored under an output handle; the reply carries the handle, a
- * summary and the call that reads it in slices. A built-in tool's expected
- * failure (`{ok: false, error, hint…}`) is lifted to the top, as run_tool's own.
+ * How a backend's result is shown: text joined, structured content kept;
+ * images, audio and binary resources sent as MCP content beside the JSON
+ * (media.ts: within the media budget, else under a handle), resource links
+ * passed on. A result over the byte budget is stored under an output
+ * handle; the reply carries the handle, a summary and the call that reads
+ * it in slices. A built-in tool's expected failure (`{ok: false, error,
+ * hint…}`) is lifted to the top, as run_tool's own.
  */
 import { jsonBytes } from "../disclosure/budget.js";
 import { formatCall, guidanceFields, hint, recoverable, warning, type NextCall } from "../disclosure/guidance.js";
 import { StoreError } from "../store/kv.js";
+import type { ResourceLink } from "@modelcontextprotocol/sdk/types.js";
 import { spill, type OutputStore } from "../disclosure/outputs.js";
 import type { RunOutcome } from "../exec/executor.js";
-import type { MetaBody } from "./types.js";
+import { keepMedia, mediaBytes, mediaCall, noteOf, type Attachment, type Media } from "../disclosure/media.js";
+import { ATTACHED, type MetaBody } from "./types.js";
 
 type Ok = Extract<RunOutcome, { kind: "ok" }>;
 type Block = Ok["result"]["content"][number];
@@ -18,6 +22,8 @@ type Block = Ok["result"]["content"][number];
 /** How a result is presented. */
 export interface Presenting {
   budget: number;
+  /** Decoded bytes of images and audio sent with the reply; more is kept under a handle. */
+  mediaBudget: number;
   outputs: OutputStore;
   /** Whom the call was made for: a handle the result is stored under is theirs alone. */
   principal: string;
@@ -27,14 +33,19 @@ export interface Presenting {
   recovery?: NextCall;
 }
 
-export async function presentResult(outcome: Ok, { budget, outputs, principal, builtin = false, recovery }: Presenting): Promise<MetaBody> {
+export async function presentResult(outcome: Ok, { budget, mediaBudget, outputs, principal, builtin = false, recovery }: Presenting): Promise<MetaBody> {
   const { record, result, durationMs } = outcome;
   const texts: string[] = [];
   const others: Record<string, unknown>[] = [];
+  const media: Media[] = [];
+  const links: ResourceLink[] = [];
   for (const block of result.content ?? []) {
     if (block.type === "text") texts.push(block.text);
+    else if (block.type === "image" || block.type === "audio" || (block.type === "resource" && "blob" in block.resource)) media.push(block);
+    else if (block.type === "resource_link") links.push(block);
     else others.push(describeBlock(block));
   }
+  const sent = await sendMedia(media, mediaBudget, outputs, record.id, principal);
   const lifted = builtin ? liftGuidance(result.structuredContent) : { structured: result.structuredContent, guidance: {} };
   let structured = lifted.structured;
   if (result.isError && isRecoverable(structured)) {
@@ -57,10 +68,12 @@ export async function presentResult(outcome: Ok, { budget, outputs, principal, b
     ...(text ? { result: text } : {}),
     ...(structured !== undefined ? { structured } : {}),
     ...(others.length ? { content: others } : {}),
+    ...(media.length ? { media: media.map(noteOf), ...(sent.handle ? { media_handle: sent.handle } : {}) } : {}),
+    ...(links.length ? { links: links.map(({ uri, name, mimeType }) => ({ uri, name, ...(mimeType ? { mimeType } : {}) })) } : {}),
   };
   const notes: string[] = [];
   if (outcome.unchecked) notes.push(`The tool's input schema could not be compiled (${outcome.unchecked}), so the arguments went unchecked.`);
-  if (others.some((o) => "omitted" in o)) notes.push("Binary content is described, not inlined.");
+  if (sent.note) notes.push(sent.note);
   if (outcome.outputProblems?.length) {
     const fields = outcome.outputProblems.map((p) => `${p.field}: expected ${p.expected}`).join("; ");
     notes.push(`The structured content does not match the tool's output schema (${fields}); fields may be missing or of another type than describe_tool shows.`);
@@ -75,9 +88,37 @@ export async function presentResult(outcome: Ok, { budget, outputs, principal, b
     const next: NextCall = recovery ?? { tool: "describe_tool", arguments: { tool_id: record.id, detail_level: "full" } };
     notes.push(recovery ? `What the error refers to can be listed: ${formatCall(next)}` : `Check the arguments against the docs: ${formatCall(next)}`);
     guided = { ...body, ...guidanceFields(hint(notes.join(" "), next)) };
-  } else guided = { ...body, ...(notes.length ? guidanceFields(warning(notes.join(" "))) : {}) };
-  if (jsonBytes(guided) <= budget) return guided;
-  return handOff(head, body, notes, budget, outputs, record.id, principal);
+  } else if (sent.next) guided = { ...body, ...guidanceFields(hint(notes.join(" "), sent.next)) };
+  else guided = { ...body, ...(notes.length ? guidanceFields(warning(notes.join(" "))) : {}) };
+  // What the media and links are stays in the reply even when its text goes to a handle.
+  const carried: MetaBody = { ...(body.media ? { media: body.media } : {}), ...(body.media_handle ? { media_handle: body.media_handle } : {}), ...(body.links ? { links: body.links } : {}) };
+  const reply = jsonBytes(guided) <= budget ? guided : await handOff({ ...head, ...carried }, body, notes, budget, outputs, record.id, principal);
+  return attach(reply, [...sent.attached, ...links]);
+}
+
+/** The reply with its content blocks (sent beside its JSON, never in it). */
+function attach(reply: MetaBody, blocks: Attachment[]): MetaBody {
+  if (blocks.length) reply[ATTACHED] = blocks;
+  return reply;
+}
+
+/**
+ * Media within the budget go with the reply; more are kept under a handle
+ * (one, for all of them) with the call that returns them.
+ */
+async function sendMedia(media: Media[], budget: number, outputs: OutputStore, toolId: string, principal: string): Promise<{ attached: Media[]; handle?: string; next?: NextCall; note?: string }> {
+  if (!media.length) return { attached: [] };
+  const bytes = media.reduce((sum, m) => sum + mediaBytes(m), 0);
+  const what = media.length === 1 ? `The ${media[0]!.type}` : `The ${media.length} images, audio and files`;
+  if (bytes <= budget) return { attached: media, note: `${what} (${bytes} bytes) ${media.length === 1 ? "is" : "are"} attached as MCP content.` };
+  try {
+    const handle = await keepMedia(outputs, media, toolId, principal);
+    const next = mediaCall(handle);
+    return { attached: [], handle, next, note: `${what} (${bytes} bytes) ${media.length === 1 ? "is" : "are"} over the ${budget}-byte media budget, so ${media.length === 1 ? "it was" : "they were"} kept under ${handle}: ${formatCall(next)} returns ${media.length === 1 ? "it" : "them"}.` };
+  } catch (error) {
+    if (!(error instanceof StoreError)) throw error;
+    return { attached: [], note: `${what} (${bytes} bytes) ${media.length === 1 ? "is" : "are"} over the ${budget}-byte media budget and could not be kept (${error.message}); run the call again once the store is back.` };
+  }
 }
 
 /** Stores the whole result under a handle; the reply keeps the head, a summary and the call that reads it. */
@@ -130,20 +171,13 @@ function isRecoverable(value: unknown): value is { ok: false; error: { code: str
   return v.ok === false && !!v.error && typeof (v.error as Record<string, unknown>).code === "string";
 }
 
+/** What the JSON says of a block that is neither text nor media nor a link: a text resource whole (under the text budget), or its type. */
 function describeBlock(block: Block): Record<string, unknown> {
-  switch (block.type) {
-    case "image":
-    case "audio":
-      return { type: block.type, mimeType: block.mimeType, omitted: `${Math.round((block.data.length * 3) / 4)} bytes of base64 data` };
-    case "resource_link":
-      return { type: block.type, uri: block.uri, name: block.name, ...(block.mimeType ? { mimeType: block.mimeType } : {}) };
-    case "resource": {
-      const r = block.resource;
-      return "text" in r ? { type: "resource", uri: r.uri, text: r.text } : { type: "resource", uri: r.uri, mimeType: r.mimeType, omitted: "binary blob" };
-    }
-    default:
-      return { type: (block as { type: string }).type };
+  if (block.type === "resource" && "text" in block.resource) {
+    const { uri, mimeType, text } = block.resource;
+    return { type: "resource", uri, ...(mimeType ? { mimeType } : {}), text };
   }
+  return { type: block.type };
 }
 
 /**

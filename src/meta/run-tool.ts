@@ -10,6 +10,7 @@ import { loginCommand } from "../auth/open.js";
 import { ATTR } from "../observe/telemetry.js";
 import { MAX_TOOL_ID_CHARS, unknownTool } from "./lookup.js";
 import { presentResult } from "./result.js";
+import { READ_OUTPUT_ID } from "../disclosure/outputs.js";
 import { defineMetaTool, type MetaBody } from "./types.js";
 import type { Metatools } from "../app.js";
 import type { ToolRecord } from "../model/tool.js";
@@ -54,6 +55,8 @@ export const runTool = defineMetaTool<RunArgs>({
       span?.set({ [ATTR.cache]: outcome.cache });
       return presentResult(outcome, {
         budget,
+        // What a handle kept (read_output) comes back whole: the agent asked for it by name.
+        mediaBudget: outcome.record.id === READ_OUTPUT_ID ? app.outputs.maxBytes : app.config.budgets.mediaBytes,
         outputs: app.outputs,
         principal,
         builtin: app.backends.state(outcome.record.namespace)?.kind === "builtin",

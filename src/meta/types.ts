@@ -3,6 +3,7 @@
  * an input schema and a handler over the app. `src/meta/index.ts` lists them.
  */
 import type { Metatools } from "../app.js";
+import type { Attachment } from "../disclosure/media.js";
 import type { ProgressUpdate } from "../backends/types.js";
 import type { SpanNotes } from "../observe/telemetry.js";
 import type { JsonSchema } from "../model/tool.js";
@@ -20,8 +21,16 @@ export interface MetaContext {
   principal: string;
 }
 
+/**
+ * MCP content a reply carries beside its JSON: a backend's images and
+ * audio, resource links and embedded resources, sent as content blocks of
+ * their own (the client shows or reads them as such). Kept under a symbol,
+ * so no JSON encoding of the body (its text, its size) ever includes them.
+ */
+export const ATTACHED = Symbol("attached");
+
 /** A JSON response body. Expected failures are bodies too (`ok: false`); faults are thrown. */
-export type MetaBody = Record<string, unknown>;
+export type MetaBody = Record<string, unknown> & { [ATTACHED]?: Attachment[] };
 
 export interface MetaTool<A = Record<string, unknown>> {
   name: "search_tools" | "describe_tool" | "run_tool";
