@@ -18,6 +18,10 @@ import type { BackendSpec, ResolvedConfig } from "./config/resolved.js";
 import type { Credentials } from "./auth/credentials.js";
 import { createSession, openCredentials, signsIn } from "./auth/open.js";
 import { outputsBackend } from "./builtin/read-output.js";
+import { readResourceTool } from "./builtin/read-resource.js";
+import { ResourceLinks } from "./disclosure/resource-links.js";
+import { ResourceReader } from "./exec/resources.js";
+import { ClientLog } from "./observe/client-log.js";
 import { createCodeBackend } from "./codeintel/index.js";
 import { KeyValueOutputStore, type OutputStore } from "./disclosure/outputs.js";
 import { ResultCache } from "./exec/cache.js";
@@ -65,6 +69,10 @@ export interface Metatools {
   executor: Executor;
   /** Oversized results, kept under handles that `metatools:read_output` reads. */
   outputs: OutputStore;
+  /** Resource links backends return, handed on and read back (`resources/read`, `metatools:read_resource`). */
+  resources: ResourceReader;
+  /** Log messages for clients that asked for them (MCP logging): backends' and metatools' own. */
+  clientLog: ClientLog;
   cache: ResultCache;
   /** Replaces secrets from the environment in text about to be shown (logs, errors, responses). */
   redact: Redact;
@@ -95,7 +103,9 @@ export function createMetatools(config: ResolvedConfig, options: AppOptions = {}
   const credentials = learning && openCredentials(config);
   const session = (spec: BackendSpec) =>
     signsIn(spec) && credentials ? createSession(spec, config, credentials, (value) => learning.learn(value, `[redacted OAuth token of ${spec.namespace}]`)) : undefined;
-  const logger = redactingLogger(options.logger ?? silentLogger, redact);
+  // Clients that asked for log messages (MCP logging) get each backend's, and metatools' own warnings and errors, redacted as every line is.
+  const clientLog = new ClientLog((level) => backends.setLogLevel(level));
+  const logger = redactingLogger(toClients(options.logger ?? silentLogger, clientLog), redact);
   const catalog = new CatalogIndex(loadCatalogs(config.catalogs, join(cacheHome(), "catalog")));
   const lock = config.security.lockFile ? new LockFile(config.security.lockFile) : undefined;
   const gate = new ToolGate(lock, { scan: config.security.scan, maxDescriptionChars: config.security.maxDescriptionChars, exempt: new Set(["code", "metatools"]) });
@@ -107,7 +117,7 @@ export function createMetatools(config: ResolvedConfig, options: AppOptions = {}
   const semantic = embedder && new SemanticIndex(() => openEmbedder(embedder), config.search.embeddingCache, logger, background);
   // Large namespaces' analyzed indexes are kept per config, so a restart over 10,000 tools does not analyze them again.
   const indexCache = config.file ? new IndexCache(join(cacheHome(), "index"), config.file, packageVersion()) : undefined;
-  const search = new SearchEngine(registry, { semantic, fusion: config.search.fusion, indexCache });
+  const search = new SearchEngine(registry, { semantic, fusion: config.search.fusion, indexCache, wordsOnly: new Set(["metatools"]) });
   const store = (kind: string): KeyValue =>
     openStore({ url: config.store.url, namespace: `${config.store.prefix}:${kind}`, memoryMaxBytes: config.store.memoryMaxBytes });
   const stores = { cache: store("cache"), outputs: store("out") };
@@ -120,7 +130,9 @@ export function createMetatools(config: ResolvedConfig, options: AppOptions = {}
   const identity = (namespace: string) => `${configured.get(namespace) ?? "builtin"}\0${backends.state(namespace)?.info?.version ?? ""}`;
   const cache = new ResultCache(stores.cache, config.cache, logger, identity);
   const bodyBudget = config.budgets.inlineBytes - ENVELOPE_BYTES;
-  const builtins: Backend[] = [outputsBackend(outputs, bodyBudget)];
+  // Resource links a backend returns are handed on under metatools:// names, read back through it (resources/read, or metatools:read_resource).
+  const links = new ResourceLinks(stores.outputs, config.outputs.ttlMs);
+  const builtins: Backend[] = [outputsBackend(outputs, bodyBudget, [readResourceTool(() => resources)])];
   if (config.code) {
     builtins.unshift(
       createCodeBackend({
@@ -145,11 +157,13 @@ export function createMetatools(config: ResolvedConfig, options: AppOptions = {}
     { logger, backoffMs: options.backoffMs, breakerMs: options.breakerMs, redact },
   );
   const snapshot = new ToolSnapshot(snapshotFile(cacheHome(), config.file));
+  backends.onLog((namespace, log) => clientLog.publish({ level: log.level, logger: log.logger ? `${namespace}/${log.logger}` : namespace, data: log.data }));
   backends.onTools((namespace, tools, info) => {
     registry.setNamespace(namespace, tools, info?.name, backends.state(namespace)?.runnable ?? true);
     const spec = specOf.get(namespace);
     if (spec && spec.kind !== "catalog" && backends.state(namespace)?.status === "ready") snapshot.set(spec, tools, info, tools.map((tool) => gate.hashOf(tool)));
   });
+  const resources = new ResourceReader(links, backends, config.timeouts.callMs);
   const executor = new Executor(registry, backends, cache, {
     defaultTimeoutMs: config.timeouts.callMs,
     rejectUnknownArgs: config.run.rejectUnknownArgs,
@@ -162,6 +176,8 @@ export function createMetatools(config: ResolvedConfig, options: AppOptions = {}
     backends,
     executor,
     outputs,
+    resources,
+    clientLog,
     cache,
     telemetry: options.telemetry ?? new Telemetry(),
     gate,
@@ -229,4 +245,19 @@ async function storeHealth(store: KeyValue): Promise<StoreHealth> {
   } catch (error) {
     return { kind: store.kind, where: store.where, ok: false, error: error instanceof Error ? error.message : String(error), ms: performance.now() - started };
   }
+}
+
+/** `logger`, whose warnings and errors also go to clients as metatools' own log messages. */
+function toClients(logger: Logger, log: ClientLog): Logger {
+  return {
+    ...logger,
+    warn: (message) => {
+      logger.warn(message);
+      log.publish({ level: "warning", logger: "metatools", data: message });
+    },
+    error: (message) => {
+      logger.error(message);
+      log.publish({ level: "error", logger: "metatools", data: message });
+    },
+  };
 }

@@ -10,6 +10,10 @@ import { instructions } from "./meta/instructions.js";
 import { servedTools } from "./meta/index.js";
 import { createMcpServer, type ServedTool } from "./server/mcp.js";
 import type { Logger } from "./util/log.js";
+import { ErrorCode, McpError } from "@modelcontextprotocol/sdk/types.js";
+import { LOCAL_PRINCIPAL } from "./security/principal.js";
+
+const RESOURCE_NOT_FOUND = -32002;
 import { packageVersion } from "./version.js";
 
 /**
@@ -25,6 +29,13 @@ export function createSessionServer(app: Metatools, logger?: Logger, tools: read
     tools,
     principal,
     onFault: (tool, error) => logger?.error(`${tool} fault: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`),
+    logging: (send) => app.clientLog.open(send),
+    readResource: async (uri, { signal, principal: caller }) => {
+      const outcome = await app.resources.read(uri, caller ?? LOCAL_PRINCIPAL, signal);
+      if (outcome.kind === "ok") return outcome.result;
+      // -32002: "resource not found", as the MCP spec names it.
+      throw new McpError(outcome.kind === "unknown" ? RESOURCE_NOT_FOUND : ErrorCode.InternalError, outcome.message);
+    },
   });
 }
 

@@ -44,14 +44,14 @@ describe("semantic search", () => {
     const vectors = writeVectors(dir);
     const first = await session(dir, vectors);
     await first.app.search.semantic!.whenIdle();
-    // The five tools, and the built-in metatools:read_output.
-    expect(first.app.search.semantic!.embedded).toBe(6);
+    // The five tools; metatools' own (read_output, read_resource) are ranked by their words only.
+    expect(first.app.search.semantic!.embedded).toBe(5);
     await first.close();
     const second = await session(dir, vectors);
     try {
       await second.app.search.semantic!.whenIdle();
       expect(second.app.search.semantic!.embedded).toBe(0);
-      expect(second.app.search.semantic!.size).toBe(6);
+      expect(second.app.search.semantic!.size).toBe(5);
       expect((await second.call("search_tools", { query: "remove a file" })).hits[0].id).toBe("notes:delete_entry");
     } finally {
       await second.close();
@@ -101,17 +101,17 @@ describe("semantic search", () => {
     const first = await runCli(["index", "--config", configFile, "--json"]);
     expect(first.code).toBe(0);
     expect(first.stderr).toContain("indexed notes: 5 tools");
-    expect(JSON.parse(first.stdout)).toMatchObject({ tools: 6, embedded: 6, cached: 0, namespaces: { notes: 5, metatools: 1 } });
+    expect(JSON.parse(first.stdout)).toMatchObject({ tools: 5, embedded: 5, cached: 0, namespaces: { notes: 5 } });
     const second = await runCli(["index", "--config", configFile]);
     expect(second.code).toBe(0);
-    expect(second.stdout).toMatch(/indexed 6 tools in 2 namespaces with static:tiny:\w+: 0 embedded, 6 from the cache/);
+    expect(second.stdout).toMatch(/indexed 5 tools in 1 namespace with static:tiny:\w+: 0 embedded, 5 from the cache/);
     // No embedder named: the built-in one, its cache under the user's cache folder.
     const plain = join(dir, "plain.json");
     writeFileSync(plain, JSON.stringify({ mcpServers: { notes: { type: "catalog", tools: writeTools(dir) } }, metatools: { code: { enabled: false } } }));
     const cacheHome = join(dir, "xdg");
     const builtin = await runCli(["index", "--config", plain, "--json"], { env: { XDG_CACHE_HOME: cacheHome } });
     expect(builtin.code).toBe(0);
-    expect(JSON.parse(builtin.stdout)).toMatchObject({ embedder: expect.stringMatching(/^static:builtin:/), tools: 6, embedded: 6, cacheFile: expect.stringContaining(join(cacheHome, "metatools", "embeddings")) });
+    expect(JSON.parse(builtin.stdout)).toMatchObject({ embedder: expect.stringMatching(/^static:builtin:/), tools: 5, embedded: 5, cacheFile: expect.stringContaining(join(cacheHome, "metatools", "embeddings")) });
     const none = join(dir, "off.json");
     writeFileSync(none, JSON.stringify({ mcpServers: {}, metatools: { code: { enabled: false }, search: { embedder: false } } }));
     const refused = await runCli(["index", "--config", none]);

@@ -52,7 +52,7 @@ describe("transformers.js embedder", () => {
       expect(body.mode).toBe("semantic");
       expect(body.hits[0].id).toBe("notes:delete_entry");
       expect((await first.call("search_tools", { query: "remove a file" })).hits[0].id).toBe("notes:delete_entry");
-      expect(first.app.search.semantic!.embedded).toBe(6);
+      expect(first.app.search.semantic!.embedded).toBe(5);
     } finally {
       await first.close();
     }

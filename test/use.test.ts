@@ -64,7 +64,7 @@ describe("Universal Sentence Encoder embedder", () => {
         expect(body.mode).toBe("semantic");
         expect(body.hits[0].id).toBe(want);
       }
-      expect(first.app.search.semantic!.embedded).toBe(6);
+      expect(first.app.search.semantic!.embedded).toBe(5);
     } finally {
       await first.close();
     }

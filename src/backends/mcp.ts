@@ -4,7 +4,7 @@
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
-import { CallToolResultSchema, ErrorCode, McpError, type Tool } from "@modelcontextprotocol/sdk/types.js";
+import { CallToolResultSchema, ErrorCode, LoggingMessageNotificationSchema, McpError, type LoggingLevel, type ReadResourceResult, type Tool } from "@modelcontextprotocol/sdk/types.js";
 import type { RemoteBackendSpec, StdioBackendSpec } from "../config/resolved.js";
 import type { UpstreamTool } from "../model/tool.js";
 import type { Redact } from "../util/redact.js";
@@ -74,6 +74,10 @@ export class McpBackend implements Backend {
       // so the call fails now (saying why) instead of at its timeout; the backend reconnects.
       if (error.message.includes(OVERSIZED)) void client.close();
     };
+    // A server's log messages go to the listener (and on to clients that asked for them).
+    client.setNotificationHandler(LoggingMessageNotificationSchema, ({ params }) => {
+      if (this.client === client) this.listener({ type: "log", level: params.level, ...(params.logger ? { logger: params.logger } : {}), data: params.data });
+    });
     this.transportErrors = [];
     this.signIn?.reset();
     this.client = client;
@@ -108,6 +112,24 @@ export class McpBackend implements Backend {
       if (!cursor) break;
     }
     return tools;
+  }
+
+  async setLogLevel(level: LoggingLevel): Promise<void> {
+    const client = this.client;
+    if (!client?.getServerCapabilities()?.logging) return;
+    await client.setLoggingLevel(level, { timeout: this.spec.connectTimeoutMs }).catch(() => {});
+  }
+
+  async readResource(uri: string, options: { signal?: AbortSignal; timeoutMs: number }): Promise<ReadResourceResult> {
+    const client = this.requireClient();
+    if (!client.getServerCapabilities()?.resources) throw new BackendError("upstream_error", `${this.namespace} serves no resources`);
+    try {
+      return await client.readResource({ uri }, { signal: options.signal, timeout: options.timeoutMs });
+    } catch (error) {
+      if (error instanceof McpError && error.code === ErrorCode.RequestTimeout) throw new BackendError("timeout", `${this.namespace} did not return ${uri} within ${options.timeoutMs} ms`);
+      if (options.signal?.aborted) throw new BackendError("cancelled", `reading ${uri} from ${this.namespace} was cancelled`);
+      throw new BackendError("upstream_error", `${this.namespace} could not read ${uri}: ${error instanceof Error ? error.message : String(error)}`);
+    }
   }
 
   async callTool(name: string, args: Record<string, unknown>, options: CallOptions): Promise<ToolCallResult> {

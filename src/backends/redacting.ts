@@ -8,6 +8,8 @@
 import type { OutputStore } from "../disclosure/outputs.js";
 import type { UpstreamTool } from "../model/tool.js";
 import { redactDeep, redactError, type Redact } from "../util/redact.js";
+import type { LoggingLevel, ReadResourceResult } from "@modelcontextprotocol/sdk/types.js";
+import { BackendError } from "./errors.js";
 import type { Backend, BackendEvent, BackendInfo, CallOptions, ToolCallResult } from "./types.js";
 
 export class RedactingBackend implements Backend {
@@ -53,13 +55,24 @@ export class RedactingBackend implements Backend {
     const { onProgress } = options;
     const forward = onProgress && ((update: Parameters<typeof onProgress>[0]) => onProgress(update.message === undefined ? update : { ...update, message: this.redact(update.message) }));
     const result = await this.guard(() => this.inner.callTool(this.realNames.get(name) ?? name, args, { ...options, onProgress: forward }));
-    return redactDeep(result, this.redact);
+    return redactResult(result, this.redact);
+  }
+
+  setLogLevel(level: LoggingLevel): Promise<void> {
+    return this.inner.setLogLevel?.(level) ?? Promise.resolve();
+  }
+
+  async readResource(uri: string, options: { signal?: AbortSignal; timeoutMs: number }): Promise<ReadResourceResult> {
+    if (!this.inner.readResource) throw new BackendError("upstream_error", `${this.namespace} serves no resources`);
+    const result = await this.guard(() => this.inner.readResource!(uri, options));
+    return { ...redactDeep({ ...result, contents: [] }, this.redact), contents: result.contents.map((c) => withoutSecrets(c, this.redact)) };
   }
 
   onEvent(listener: (event: BackendEvent) => void): void {
     this.inner.onEvent((event) => {
       if (event.type === "disconnected" && event.error) listener({ ...event, error: redactError(event.error, this.redact) as Error });
       else if (event.type === "needs_login") listener({ ...event, message: this.redact(event.message) });
+      else if (event.type === "log") listener(redactDeep(event, this.redact));
       else listener(event);
     });
   }
@@ -79,6 +92,29 @@ export class RedactingBackend implements Backend {
       throw redactError(error, this.redact);
     }
   }
+}
+
+/**
+ * A call result with secrets taken out of every word it says, but not out
+ * of base64 data (images, audio, binary resources): letters of a secret met
+ * by chance inside an encoding are not the secret, and replacing them would
+ * break the file.
+ */
+function redactResult(result: ToolCallResult, redact: Redact): ToolCallResult {
+  const { content, ...rest } = result;
+  const shown = redactDeep(rest, redact);
+  return { ...shown, content: (content ?? []).map((block) => {
+    if (block.type === "image" || block.type === "audio") return { ...redactDeep({ ...block, data: "" }, redact), data: block.data };
+    if (block.type === "resource") return { ...redactDeep({ ...block, resource: {} }, redact), resource: withoutSecrets(block.resource, redact) } as typeof block;
+    return redactDeep(block, redact);
+  }) };
+}
+
+/** A resource's contents without secrets in its text or metadata; a blob as it is. */
+function withoutSecrets<T extends { uri: string; text?: string; blob?: string }>(contents: T, redact: Redact): T {
+  if (typeof contents.blob !== "string") return redactDeep(contents, redact);
+  const { blob, ...about } = contents;
+  return { ...redactDeep(about, redact), blob } as unknown as T;
 }
 
 /**

@@ -2,7 +2,7 @@
  * The one narrow interface every backend implements: upstream MCP servers,
  * catalog-only tool sets, and (later) built-in backends such as code intelligence.
  */
-import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
+import type { CallToolResult, LoggingLevel, ReadResourceResult } from "@modelcontextprotocol/sdk/types.js";
 import type { BackendSpec } from "../config/resolved.js";
 import type { UpstreamTool } from "../model/tool.js";
 
@@ -40,7 +40,18 @@ export type BackendEvent =
   /** The connection ended without `close()` being called. */
   | { type: "disconnected"; error?: Error }
   /** The server refused every credential it has: nothing runs until a person signs in (`metatools auth login`). */
-  | { type: "needs_login"; message: string };
+  | { type: "needs_login"; message: string }
+  /** A log message the server sent (`notifications/message`). */
+  | BackendLog;
+
+/** A server's log message, as MCP carries it. */
+export interface BackendLog {
+  type: "log";
+  level: LoggingLevel;
+  /** The server's own logger name, if it gave one. */
+  logger?: string;
+  data: unknown;
+}
 
 export interface Backend {
   readonly namespace: string;
@@ -53,6 +64,10 @@ export interface Backend {
   /** Every tool, all pages. */
   listTools(signal?: AbortSignal): Promise<UpstreamTool[]>;
   callTool(name: string, args: Record<string, unknown>, options: CallOptions): Promise<ToolCallResult>;
+  /** Asks the server to send log messages of `level` and above (`logging/setLevel`), if it logs. */
+  setLogLevel?(level: LoggingLevel): Promise<void>;
+  /** Reads one of the backend's resources (`resources/read`); undefined: it serves none. */
+  readResource?(uri: string, options: { signal?: AbortSignal; timeoutMs: number }): Promise<ReadResourceResult>;
   /**
    * For a backend that signs in (OAuth): calls `listener` when its stored
    * sign-in changes, so one waiting for a sign-in connects at once; returns

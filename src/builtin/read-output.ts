@@ -12,7 +12,7 @@ import { escapeRegExp } from "../util/glob.js";
 import { compileRegex, MAX_PATTERN, shownPattern, smartCaseInsensitive, type SafeRegex } from "../util/regex.js";
 import { MatcherPool } from "../util/regex-worker.js";
 import { describeMiss, evaluateJsonPath, suggestAfterMiss } from "../util/json-path.js";
-import { BuiltinBackend, defineTool, RawResult, type Body } from "./backend.js";
+import { BuiltinBackend, defineTool, RawResult, type Body, type BuiltinTool } from "./backend.js";
 
 interface ReadArgs {
   handle: string;
@@ -25,9 +25,10 @@ interface ReadArgs {
 
 const GREP_CAP = 200;
 
-export function outputsBackend(store: OutputStore, budget: number): BuiltinBackend {
+/** The `metatools` namespace: read_output, and the tools given beside it (read_resource). */
+export function outputsBackend(store: OutputStore, budget: number, others: readonly BuiltinTool[] = []): BuiltinBackend {
   const matchers = new MatcherPool();
-  return new BuiltinBackend("metatools", { name: "metatools-outputs" }, [readOutputTool(store, budget, matchers)], () => matchers.close());
+  return new BuiltinBackend("metatools", { name: "metatools-outputs" }, [readOutputTool(store, budget, matchers), ...others], () => matchers.close());
 }
 
 function readOutputTool(store: OutputStore, budget: number, matchers: MatcherPool) {
@@ -36,7 +37,7 @@ function readOutputTool(store: OutputStore, budget: number, matchers: MatcherPoo
     name: "read_output",
     title: "Read a stored output",
     description:
-      "Read part of a large result that was stored under a handle (@out_…) instead of being sent whole: a line range, a JSON path ($.items[0:10]) or the lines matching a regex. A handle of images or audio returns them whole.",
+      "Read part of a large result that was stored under a handle (@out_…) instead of being sent whole: a line range, a JSON path ($.items[0:10]) or the lines matching a regex.",
     inputSchema: {
       type: "object",
       properties: {

@@ -123,7 +123,8 @@ function embedderStatus(app: Metatools): DoctorEmbedder {
     type,
     ...(embedder ? { id: embedder.id, dimensions: embedder.dimensions } : {}),
     embedded: semantic.size,
-    total: app.registry.size,
+    // metatools' own tools are ranked by their words only: not counted as waiting to be embedded.
+    total: app.registry.namespaces().filter((n) => app.search.embeds(n.namespace)).reduce((sum, n) => sum + n.count, 0),
     ...(cacheFile ? { cacheFile, cached: embedder ? EmbeddingCache.countIn(cacheFile, embedder.dimensions) : 0 } : {}),
     ...(semantic.error ? { error: semantic.error } : {}),
   };

@@ -13,8 +13,10 @@ import { StoreError } from "../store/kv.js";
 import type { ResourceLink } from "@modelcontextprotocol/sdk/types.js";
 import { spill, type OutputStore } from "../disclosure/outputs.js";
 import type { RunOutcome } from "../exec/executor.js";
-import { keepMedia, mediaBytes, mediaCall, noteOf, type Attachment, type Media } from "../disclosure/media.js";
-import { ATTACHED, type MetaBody } from "./types.js";
+import type { ResourceLinks } from "../disclosure/resource-links.js";
+import { noteOf, type Media } from "../disclosure/media.js";
+import { attach, handOn, sendMedia } from "./attachments.js";
+import type { MetaBody } from "./types.js";
 
 type Ok = Extract<RunOutcome, { kind: "ok" }>;
 type Block = Ok["result"]["content"][number];
@@ -24,6 +26,8 @@ export interface Presenting {
   budget: number;
   /** Decoded bytes of images and audio sent with the reply; more is kept under a handle. */
   mediaBudget: number;
+  /** Where resource links are handed on (readable back through metatools); without it they pass as the backend wrote them. */
+  links?: ResourceLinks;
   outputs: OutputStore;
   /** Whom the call was made for: a handle the result is stored under is theirs alone. */
   principal: string;
@@ -33,12 +37,12 @@ export interface Presenting {
   recovery?: NextCall;
 }
 
-export async function presentResult(outcome: Ok, { budget, mediaBudget, outputs, principal, builtin = false, recovery }: Presenting): Promise<MetaBody> {
+export async function presentResult(outcome: Ok, { budget, mediaBudget, outputs, principal, builtin = false, recovery, links: linkStore }: Presenting): Promise<MetaBody> {
   const { record, result, durationMs } = outcome;
   const texts: string[] = [];
   const others: Record<string, unknown>[] = [];
   const media: Media[] = [];
-  const links: ResourceLink[] = [];
+  let links: ResourceLink[] = [];
   for (const block of result.content ?? []) {
     if (block.type === "text") texts.push(block.text);
     else if (block.type === "image" || block.type === "audio" || (block.type === "resource" && "blob" in block.resource)) media.push(block);
@@ -46,6 +50,8 @@ export async function presentResult(outcome: Ok, { budget, mediaBudget, outputs,
     else others.push(describeBlock(block));
   }
   const sent = await sendMedia(media, mediaBudget, outputs, record.id, principal);
+  const handed = await handOn(links, linkStore, record.namespace, principal);
+  links = handed.links;
   const lifted = builtin ? liftGuidance(result.structuredContent) : { structured: result.structuredContent, guidance: {} };
   let structured = lifted.structured;
   if (result.isError && isRecoverable(structured)) {
@@ -74,6 +80,8 @@ export async function presentResult(outcome: Ok, { budget, mediaBudget, outputs,
   const notes: string[] = [];
   if (outcome.unchecked) notes.push(`The tool's input schema could not be compiled (${outcome.unchecked}), so the arguments went unchecked.`);
   if (sent.note) notes.push(sent.note);
+  if (handed.note) notes.push(handed.note);
+  const next = sent.next ?? handed.next;
   if (outcome.outputProblems?.length) {
     const fields = outcome.outputProblems.map((p) => `${p.field}: expected ${p.expected}`).join("; ");
     notes.push(`The structured content does not match the tool's output schema (${fields}); fields may be missing or of another type than describe_tool shows.`);
@@ -88,37 +96,12 @@ export async function presentResult(outcome: Ok, { budget, mediaBudget, outputs,
     const next: NextCall = recovery ?? { tool: "describe_tool", arguments: { tool_id: record.id, detail_level: "full" } };
     notes.push(recovery ? `What the error refers to can be listed: ${formatCall(next)}` : `Check the arguments against the docs: ${formatCall(next)}`);
     guided = { ...body, ...guidanceFields(hint(notes.join(" "), next)) };
-  } else if (sent.next) guided = { ...body, ...guidanceFields(hint(notes.join(" "), sent.next)) };
+  } else if (next) guided = { ...body, ...guidanceFields(hint(notes.join(" "), next)) };
   else guided = { ...body, ...(notes.length ? guidanceFields(warning(notes.join(" "))) : {}) };
   // What the media and links are stays in the reply even when its text goes to a handle.
   const carried: MetaBody = { ...(body.media ? { media: body.media } : {}), ...(body.media_handle ? { media_handle: body.media_handle } : {}), ...(body.links ? { links: body.links } : {}) };
   const reply = jsonBytes(guided) <= budget ? guided : await handOff({ ...head, ...carried }, body, notes, budget, outputs, record.id, principal);
   return attach(reply, [...sent.attached, ...links]);
-}
-
-/** The reply with its content blocks (sent beside its JSON, never in it). */
-function attach(reply: MetaBody, blocks: Attachment[]): MetaBody {
-  if (blocks.length) reply[ATTACHED] = blocks;
-  return reply;
-}
-
-/**
- * Media within the budget go with the reply; more are kept under a handle
- * (one, for all of them) with the call that returns them.
- */
-async function sendMedia(media: Media[], budget: number, outputs: OutputStore, toolId: string, principal: string): Promise<{ attached: Media[]; handle?: string; next?: NextCall; note?: string }> {
-  if (!media.length) return { attached: [] };
-  const bytes = media.reduce((sum, m) => sum + mediaBytes(m), 0);
-  const what = media.length === 1 ? `The ${media[0]!.type}` : `The ${media.length} images, audio and files`;
-  if (bytes <= budget) return { attached: media, note: `${what} (${bytes} bytes) ${media.length === 1 ? "is" : "are"} attached as MCP content.` };
-  try {
-    const handle = await keepMedia(outputs, media, toolId, principal);
-    const next = mediaCall(handle);
-    return { attached: [], handle, next, note: `${what} (${bytes} bytes) ${media.length === 1 ? "is" : "are"} over the ${budget}-byte media budget, so ${media.length === 1 ? "it was" : "they were"} kept under ${handle}: ${formatCall(next)} returns ${media.length === 1 ? "it" : "them"}.` };
-  } catch (error) {
-    if (!(error instanceof StoreError)) throw error;
-    return { attached: [], note: `${what} (${bytes} bytes) ${media.length === 1 ? "is" : "are"} over the ${budget}-byte media budget and could not be kept (${error.message}); run the call again once the store is back.` };
-  }
 }
 
 /** Stores the whole result under a handle; the reply keeps the head, a summary and the call that reads it. */

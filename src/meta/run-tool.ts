@@ -58,6 +58,7 @@ export const runTool = defineMetaTool<RunArgs>({
         // What a handle kept (read_output) comes back whole: the agent asked for it by name.
         mediaBudget: outcome.record.id === READ_OUTPUT_ID ? app.outputs.maxBytes : app.config.budgets.mediaBytes,
         outputs: app.outputs,
+        links: app.resources.links,
         principal,
         builtin: app.backends.state(outcome.record.namespace)?.kind === "builtin",
         ...(outcome.result.isError ? { recovery: siblingFor(app, outcome.record, outcome.result) } : {}),

@@ -70,13 +70,16 @@ export class SearchEngine {
   readonly semantic: SemanticIndex | undefined;
   private readonly fusion: FusionSettings;
   private readonly indexes: LexicalIndexes;
+  /** Namespaces ranked by their words alone, never embedded. */
+  private readonly wordsOnly: ReadonlySet<string>;
 
   constructor(
     private readonly registry: ToolRegistry,
-    options: { semantic?: SemanticIndex; fusion?: FusionSettings; indexCache?: IndexCache } = {},
+    options: { semantic?: SemanticIndex; fusion?: FusionSettings; indexCache?: IndexCache; wordsOnly?: ReadonlySet<string> } = {},
   ) {
     this.semantic = options.semantic;
     this.fusion = options.fusion ?? DEFAULT_FUSION;
+    this.wordsOnly = options.wordsOnly ?? new Set();
     this.indexes = new LexicalIndexes(registry, this.bm25, this.exact, options.indexCache);
     registry.onChange((namespace, records) => this.replace(namespace, records));
     for (const { namespace } of registry.namespaces()) this.replace(namespace, registry.namespaceRecords(namespace));
@@ -85,12 +88,19 @@ export class SearchEngine {
   private replace(namespace: string, records: readonly ToolRecord[]): void {
     this.sortedIds = undefined;
     this.indexes.replace(namespace, records);
-    void this.semantic?.replaceNamespace(namespace, records);
+    // Plumbing namespaces (metatools' own read_output, read_resource) are reached by the calls replies give, and by their words:
+    // ranked by meaning they would answer every "read a file".
+    void this.semantic?.replaceNamespace(namespace, this.wordsOnly.has(namespace) ? [] : records);
   }
 
   /** Writes what the index cache has pending (on close). */
   flush(): void {
     this.indexes.flush();
+  }
+
+  /** Whether a namespace's tools are embedded (ranked by meaning too), not ranked by their words alone. */
+  embeds(namespace: string): boolean {
+    return !!this.semantic && !this.wordsOnly.has(namespace);
   }
 
   /** Settles when every index taken from the index cache at start has been checked against its tools. */

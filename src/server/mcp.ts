@@ -8,9 +8,15 @@ import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
 import {
   CallToolRequestSchema,
   ErrorCode,
+  ListResourcesRequestSchema,
+  ListResourceTemplatesRequestSchema,
   ListToolsRequestSchema,
   McpError,
+  ReadResourceRequestSchema,
+  SetLevelRequestSchema,
   type CallToolResult,
+  type LoggingLevel,
+  type ReadResourceResult,
   type Tool,
 } from "@modelcontextprotocol/sdk/types.js";
 
@@ -49,14 +55,46 @@ export interface ServerDefinition {
   principal?: string;
   /** Where faults are reported (stderr); never stdout. */
   onFault?: (tool: string, error: unknown) => void;
+  /**
+   * Reads a resource by a link a tool's result handed out (`resources/read`).
+   * No resource is listed: the links come with results. Rejects with an
+   * McpError when the link is unknown or the read fails.
+   */
+  readResource?(uri: string, extra: { signal: AbortSignal; principal?: string }): Promise<ReadResourceResult>;
+  /**
+   * Log messages for this session's client (MCP logging): called once with
+   * the function that sends one; returns how the client's chosen level is
+   * set, and the close that stops the messages when the server closes.
+   */
+  logging?(send: (message: { level: LoggingLevel; logger: string; data: unknown }) => void): { setLevel(level: LoggingLevel): void; close(): void };
 }
 
 /** A fresh MCP server for one session (stdio has one; HTTP has one per session). */
 export function createMcpServer(definition: ServerDefinition): Server {
   const server = new Server(
     { name: definition.name, version: definition.version },
-    { capabilities: { tools: { listChanged: false } }, instructions: definition.instructions() },
+    { capabilities: { tools: { listChanged: false }, ...(definition.readResource ? { resources: {} } : {}), ...(definition.logging ? { logging: {} } : {}) }, instructions: definition.instructions() },
   );
+  if (definition.logging) {
+    const log = definition.logging((message) => void server.sendLoggingMessage(message).catch(() => {}));
+    // The level is this session's (the SDK keys levels by transport session id, which a one-session server does not need).
+    server.setRequestHandler(SetLevelRequestSchema, async (request) => {
+      log.setLevel(request.params.level);
+      return {};
+    });
+    const close = server.close.bind(server);
+    server.close = async () => {
+      log.close();
+      await close();
+    };
+  }
+  const readResource = definition.readResource;
+  if (readResource) {
+    // Nothing is listed: a resource is reached through a link a result gave (the three tools stay the whole surface).
+    server.setRequestHandler(ListResourcesRequestSchema, async () => ({ resources: [] }));
+    server.setRequestHandler(ListResourceTemplatesRequestSchema, async () => ({ resourceTemplates: [] }));
+    server.setRequestHandler(ReadResourceRequestSchema, (request, extra) => readResource(request.params.uri, { signal: extra.signal, principal: definition.principal }));
+  }
   const byName = new Map(definition.tools.map((tool) => [tool.name, tool]));
   server.setRequestHandler(ListToolsRequestSchema, async () => ({
     tools: definition.tools.map(({ name, description, inputSchema, annotations }) => ({ name, description, inputSchema, annotations })),

@@ -91,3 +91,44 @@ describe("the media budget", () => {
     }
   });
 });
+
+describe("resource links", () => {
+  it("are handed on under metatools:// names, and read back with resources/read and with metatools:read_resource", async () => {
+    const { body, blocks } = await run("media:links");
+    expect(body.links).toEqual([
+      { uri: "metatools://media/media://doc/readme", name: "readme", mimeType: "text/markdown" },
+      { uri: "metatools://media/media://bin/logo", name: "logo", mimeType: "image/png" },
+    ]);
+    expect(blocks.filter((b) => b.type === "resource_link").map((b) => b.uri)).toEqual(body.links.map((l: { uri: string }) => l.uri));
+    expect(body.next).toEqual({ tool: "run_tool", arguments: { tool_id: "metatools:read_resource", args: { uri: "metatools://media/media://doc/readme" } } });
+
+    const read = await session.client.readResource({ uri: "metatools://media/media://doc/readme" });
+    expect(read.contents).toEqual([{ uri: "metatools://media/media://doc/readme", mimeType: "text/markdown", text: "# Read me\nThe document behind the link." }]);
+
+    const viaTool = await session.client.callTool({ name: body.next.tool, arguments: body.next.arguments });
+    const viaBody = JSON.parse((viaTool.content as Block[])[0]!.text!);
+    expect(viaBody.content).toEqual([{ type: "resource", uri: "metatools://media/media://doc/readme", mimeType: "text/markdown", text: "# Read me\nThe document behind the link." }]);
+
+    const logo = await run("metatools:read_resource", { uri: "metatools://media/media://bin/logo" });
+    expect(Buffer.from(logo.blocks.find((b) => b.type === "resource")!.resource!.blob!, "base64").equals(bytesOf(600))).toBe(true);
+  });
+
+  it("everything:get-resource-links gives links that read back through metatools", async () => {
+    const { body } = await run("everything:get-resource-links", { count: 2 });
+    expect(body.links.length).toBe(2);
+    for (const link of body.links as { uri: string }[]) {
+      expect(link.uri.startsWith("metatools://everything/")).toBe(true);
+      const read = await session.client.readResource({ uri: link.uri });
+      expect(read.contents[0]!.uri).toBe(link.uri);
+      expect(JSON.stringify(read.contents[0]).length).toBeGreaterThan(50);
+    }
+  });
+
+  it("a link never handed out, or handed to another caller, is not found", async () => {
+    await expect(session.client.readResource({ uri: "metatools://media/media://doc/secret" })).rejects.toThrow(/not a resource link this caller was given/);
+    const other = await session.app.resources.read("metatools://media/media://doc/readme", "someone-else");
+    expect(other.kind).toBe("unknown");
+    const refused = await run("metatools:read_resource", { uri: "metatools://media/media://doc/secret" });
+    expect(refused.body).toMatchObject({ ok: false, error: { code: "unknown_resource" } });
+  });
+});

@@ -30,7 +30,7 @@ export async function indexTools(argv: string[]): Promise<number> {
     const summary = {
       embedder: semantic.embedder!.id,
       tools: semantic.size,
-      namespaces: Object.fromEntries(app.registry.namespaces().map((n) => [n.namespace, n.count])),
+      namespaces: Object.fromEntries(app.registry.namespaces().filter((n) => app.search.embeds(n.namespace)).map((n) => [n.namespace, n.count])),
       embedded: semantic.embedded,
       cached: semantic.size - semantic.embedded,
       seconds: Number(seconds.toFixed(2)),
@@ -39,7 +39,7 @@ export async function indexTools(argv: string[]): Promise<number> {
     if (values.json) process.stdout.write(`${JSON.stringify(summary, null, 2)}\n`);
     else {
       process.stdout.write(
-        `indexed ${summary.tools} tools in ${Object.keys(summary.namespaces).length} namespaces with ${summary.embedder}: ` +
+        `indexed ${summary.tools} tools in ${Object.keys(summary.namespaces).length} namespace${Object.keys(summary.namespaces).length === 1 ? "" : "s"} with ${summary.embedder}: ` +
           `${summary.embedded} embedded, ${summary.cached} from the cache, in ${summary.seconds} s` +
           `${summary.embedded ? ` (${Math.round(summary.embedded / seconds)} tools/s)` : ""}\n` +
           (summary.cacheFile ? `embeddings kept in ${summary.cacheFile}\n` : "embeddings kept in memory only (metatools.search.embeddingCache is false)\n"),

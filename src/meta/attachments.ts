@@ -1,0 +1,52 @@
+/**
+ * What a run_tool reply carries beside its JSON: a backend's media (sent
+ * within the media budget, else kept under a handle with the call that
+ * returns them) and its resource links (handed on under metatools:// names
+ * the caller can read back).
+ */
+import type { ResourceLink } from "@modelcontextprotocol/sdk/types.js";
+import { READ_RESOURCE_ID } from "../disclosure/resource-links.js";
+import { formatCall, type NextCall } from "../disclosure/guidance.js";
+import { keepMedia, mediaBytes, mediaCall, type Attachment, type Media } from "../disclosure/media.js";
+import type { OutputStore } from "../disclosure/outputs.js";
+import type { ResourceLinks } from "../disclosure/resource-links.js";
+import { StoreError } from "../store/kv.js";
+import { ATTACHED, type MetaBody } from "./types.js";
+
+/** The reply with its content blocks (sent beside its JSON, never in it). */
+export function attach(reply: MetaBody, blocks: Attachment[]): MetaBody {
+  if (blocks.length) reply[ATTACHED] = blocks;
+  return reply;
+}
+
+/** Resource links under metatools:// names the caller can read back, with the call that reads the first. */
+export async function handOn(links: ResourceLink[], store: ResourceLinks | undefined, namespace: string, principal: string): Promise<{ links: ResourceLink[]; next?: NextCall; note?: string }> {
+  if (!links.length || !store) return { links };
+  try {
+    const shared = await Promise.all(links.map(async (link) => ({ ...link, uri: await store.share(principal, { namespace, uri: link.uri }) })));
+    const next: NextCall = { tool: "run_tool", arguments: { tool_id: READ_RESOURCE_ID, args: { uri: shared[0]!.uri } } };
+    return { links: shared, next, note: `${shared.length === 1 ? "A resource link" : `${shared.length} resource links`} (links): read one with resources/read, or ${formatCall(next)}.` };
+  } catch (error) {
+    if (!(error instanceof StoreError)) throw error;
+    return { links, note: `The resource links could not be kept for reading through metatools (${error.message}); they are as the backend wrote them.` };
+  }
+}
+
+/**
+ * Media within the budget go with the reply; more are kept under a handle
+ * (one, for all of them) with the call that returns them.
+ */
+export async function sendMedia(media: Media[], budget: number, outputs: OutputStore, toolId: string, principal: string): Promise<{ attached: Media[]; handle?: string; next?: NextCall; note?: string }> {
+  if (!media.length) return { attached: [] };
+  const bytes = media.reduce((sum, m) => sum + mediaBytes(m), 0);
+  const what = media.length === 1 ? `The ${media[0]!.type}` : `The ${media.length} images, audio and files`;
+  if (bytes <= budget) return { attached: media, note: `${what} (${bytes} bytes) ${media.length === 1 ? "is" : "are"} attached as MCP content.` };
+  try {
+    const handle = await keepMedia(outputs, media, toolId, principal);
+    const next = mediaCall(handle);
+    return { attached: [], handle, next, note: `${what} (${bytes} bytes) ${media.length === 1 ? "is" : "are"} over the ${budget}-byte media budget, so ${media.length === 1 ? "it was" : "they were"} kept under ${handle}: ${formatCall(next)} returns ${media.length === 1 ? "it" : "them"}.` };
+  } catch (error) {
+    if (!(error instanceof StoreError)) throw error;
+    return { attached: [], note: `${what} (${bytes} bytes) ${media.length === 1 ? "is" : "are"} over the ${budget}-byte media budget and could not be kept (${error.message}); run the call again once the store is back.` };
+  }
+}

@@ -1,0 +1,61 @@
+/**
+ * The package as published: `npm pack`, installed into an empty prefix as a
+ * user installs it (`npm install -g ./metatools-*.tgz --prefix DIR`), then
+ * its `metatools` command serves a real client from another folder: the
+ * built-in catalog found, the code tools' grammars found, nothing read from
+ * this repository.
+ */
+import { execFileSync } from "node:child_process";
+import { existsSync, mkdirSync, readdirSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { getDefaultEnvironment, StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
+import { describe, expect, it } from "vitest";
+import { tempDir } from "../helpers/harness.js";
+
+const ROOT = fileURLToPath(new URL("../..", import.meta.url));
+
+describe("the packed package", () => {
+  it("installs into an empty prefix and serves: catalog loaded, code tools parsing", async () => {
+    const work = tempDir();
+    // dist/ is built already (npm ci runs prepare): packing must not build again.
+    execFileSync("npm", ["pack", "--ignore-scripts", "--pack-destination", work], { cwd: ROOT, stdio: "ignore" });
+    const tarball = readdirSync(work).find((f) => /^metatools-.*\.tgz$/.test(f))!;
+    const prefix = join(work, "prefix");
+    execFileSync("npm", ["install", "-g", join(work, tarball), "--prefix", prefix, "--prefer-offline", "--no-audit", "--no-fund"], { cwd: work, stdio: "ignore" });
+    const command = join(prefix, "bin", "metatools");
+    expect(existsSync(command)).toBe(true);
+
+    // A project elsewhere, with one file to parse.
+    const project = join(work, "project");
+    mkdirSync(join(project, "src"), { recursive: true });
+    writeFileSync(join(project, "src", "shapes.ts"), "export class Circle {\n  area(r: number): number {\n    return Math.PI * r * r;\n  }\n}\n");
+    writeFileSync(join(project, "metatools.json"), JSON.stringify({ mcpServers: {} }));
+    const client = new Client({ name: "package-test", version: "1" });
+    const env = { ...getDefaultEnvironment(), XDG_CACHE_HOME: join(work, "cache") };
+    await client.connect(new StdioClientTransport({ command, args: ["serve", "--config", join(project, "metatools.json")], cwd: project, env, stderr: "ignore" }));
+    try {
+      expect((await client.listTools()).tools.map((t) => t.name)).toEqual(["search_tools", "describe_tool", "run_tool"]);
+      const call = async (name: string, args: Record<string, unknown>) => JSON.parse(((await client.callTool({ name, arguments: args })).content as { text: string }[])[0]!.text);
+      // The catalog shipped in the package documents the built-in tools.
+      const doc = await call("describe_tool", { tool_id: "code:symbols", detail_level: "full" });
+      expect(JSON.stringify(doc)).toMatch(/name_path/);
+      expect(doc.examples?.length ?? doc.tool?.examples?.length ?? 0).toBeGreaterThan(0);
+      // The grammars are found from the installed location.
+      const symbols = await call("run_tool", { tool_id: "code:symbols", args: { path: "src/shapes.ts" } });
+      expect(symbols.ok).toBe(true);
+      expect(JSON.stringify(symbols)).toContain("Circle");
+      expect(JSON.stringify(symbols)).toContain("area");
+      // Search ranks with the built-in embedder's table, shipped in the package (loaded just after start).
+      let mode = "";
+      for (let i = 0; i < 50 && mode !== "hybrid"; i++) {
+        mode = (await call("search_tools", { query: "find where a function is defined" })).mode;
+        if (mode !== "hybrid") await new Promise((r) => setTimeout(r, 200));
+      }
+      expect(mode).toBe("hybrid");
+    } finally {
+      await client.close();
+    }
+  }, 180_000);
+});
