@@ -4,7 +4,7 @@
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
-import { CallToolResultSchema, ErrorCode, LoggingMessageNotificationSchema, McpError, type LoggingLevel, type ReadResourceResult, type Tool } from "@modelcontextprotocol/sdk/types.js";
+import { CallToolResultSchema, CreateMessageRequestSchema, ElicitRequestSchema, ErrorCode, LoggingMessageNotificationSchema, McpError, type LoggingLevel, type ReadResourceResult, type Tool } from "@modelcontextprotocol/sdk/types.js";
 import type { RemoteBackendSpec, StdioBackendSpec } from "../config/resolved.js";
 import type { UpstreamTool } from "../model/tool.js";
 import type { Redact } from "../util/redact.js";
@@ -14,6 +14,7 @@ import { BackendError } from "./errors.js";
 import { remoteTransport, StderrTail, stdioTransport } from "./transports.js";
 import type { Backend, BackendEvent, BackendInfo, CallOptions, ToolCallResult } from "./types.js";
 import { lastLines } from "../util/text-tail.js";
+import { CallingPeers, TurnTimeout } from "./peers.js";
 
 
 export class McpBackend implements Backend {
@@ -21,6 +22,8 @@ export class McpBackend implements Backend {
   private client: Client | undefined;
   /** The child's pid while a stdio connection is open. */
   private pid: number | undefined;
+  /** The clients whose calls are in progress here: where the server's elicitation and sampling requests go. */
+  private readonly peers: CallingPeers;
   /** The transport of the connection being made or in use: a server still starting is stopped through it too. */
   private transport: Transport | undefined;
   private listener: (event: BackendEvent) => void = () => {};
@@ -36,6 +39,7 @@ export class McpBackend implements Backend {
     private readonly signIn?: SignInSession,
   ) {
     this.stderr = new StderrTail(20, redact);
+    this.peers = new CallingPeers(spec.namespace, redact);
   }
 
   get namespace(): string {
@@ -57,7 +61,8 @@ export class McpBackend implements Backend {
   async connect(signal: AbortSignal): Promise<void> {
     this.closing = false;
     const client = new Client({ name: "metatools", version: packageVersion() }, {
-      capabilities: {},
+      // Declared to every backend: a request comes back to the client whose call caused it, or is refused, saying why (peers.ts).
+      capabilities: { elicitation: {}, sampling: {} },
       listChanged: {
         tools: { autoRefresh: false, debounceMs: 50, onChanged: () => this.listener({ type: "tools_changed" }) },
       },
@@ -74,6 +79,8 @@ export class McpBackend implements Backend {
       // so the call fails now (saying why) instead of at its timeout; the backend reconnects.
       if (error.message.includes(OVERSIZED)) void client.close();
     };
+    client.setRequestHandler(ElicitRequestSchema, (request, extra) => this.peers.ask("elicitation", request.params, extra.signal));
+    client.setRequestHandler(CreateMessageRequestSchema, (request, extra) => this.peers.ask("sampling", request.params, extra.signal));
     // A server's log messages go to the listener (and on to clients that asked for them).
     client.setNotificationHandler(LoggingMessageNotificationSchema, ({ params }) => {
       if (this.client === client) this.listener({ type: "log", level: params.level, ...(params.logger ? { logger: params.logger } : {}), data: params.data });
@@ -134,6 +141,13 @@ export class McpBackend implements Backend {
 
   async callTool(name: string, args: Record<string, unknown>, options: CallOptions): Promise<ToolCallResult> {
     const client = this.requireClient();
+    let leave: () => void;
+    try {
+      leave = await this.peers.enter(options.peer, options.signal, options.timeoutMs);
+    } catch (error) {
+      if (error instanceof TurnTimeout) throw new BackendError("timeout", error.message);
+      throw new BackendError("cancelled", `${this.namespace}:${name} was cancelled`);
+    }
     try {
       // A raw request, not client.callTool: output validation is the executor's job, with its own error shape.
       return await client.request({ method: "tools/call", params: { name, arguments: args } }, CallToolResultSchema, {
@@ -160,6 +174,8 @@ export class McpBackend implements Backend {
       }
       if (error instanceof McpError) throw new BackendError("upstream_error", error.message, { upstreamCode: error.code });
       throw new BackendError("upstream_error", error instanceof Error ? error.message : String(error));
+    } finally {
+      leave();
     }
   }
 

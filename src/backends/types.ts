@@ -3,6 +3,9 @@
  * catalog-only tool sets, and (later) built-in backends such as code intelligence.
  */
 import type { CallToolResult, LoggingLevel, ReadResourceResult } from "@modelcontextprotocol/sdk/types.js";
+import type { ClientPeer } from "../model/peer.js";
+
+export type { ClientPeer } from "../model/peer.js";
 import type { BackendSpec } from "../config/resolved.js";
 import type { UpstreamTool } from "../model/tool.js";
 
@@ -27,6 +30,8 @@ export interface CallOptions {
   timeoutMs: number;
   /** Set when the caller wants progress: the backend is asked for it, and each notification is passed on. */
   onProgress?: (update: ProgressUpdate) => void;
+  /** The client the call came from, for the requests a backend sends back while it runs. */
+  peer?: ClientPeer;
   /**
    * Who the call is made for (an opaque id). Built-in tools scope what they
    * keep by it (output handles); upstream servers are not told.

@@ -7,7 +7,7 @@
  */
 import type { BackendManager, BackendState } from "../backends/manager.js";
 import { BackendError } from "../backends/errors.js";
-import type { ProgressUpdate, ToolCallResult } from "../backends/types.js";
+import type { ClientPeer, ProgressUpdate, ToolCallResult } from "../backends/types.js";
 import type { OutputValidation } from "../config/resolved.js";
 import type { ToolRecord } from "../model/tool.js";
 import type { ToolRegistry } from "../registry/registry.js";
@@ -51,6 +51,8 @@ export interface RunRequest {
   onProgress?: (update: ProgressUpdate) => void;
   /** Who the call is made for: whose cached results it may be served, and whose output handles built-in tools may read. */
   principal: string;
+  /** The client the call came from: a backend's elicitation and sampling requests go to it. */
+  peer?: ClientPeer;
 }
 
 export interface ExecutorOptions {
@@ -134,7 +136,7 @@ export class Executor {
     const started = performance.now();
     let result: ToolCallResult;
     try {
-      result = await backend.callTool(record.upstreamName ?? record.name, request.args, { timeoutMs, signal: request.signal, onProgress: request.onProgress, principal: request.principal });
+      result = await backend.callTool(record.upstreamName ?? record.name, request.args, { timeoutMs, signal: request.signal, onProgress: request.onProgress, principal: request.principal, peer: request.peer });
     } catch (error) {
       const durationMs = Math.round(performance.now() - started);
       if (error instanceof BackendError) return { kind: "call_failed", record, code: error.code, message: error.message, durationMs, narrowed: error.details.narrowed };

@@ -56,7 +56,7 @@ export function createMetaDispatcher(app: Metatools) {
       // One place for the budget, whichever way the reply was made (a refusal can quote what was sent).
       let raw: MetaBody;
       try {
-        raw = await dispatch(app, validator, tool, args, { signal: extra.signal, onProgress: extra.onProgress, span: notes, principal: extra.principal ?? LOCAL_PRINCIPAL });
+        raw = await dispatch(app, validator, tool, args, { signal: extra.signal, onProgress: extra.onProgress, span: notes, principal: extra.principal ?? LOCAL_PRINCIPAL, peer: extra.peer });
       } catch (error) {
         // A fault's message reaches the client, the span and the log.
         throw redactError(error, app.redact);

@@ -38,9 +38,9 @@ export const runTool = defineMetaTool<RunArgs>({
   },
   annotations: { title: "Run tool", readOnlyHint: false, destructiveHint: true, openWorldHint: true },
 
-  async handle(args, { app, budget, signal, onProgress, span, principal }) {
+  async handle(args, { app, budget, signal, onProgress, span, principal, peer }) {
     const toolArgs = args.args ?? {};
-    const request = { toolId: args.tool_id, args: toolArgs, timeoutMs: args.timeout_ms, signal, cache: args.cache, onProgress, principal };
+    const request = { toolId: args.tool_id, args: toolArgs, timeoutMs: args.timeout_ms, signal, cache: args.cache, onProgress, principal, peer };
     let outcome = await app.executor.run(request);
     // A tool of a backend still starting (never listed yet): the call waits for it, as for a known tool.
     if (outcome.kind === "unknown_tool") {

@@ -4,6 +4,7 @@
  */
 import type { Metatools } from "../app.js";
 import type { Attachment } from "../disclosure/media.js";
+import type { ClientPeer } from "../model/peer.js";
 import type { ProgressUpdate } from "../backends/types.js";
 import type { SpanNotes } from "../observe/telemetry.js";
 import type { JsonSchema } from "../model/tool.js";
@@ -19,6 +20,8 @@ export interface MetaContext {
   span?: SpanNotes;
   /** Who the call is made for (src/security/principal.ts): whose cached results and output handles it may use. */
   principal: string;
+  /** The client the call came from: a backend's elicitation and sampling requests during a run go to it. */
+  peer?: ClientPeer;
 }
 
 /**

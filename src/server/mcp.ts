@@ -7,6 +7,8 @@ import { Server } from "@modelcontextprotocol/sdk/server/index.js";
 import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
 import {
   CallToolRequestSchema,
+  CreateMessageResultSchema,
+  ElicitResultSchema,
   ErrorCode,
   ListResourcesRequestSchema,
   ListResourceTemplatesRequestSchema,
@@ -19,6 +21,7 @@ import {
   type ReadResourceResult,
   type Tool,
 } from "@modelcontextprotocol/sdk/types.js";
+import type { ClientPeer } from "../model/peer.js";
 
 export interface ServedTool {
   name: string;
@@ -39,6 +42,8 @@ export interface CallExtra {
   onProgress?: (update: { progress: number; total?: number; message?: string }) => void;
   /** Who the call is made for, as the server was told (`ServerDefinition.principal`). */
   principal?: string;
+  /** The client of this session: what it declared, and how to ask it (elicitation, sampling) during this call. */
+  peer?: ClientPeer;
 }
 
 export interface ServerDefinition {
@@ -68,6 +73,9 @@ export interface ServerDefinition {
    */
   logging?(send: (message: { level: LoggingLevel; logger: string; data: unknown }) => void): { setLevel(level: LoggingLevel): void; close(): void };
 }
+
+/** How long a person or a model may take to answer a backend's question (the call's own timeout still applies). */
+const INTERACTION_TIMEOUT_MS = 10 * 60_000;
 
 /** A fresh MCP server for one session (stdio has one; HTTP has one per session). */
 export function createMcpServer(definition: ServerDefinition): Server {
@@ -112,7 +120,16 @@ export function createMcpServer(definition: ServerDefinition): Server {
           ? undefined
           : (update: { progress: number; total?: number; message?: string }) =>
               void sent.push(extra.sendNotification({ method: "notifications/progress", params: { progressToken: token, ...update } }).catch(() => {}));
-      const result = await tool.call(request.params.arguments ?? {}, { signal: extra.signal, onProgress, principal: definition.principal });
+      const declared = server.getClientCapabilities() ?? {};
+      // Requests go out tied to this call (over HTTP, on its own response stream), and end with it.
+      const peer: ClientPeer = {
+        id: server,
+        elicitation: declared.elicitation !== undefined,
+        sampling: declared.sampling !== undefined,
+        elicit: (params, signal) => extra.sendRequest({ method: "elicitation/create", params }, ElicitResultSchema, { signal, timeout: INTERACTION_TIMEOUT_MS }),
+        createMessage: (params, signal) => extra.sendRequest({ method: "sampling/createMessage", params }, CreateMessageResultSchema, { signal, timeout: INTERACTION_TIMEOUT_MS }),
+      };
+      const result = await tool.call(request.params.arguments ?? {}, { signal: extra.signal, onProgress, principal: definition.principal, peer });
       // Progress must reach the client before the result: it stops listening once the result arrives.
       await Promise.all(sent);
       return result;

@@ -1,0 +1,15 @@
+import type { CreateMessageRequest, CreateMessageResult, ElicitRequest, ElicitResult } from "@modelcontextprotocol/sdk/types.js";
+
+/**
+ * The client a call came from, as a backend may need it while the call
+ * runs: to ask its user something (elicitation) or its model for a
+ * completion (sampling). `id` tells one client session from another.
+ */
+export interface ClientPeer {
+  id: object;
+  /** What that client declared when it connected to metatools. */
+  elicitation: boolean;
+  sampling: boolean;
+  elicit(params: ElicitRequest["params"], signal: AbortSignal): Promise<ElicitResult>;
+  createMessage(params: CreateMessageRequest["params"], signal: AbortSignal): Promise<CreateMessageResult>;
+}
