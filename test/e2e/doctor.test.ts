@@ -24,7 +24,7 @@ describe("metatools doctor", () => {
     const { code, stdout } = await runCli(["doctor", "--config", file]);
     expect(code).toBe(1);
     const rows = Object.fromEntries(stdout.split("\n").filter((l) => /^(everything|broken|weather) /.test(l)).map((l) => [l.split(/\s+/)[0], l.split(/\s+/).slice(1)]));
-    expect(rows.everything?.slice(0, 3)).toEqual(["stdio", "ready", "13"]);
+    expect(rows.everything?.slice(0, 3)).toEqual(["stdio", "ready", "15"]);
     expect(rows.broken?.slice(0, 3)).toEqual(["stdio", "failed", "0"]);
     expect(rows.weather?.slice(0, 4)).toEqual(["stdio", "quarantined", "2", "1"]);
     expect(stdout).toContain(`config     ✓ ${file}: 3 backends, code tools off`);
@@ -45,7 +45,7 @@ describe("metatools doctor", () => {
     expect(code).toBe(1);
     const report = JSON.parse(stdout) as { backends: { namespace: string; status: string; tools: number; quarantined: number; connectMs?: number }[]; problems: { subject: string }[]; store: { ok: boolean; kind: string }; embedder: { status: string; embedded?: number; total?: number; cached?: number } };
     const by = Object.fromEntries(report.backends.map((b) => [b.namespace, b]));
-    expect(by.everything).toMatchObject({ status: "ready", tools: 13, quarantined: 0 });
+    expect(by.everything).toMatchObject({ status: "ready", tools: 15, quarantined: 0 });
     expect(by.broken).toMatchObject({ status: "failed", tools: 0 });
     expect(by.weather).toMatchObject({ status: "quarantined", tools: 2, quarantined: 1 });
     for (const name of ["everything", "broken", "weather"]) expect(by[name]!.connectMs).toBeGreaterThanOrEqual(0);
