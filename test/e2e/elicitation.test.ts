@@ -4,16 +4,20 @@
  * answered by a real SDK client that declares both; refused clearly for a
  * client that declares neither.
  */
+import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { getDefaultEnvironment, StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import { InMemoryTransport } from "@modelcontextprotocol/sdk/inMemory.js";
 import { CreateMessageRequestSchema, ElicitRequestSchema, type ElicitRequest } from "@modelcontextprotocol/sdk/types.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createMetatools, type Metatools } from "../../src/app.js";
 import { parseConfig } from "../../src/config/load.js";
 import { createSessionServer } from "../../src/serving.js";
+import { CLI } from "../helpers/cli.js";
 import { servers, tempDir } from "../helpers/harness.js";
+import { httpClientTransport, startHttp } from "../helpers/serve.js";
 
 const MEDIA = fileURLToPath(new URL("../fixtures/media-server.mjs", import.meta.url));
 
@@ -94,41 +98,93 @@ describe("elicitation and sampling", () => {
 });
 
 describe("two sessions on one backend", () => {
-  it("each gets only its own questions: a first overlap is refused, then the sessions take turns", async () => {
+  it("a question never reaches another session's client: an overlap before the backend was known to ask is refused, then the sessions take turns", async () => {
     // A backend that has not asked anyone yet.
     const own = createMetatools(parseConfig({ mcpServers: { media: { command: process.execPath, args: [MEDIA] } }, metatools: { code: { enabled: false } } }, { file: join(tempDir(), "metatools.json") }));
     await own.start();
-    const questions: string[] = [];
-    const open = async (name: string, delayMs: number) => {
+    // Each question carries the tag of the call that asked it; each client answers with its own name.
+    const misrouted: string[] = [];
+    const open = async (name: string) => {
       const session = await connect({ capabilities: { elicitation: {} } }, own);
-      session.client.setRequestHandler(ElicitRequestSchema, async () => {
-        questions.push(name);
-        await new Promise((r) => setTimeout(r, delayMs));
-        return { action: "accept", content: { name: `user ${name}` } };
+      session.client.setRequestHandler(ElicitRequestSchema, async (request) => {
+        if (!request.params.message.includes(`(${name})`)) misrouted.push(`${name} was asked: ${request.params.message}`);
+        return { action: "accept", content: { name } };
       });
       return session;
     };
-    const a = await open("a", 300);
-    const b = await open("b", 0);
-    // The question comes 200 ms into the call: both calls are surely open by then.
-    const run = (session: typeof a) => session.run("media:ask", { delay_ms: 200 });
+    const a = await open("a");
+    const b = await open("b");
+    // The question comes 200 ms into the call.
+    const run = (session: typeof a, tag: string) => session.run("media:ask", { delay_ms: 200, tag });
+    const answeredOrRefused = (body: Record<string, any>, name: string) =>
+      body.ok ? expect(body.result).toBe(`answered: {"name":"${name}"}`) : expect(JSON.stringify(body)).toMatch(/cannot tell whose it is/);
     try {
-      // Both calls open before the backend ever asked: whose question is it? Asked of neither.
-      const first = await Promise.all([run(a), run(b)]);
-      expect(questions).toEqual([]);
-      for (const body of first) {
-        expect(body.ok).toBe(false);
-        expect(JSON.stringify(body)).toMatch(/cannot tell whose it is/);
-      }
-      // Now known to ask: the clients take turns, and each answer comes from its own client.
-      const [again, turn] = await Promise.all([run(a), new Promise((r) => setTimeout(r, 50)).then(() => run(b))]);
-      expect(JSON.stringify(again)).toContain("user a");
-      expect(JSON.stringify(turn)).toContain("user b");
-      expect(questions).toEqual(["a", "b"]);
+      // Both calls open at once: each is answered by its own client or refused, never answered by the other.
+      const [first, second] = await Promise.all([run(a, "a"), run(b, "b")]);
+      answeredOrRefused(first, "a");
+      answeredOrRefused(second, "b");
+      // Known to ask by now: the sessions take turns, and both are answered, each by its own client.
+      const [again, turn] = await Promise.all([run(a, "a"), new Promise((r) => setTimeout(r, 50)).then(() => run(b, "b"))]);
+      expect(again.result).toBe('answered: {"name":"a"}');
+      expect(turn.result).toBe('answered: {"name":"b"}');
+      expect(misrouted).toEqual([]);
     } finally {
       await a.close();
       await b.close();
       await own.close();
+    }
+  });
+});
+
+describe("through the real server", () => {
+  const config = () => {
+    const file = join(tempDir(), "metatools.json");
+    writeFileSync(file, JSON.stringify({ mcpServers: { media: { command: process.execPath, args: [MEDIA] } }, metatools: { code: { enabled: false } } }));
+    return file;
+  };
+  /** A client that answers every question with `name`. */
+  const answering = (name: string, asked: string[]) => {
+    const client = new Client({ name: `client-${name}`, version: "1" }, { capabilities: { elicitation: {} } });
+    client.setRequestHandler(ElicitRequestSchema, async (request) => {
+      asked.push(`${name}: ${request.params.message}`);
+      return { action: "accept", content: { name } };
+    });
+    return client;
+  };
+  const ask = async (client: Client, delayMs: number): Promise<string> =>
+    JSON.parse(((await client.callTool({ name: "run_tool", arguments: { tool_id: "media:ask", args: { delay_ms: delayMs } } })).content as { text: string }[])[0]!.text).result;
+
+  it("over stdio: the question reaches the client, namespaced, and its answer the backend", async () => {
+    const asked: string[] = [];
+    const client = answering("ada", asked);
+    const env = { ...getDefaultEnvironment(), ...(process.env.XDG_CACHE_HOME ? { XDG_CACHE_HOME: process.env.XDG_CACHE_HOME } : {}) };
+    await client.connect(new StdioClientTransport({ command: process.execPath, args: [CLI, "serve", "--config", config()], env, stderr: "ignore" }));
+    try {
+      expect(await ask(client, 0)).toBe('answered: {"name":"ada"}');
+      expect(asked).toEqual(["ada: [media] What is your name?"]);
+    } finally {
+      await client.close();
+    }
+  });
+
+  it("over HTTP: two sessions' questions each reach their own client, the second waiting its turn", async () => {
+    const server = await startHttp(["--config", config()]);
+    const asked: string[] = [];
+    const a = answering("a", asked);
+    const b = answering("b", asked);
+    await a.connect(httpClientTransport(server.url));
+    await b.connect(httpClientTransport(server.url));
+    try {
+      // The first question tells metatools the backend asks; from then on the sessions take turns on it.
+      expect(await ask(a, 0)).toBe('answered: {"name":"a"}');
+      const [fromA, fromB] = await Promise.all([ask(a, 150), new Promise((r) => setTimeout(r, 50)).then(() => ask(b, 0))]);
+      expect(fromA).toBe('answered: {"name":"a"}');
+      expect(fromB).toBe('answered: {"name":"b"}');
+      expect(asked).toEqual(["a: [media] What is your name?", "a: [media] What is your name?", "b: [media] What is your name?"]);
+    } finally {
+      await a.close();
+      await b.close();
+      await server.stop();
     }
   });
 });
