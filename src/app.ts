@@ -22,6 +22,7 @@ import { readResourceTool } from "./builtin/read-resource.js";
 import { ResourceLinks } from "./disclosure/resource-links.js";
 import { ResourceReader } from "./exec/resources.js";
 import { ClientLog } from "./observe/client-log.js";
+import type { ClientFeatures } from "./model/peer.js";
 import { createCodeBackend } from "./codeintel/index.js";
 import { KeyValueOutputStore, type OutputStore } from "./disclosure/outputs.js";
 import { ResultCache } from "./exec/cache.js";
@@ -73,6 +74,8 @@ export interface Metatools {
   resources: ResourceReader;
   /** Log messages for clients that asked for them (MCP logging): backends' and metatools' own. */
   clientLog: ClientLog;
+  /** What backends are told the client side can answer (elicitation, sampling); set before `start`. */
+  clientFeatures: ClientFeatures;
   cache: ResultCache;
   /** Replaces secrets from the environment in text about to be shown (logs, errors, responses). */
   redact: Redact;
@@ -146,9 +149,11 @@ export function createMetatools(config: ResolvedConfig, options: AppOptions = {}
       }),
     );
   }
+  // What backends are told the client side can answer; `serve` on stdio sets it from its client's initialize before starting them.
+  const clientFeatures: ClientFeatures = { elicitation: true, sampling: true };
   const backends = new BackendManager(
     [
-      ...config.backends.map((spec) => ({ backend: createBackend(spec, redact, session(spec)), spec })),
+      ...config.backends.map((spec) => ({ backend: createBackend(spec, redact, session(spec), clientFeatures), spec })),
       ...[...builtins, ...(options.extraBackends ?? [])].map((backend) => ({
         backend,
         spec: { namespace: backend.namespace, connectTimeoutMs: config.timeouts.connectMs, callTimeoutMs: config.timeouts.callMs },
@@ -178,6 +183,7 @@ export function createMetatools(config: ResolvedConfig, options: AppOptions = {}
     outputs,
     resources,
     clientLog,
+    clientFeatures,
     cache,
     telemetry: options.telemetry ?? new Telemetry(),
     gate,

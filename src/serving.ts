@@ -45,6 +45,12 @@ export function createSessionServer(app: Metatools, logger?: Logger, tools: read
  * instructions can list what connected, and a slow backend delays nothing more.
  */
 export async function serveStdio(app: Metatools, logger: Logger): Promise<{ closed: Promise<void> }> {
+  // The one client's initialize says what it can answer: backends are told exactly that (elicitation, sampling).
+  const declared = clientCapabilities(await firstLine(process.stdin, FIRST_MESSAGE_MS));
+  if (declared) {
+    app.clientFeatures.elicitation = declared.elicitation !== undefined;
+    app.clientFeatures.sampling = declared.sampling !== undefined;
+  }
   void app.start();
   await app.backends.waitForStartup(app.config.timeouts.startupGraceMs);
   const server = createSessionServer(app, logger);
@@ -65,4 +71,53 @@ export async function serveStdio(app: Metatools, logger: Logger): Promise<{ clos
   await server.connect(transport);
   logger.info(`serving on stdio; ${app.registry.size} tools from ${app.registry.namespaces().length} namespaces so far`);
   return { closed };
+}
+
+/** How long `serve` waits for its client's first message before starting the backends anyway (declaring both features). */
+const FIRST_MESSAGE_MS = 1000;
+
+/** The capabilities an `initialize` request declares; undefined for anything else. */
+function clientCapabilities(line: string | undefined): { elicitation?: unknown; sampling?: unknown } | undefined {
+  if (!line) return undefined;
+  try {
+    const message = JSON.parse(line) as { method?: unknown; params?: { capabilities?: unknown } };
+    const capabilities = message.method === "initialize" ? message.params?.capabilities : undefined;
+    return capabilities && typeof capabilities === "object" ? (capabilities as { elicitation?: unknown; sampling?: unknown }) : {};
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * The stream's first line, read without consuming it: what was read is
+ * put back, so the transport then reads the stream from its start. Gives
+ * up (undefined) after `ms`, at the stream's end, or past 1 MiB.
+ */
+function firstLine(stream: NodeJS.ReadStream, ms: number): Promise<string | undefined> {
+  return new Promise((resolve) => {
+    let buffered = Buffer.alloc(0);
+    let settled = false;
+    const done = (line?: string) => {
+      if (settled) return;
+      settled = true;
+      clearTimeout(timer);
+      stream.off("readable", onReadable);
+      stream.off("end", onEnd);
+      if (buffered.length) stream.unshift(buffered);
+      resolve(line);
+    };
+    const onReadable = () => {
+      for (let chunk = stream.read() as Buffer | null; chunk !== null; chunk = stream.read() as Buffer | null) {
+        buffered = Buffer.concat([buffered, chunk]);
+        const end = buffered.indexOf(10);
+        if (end >= 0) return done(buffered.subarray(0, end).toString("utf8"));
+        if (buffered.length > 1 << 20) return done();
+      }
+    };
+    const onEnd = () => done();
+    const timer = setTimeout(() => done(), ms);
+    timer.unref();
+    stream.on("readable", onReadable);
+    stream.on("end", onEnd);
+  });
 }

@@ -15,6 +15,7 @@ import { remoteTransport, StderrTail, stdioTransport } from "./transports.js";
 import type { Backend, BackendEvent, BackendInfo, CallOptions, ToolCallResult } from "./types.js";
 import { lastLines } from "../util/text-tail.js";
 import { CallingPeers, TurnTimeout } from "./peers.js";
+import type { ClientFeatures } from "../model/peer.js";
 
 
 export class McpBackend implements Backend {
@@ -37,6 +38,8 @@ export class McpBackend implements Backend {
     private readonly spec: StdioBackendSpec | RemoteBackendSpec,
     redact?: Redact,
     private readonly signIn?: SignInSession,
+    /** What to declare to the server (read at each connect): what the client(s) behind metatools can answer. */
+    private readonly features: ClientFeatures = { elicitation: true, sampling: true },
   ) {
     this.stderr = new StderrTail(20, redact);
     this.peers = new CallingPeers(spec.namespace, redact);
@@ -61,8 +64,8 @@ export class McpBackend implements Backend {
   async connect(signal: AbortSignal): Promise<void> {
     this.closing = false;
     const client = new Client({ name: "metatools", version: packageVersion() }, {
-      // Declared to every backend: a request comes back to the client whose call caused it, or is refused, saying why (peers.ts).
-      capabilities: { elicitation: {}, sampling: {} },
+      // A request comes back to the client whose call caused it, or is refused, saying why (peers.ts). Undeclared, the server is told no.
+      capabilities: { ...(this.features.elicitation ? { elicitation: {} } : {}), ...(this.features.sampling ? { sampling: {} } : {}) },
       listChanged: {
         tools: { autoRefresh: false, debounceMs: 50, onChanged: () => this.listener({ type: "tools_changed" }) },
       },
@@ -79,8 +82,8 @@ export class McpBackend implements Backend {
       // so the call fails now (saying why) instead of at its timeout; the backend reconnects.
       if (error.message.includes(OVERSIZED)) void client.close();
     };
-    client.setRequestHandler(ElicitRequestSchema, (request, extra) => this.peers.ask("elicitation", request.params, extra.signal));
-    client.setRequestHandler(CreateMessageRequestSchema, (request, extra) => this.peers.ask("sampling", request.params, extra.signal));
+    if (this.features.elicitation) client.setRequestHandler(ElicitRequestSchema, (request, extra) => this.peers.ask("elicitation", request.params, extra.signal));
+    if (this.features.sampling) client.setRequestHandler(CreateMessageRequestSchema, (request, extra) => this.peers.ask("sampling", request.params, extra.signal));
     // A server's log messages go to the listener (and on to clients that asked for them).
     client.setNotificationHandler(LoggingMessageNotificationSchema, ({ params }) => {
       if (this.client === client) this.listener({ type: "log", level: params.level, ...(params.logger ? { logger: params.logger } : {}), data: params.data });

@@ -1,7 +1,8 @@
 /**
  * A backend's requests back to a client during a call: elicitation (ask
- * the user) and sampling (ask the model). metatools declares both to every
- * backend; a request goes to the client whose call is in progress on that
+ * the user) and sampling (ask the model), declared to backends as the
+ * client side can answer them (ClientFeatures: over stdio, what its client
+ * declared; over HTTP, both). A request goes to the client whose call is in progress on that
  * backend, with the backend's namespace in what the user reads. It is
  * refused, saying why, when no call is in progress, when that client did
  * not declare the capability, or when calls from several clients are in
@@ -69,7 +70,7 @@ export class CallingPeers {
     this.asks = true;
     const peers = [...this.calls.values()].map((c) => c.peer);
     const what = kind === "elicitation" ? "a question for the user (elicitation)" : "a request for the model (sampling)";
-    if (!peers.length) throw refused(`${this.namespace} sent ${what} with no call of its in progress through metatools; it can only ask during a call`);
+    if (!peers.length) throw refused(`${this.namespace} sent ${what} with no call of its open from a client that can answer (a command-line run cannot); it can only ask during a client's call`);
     if (peers.length > 1) {
       throw refused(`${this.namespace} sent ${what} while calls from ${peers.length} clients were in progress on it; metatools cannot tell whose it is, so it is asked of none. Retry the call when the others are done`);
     }

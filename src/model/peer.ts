@@ -13,3 +13,14 @@ export interface ClientPeer {
   elicit(params: ElicitRequest["params"], signal: AbortSignal): Promise<ElicitResult>;
   createMessage(params: CreateMessageRequest["params"], signal: AbortSignal): Promise<CreateMessageResult>;
 }
+
+/**
+ * What metatools declares to its backends that it can pass on to a client:
+ * over stdio, what its one client declared (read from its initialize
+ * before the backends start); over HTTP, both (each call's own client
+ * answers, or the request is refused).
+ */
+export interface ClientFeatures {
+  elicitation: boolean;
+  sampling: boolean;
+}

@@ -167,6 +167,26 @@ describe("through the real server", () => {
     }
   });
 
+  it("over stdio, backends are told what the client declared: for a client that declares neither, everything's tools that ask are absent", async () => {
+    const env = { ...getDefaultEnvironment(), ...(process.env.XDG_CACHE_HOME ? { XDG_CACHE_HOME: process.env.XDG_CACHE_HOME } : {}) };
+    const cases: [ConstructorParameters<typeof Client>[1], boolean][] = [[{ capabilities: {} }, false], [{ capabilities: { elicitation: {}, sampling: {} } }, true]];
+    for (const [capabilities, listed] of cases) {
+      // A config of its own each: no snapshot of the other client's tool list.
+      const file = join(tempDir(), "metatools.json");
+      writeFileSync(file, JSON.stringify({ mcpServers: { everything: servers.everything() }, metatools: { code: { enabled: false } } }));
+      const client = new Client({ name: "stdio-client", version: "1" }, capabilities);
+      await client.connect(new StdioClientTransport({ command: process.execPath, args: [CLI, "serve", "--config", file], env, stderr: "ignore" }));
+      try {
+        for (const tool of ["everything:trigger-elicitation-request", "everything:trigger-sampling-request"]) {
+          const body = JSON.parse(((await client.callTool({ name: "describe_tool", arguments: { tool_id: tool } })).content as { text: string }[])[0]!.text);
+          expect(body.ok !== false, `${tool} listed for ${JSON.stringify(capabilities)}`).toBe(listed);
+        }
+      } finally {
+        await client.close();
+      }
+    }
+  });
+
   it("over HTTP: two sessions' questions each reach their own client, the second waiting its turn", async () => {
     const server = await startHttp(["--config", config()]);
     const asked: string[] = [];
