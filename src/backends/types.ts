@@ -1,6 +1,6 @@
 /**
  * The one narrow interface every backend implements: upstream MCP servers,
- * catalog-only tool sets, and (later) built-in backends such as code intelligence.
+ * catalog-only tool sets, and built-in backends (code intelligence, metatools' own tools).
  */
 import type { CallToolResult, LoggingLevel, ReadResourceResult } from "@modelcontextprotocol/sdk/types.js";
 import type { ClientPeer } from "../model/peer.js";

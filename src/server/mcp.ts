@@ -4,7 +4,6 @@
  * definitions whose handlers return ready content.
  */
 import { Server } from "@modelcontextprotocol/sdk/server/index.js";
-import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
 import {
   CallToolRequestSchema,
   CreateMessageResultSchema,
@@ -140,8 +139,4 @@ export function createMcpServer(definition: ServerDefinition): Server {
     }
   });
   return server;
-}
-
-export async function connectServer(server: Server, transport: Transport): Promise<void> {
-  await server.connect(transport);
 }
