@@ -22,6 +22,7 @@ import { readResourceTool } from "./builtin/read-resource.js";
 import { ResourceLinks } from "./disclosure/resource-links.js";
 import { ResourceReader } from "./exec/resources.js";
 import { ClientLog } from "./observe/client-log.js";
+import { RUN_ENVELOPE_BYTES } from "./meta/result.js";
 import type { ClientFeatures } from "./model/peer.js";
 import { createCodeBackend } from "./codeintel/index.js";
 import { KeyValueOutputStore, type OutputStore } from "./disclosure/outputs.js";
@@ -58,9 +59,6 @@ export interface AppOptions {
    */
   backgroundDelayMs?: number;
 }
-
-/** Bytes run_tool's reply adds around a built-in tool's body (`{ok, tool_id, duration_ms, structured}`). */
-const ENVELOPE_BYTES = 300;
 
 export interface Metatools {
   config: ResolvedConfig;
@@ -132,7 +130,7 @@ export function createMetatools(config: ResolvedConfig, options: AppOptions = {}
   const configured = new Map(config.backends.map((spec) => [spec.namespace, identityOf(spec)]));
   const identity = (namespace: string) => `${configured.get(namespace) ?? "builtin"}\0${backends.state(namespace)?.info?.version ?? ""}`;
   const cache = new ResultCache(stores.cache, config.cache, logger, identity);
-  const bodyBudget = config.budgets.inlineBytes - ENVELOPE_BYTES;
+  const bodyBudget = config.budgets.inlineBytes - RUN_ENVELOPE_BYTES;
   // Resource links a backend returns are handed on under metatools:// names, read back through it (resources/read, or metatools:read_resource).
   const links = new ResourceLinks(stores.outputs, config.outputs.ttlMs);
   const builtins: Backend[] = [outputsBackend(outputs, bodyBudget, [readResourceTool(() => resources)])];
@@ -163,8 +161,8 @@ export function createMetatools(config: ResolvedConfig, options: AppOptions = {}
   );
   const snapshot = new ToolSnapshot(snapshotFile(cacheHome(), config.file));
   backends.onLog((namespace, log) => clientLog.publish({ level: log.level, logger: log.logger ? `${namespace}/${log.logger}` : namespace, data: log.data }));
-  backends.onTools((namespace, tools, info) => {
-    registry.setNamespace(namespace, tools, info?.name, backends.state(namespace)?.runnable ?? true);
+  backends.onTools((namespace, tools, info, runnable) => {
+    registry.setNamespace(namespace, tools, info?.name, runnable);
     const spec = specOf.get(namespace);
     if (spec && spec.kind !== "catalog" && backends.state(namespace)?.status === "ready") snapshot.set(spec, tools, info, tools.map((tool) => gate.hashOf(tool)));
   });

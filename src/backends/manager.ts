@@ -296,6 +296,6 @@ export class BackendManager {
   }
 
   private emit(entry: Entry, tools: UpstreamTool[]): void {
-    for (const listener of this.listeners) listener(entry.backend.namespace, tools, entry.state.info);
+    for (const listener of this.listeners) listener(entry.backend.namespace, tools, entry.state.info, entry.backend.runnable);
   }
 }

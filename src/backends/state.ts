@@ -30,7 +30,8 @@ export interface BackendState {
 }
 
 /** Called whenever a backend's tool list is (re)loaded or emptied. */
-export type ToolsListener = (namespace: string, tools: UpstreamTool[], info: BackendInfo | undefined) => void;
+/** A backend's tools, as listed (or from its snapshot); `runnable` false for catalog-only tool lists. */
+export type ToolsListener = (namespace: string, tools: UpstreamTool[], info: BackendInfo | undefined, runnable: boolean) => void;
 
 export interface ManagerOptions {
   logger: Logger;

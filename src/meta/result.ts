@@ -18,6 +18,9 @@ import { noteOf, type Media } from "../disclosure/media.js";
 import { attach, handOn, sendMedia } from "./attachments.js";
 import type { MetaBody } from "./types.js";
 
+/** Bytes run_tool's reply adds around a built-in tool's body (`{ok, tool_id, duration_ms, structured}`): built-in tools fit their bodies within the budget less this. */
+export const RUN_ENVELOPE_BYTES = 300;
+
 type Ok = Extract<RunOutcome, { kind: "ok" }>;
 type Block = Ok["result"]["content"][number];
 
