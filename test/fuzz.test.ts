@@ -23,6 +23,8 @@ const counts: Record<string, number> = {};
 /** Written outside the root: no reply may ever contain it. */
 const OUTSIDE = "OUTSIDE-THE-ROOT-7f3c";
 let slowest = 0;
+/** Inputs on which a property failed: the summary line says so, as the failures above it do. */
+let violations = 0;
 
 beforeAll(async () => {
   const root = tempDir();
@@ -43,7 +45,7 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await session?.close();
-  process.stderr.write(`fuzz: ${Object.entries(counts).map(([tool, n]) => `${tool} ${n}`).join(", ")} inputs, 0 violations; slowest call ${Math.round(slowest)} ms\n`);
+  process.stderr.write(`fuzz: ${Object.entries(counts).map(([tool, n]) => `${tool} ${n}`).join(", ")} inputs, ${violations} violation${violations === 1 ? "" : "s"}; slowest call ${Math.round(slowest)} ms\n`);
 });
 
 /** Random JSON, and objects keyed by the tool's own parameters (plus strays) with random values. */
@@ -55,6 +57,15 @@ function argsFor(names: readonly string[]): fc.Arbitrary<Record<string, unknown>
 }
 
 async function holds(tool: string, args: Record<string, unknown>): Promise<Record<string, any>> {
+  try {
+    return await checked(tool, args);
+  } catch (error) {
+    violations++;
+    throw error;
+  }
+}
+
+async function checked(tool: string, args: Record<string, unknown>): Promise<Record<string, any>> {
   const started = performance.now();
   const result = await session.client.callTool({ name: tool, arguments: args });
   const ms = performance.now() - started;

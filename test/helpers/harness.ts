@@ -37,8 +37,13 @@ export function loggedCalls(callLog: string): string[] {
   return existsSync(callLog) ? readFileSync(callLog, "utf8").split("\n").filter(Boolean) : [];
 }
 
+/** Every folder tempDir made in this test file's process: removed when the file's tests end (test/helpers/cleanup.ts). */
+export const madeDirs = new Set<string>();
+
 export function tempDir(prefix = "metatools-test-"): string {
-  return mkdtempSync(join(tmpdir(), prefix));
+  const dir = mkdtempSync(join(tmpdir(), prefix));
+  madeDirs.add(dir);
+  return dir;
 }
 
 export interface Session {
