@@ -19,6 +19,16 @@ export default tseslint.config(
     rules: { "no-console": ["error", { allow: ["error", "warn"] }] },
   },
   {
+    // The bottom layer: shapes and small pieces every layer uses, which know nothing above them.
+    files: ["src/util/**/*.ts", "src/model/**/*.ts"],
+    rules: { "no-restricted-imports": ["error", { patterns: [{ group: ["../*"], message: "util/ and model/ are the bottom layer: they import nothing else of the project." }] }] },
+  },
+  {
+    // MCP plumbing: the SDK, and the shared shapes of model/; never the app, backends or tools.
+    files: ["src/server/**/*.ts"],
+    rules: { "no-restricted-imports": ["error", { patterns: [{ regex: "^\\.\\./(?!model/)", message: "server/ is MCP plumbing: it imports the SDK and model/ only." }] }] },
+  },
+  {
     // Tests read arbitrary JSON response bodies; typing each one would only restate the assertions.
     files: ["test/**/*.ts"],
     rules: { "@typescript-eslint/no-explicit-any": "off" },

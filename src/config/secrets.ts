@@ -20,25 +20,11 @@
  * Each `Secret` says which rule made it one (`credential`).
  */
 import { ConfigError } from "../util/errors.js";
+import { MIN_SECRET_CHARS, type Secret } from "../util/redact.js";
 
 /** A value the environment supplied where secrets go; it must never be shown (see util/redact.ts). */
-export interface Secret {
-  name: string;
-  value: string;
-  /**
-   * True for a credential (rule 1), false for a value redacted only for where
-   * it was substituted (rule 2): rule 2 catches ports and paths too, so code
-   * that scrubs text it must still search (project files) takes out only
-   * credentials, while every edge redacts both. The config loader always
-   * sets it; it is optional so that a list made by hand (a test's) still
-   * builds a redactor, and an unset one is to be read as true, the cautious side.
-   */
-  credential?: boolean;
-  /** What it is replaced by; default `[redacted $NAME]`, which names the variable it came from. */
-  label?: string;
-}
-
-export const MIN_SECRET_CHARS = 6;
+// The shape of a secret and the shortest one kept out of text live with the redactor, the bottom layer that uses them.
+export { MIN_SECRET_CHARS, type Secret };
 
 /** A name's last word that makes it a credential's (`API_KEY`, `X-Auth-Token`, `DB_PASS`, `Cookie`)… */
 const CREDENTIAL_WORDS = new Set(["KEY", "PASS", "PWD", "AUTH", "AUTHORIZATION", "CREDS", "COOKIE", "PAT"]);

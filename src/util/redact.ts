@@ -9,9 +9,26 @@
  * metatools (backends/redacting.ts) and every edge (responses, logs, doctor)
  * redacts again, structurally, before it shortens anything.
  */
-import { MIN_SECRET_CHARS, type Secret } from "../config/secrets.js";
 import type { Logger } from "./log.js";
 import { secretPattern } from "./secret-forms.js";
+
+export interface Secret {
+  name: string;
+  value: string;
+  /**
+   * True for a credential (rule 1), false for a value redacted only for where
+   * it was substituted (rule 2): rule 2 catches ports and paths too, so code
+   * that scrubs text it must still search (project files) takes out only
+   * credentials, while every edge redacts both. The config loader always
+   * sets it; it is optional so that a list made by hand (a test's) still
+   * builds a redactor, and an unset one is to be read as true, the cautious side.
+   */
+  credential?: boolean;
+  /** What it is replaced by; default `[redacted $NAME]`, which names the variable it came from. */
+  label?: string;
+}
+
+export const MIN_SECRET_CHARS = 6;
 
 export type Redact = (text: string) => string;
 
