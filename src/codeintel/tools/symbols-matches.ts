@@ -9,7 +9,7 @@ import { distribution, type Narrowing, type OutputGuard } from "../../disclosure
 import { codeCall, type CodeContext } from "../context.js";
 import { bodies, type Located } from "../outline.js";
 import type { Target } from "../workspace.js";
-import type { SymbolsArgs } from "./symbols.js";
+import type { SymbolsArgs } from "./symbols-args.js";
 
 export const PATTERN_CAP = 50;
 /** Bodies are sent for this many results at most, whatever the page size. */

@@ -15,7 +15,7 @@ import { isReadRefusal, readText } from "../files.js";
 import type { FileInfo } from "../scan.js";
 import { walk, WorkMeter } from "../walk.js";
 import type { Target } from "../workspace.js";
-import type { SymbolsArgs } from "./symbols.js";
+import type { SymbolsArgs } from "./symbols-args.js";
 
 const FILE_CAP = 100;
 const DIR_CAP = 50;

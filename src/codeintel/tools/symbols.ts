@@ -1,20 +1,14 @@
 import { defineTool, type Body } from "../../builtin/backend.js";
-import { OutputGuard, type PageInput } from "../../disclosure/guard.js";
+import { OutputGuard } from "../../disclosure/guard.js";
 import { dropUndefined, globProblem, narrowPath, isTarget, PAGE_PROPERTIES, target, type CodeContext } from "../context.js";
-import { LANGUAGE_NAMES, languageFor, SYMBOL_KINDS, type SymbolKind } from "../languages.js";
+import { LANGUAGE_NAMES, languageFor, SYMBOL_KINDS } from "../languages.js";
 import { collectMatching, findByNamePath, outlineOf, type Located } from "../outline.js";
 import { describeSkips, scan } from "../scan.js";
 import { overview } from "./symbols-overview.js";
 import { presentMatches } from "./symbols-matches.js";
+import type { SymbolsArgs } from "./symbols-args.js";
 
-export interface SymbolsArgs extends PageInput {
-  path?: string;
-  pattern?: string;
-  name_path?: string;
-  kind?: SymbolKind;
-  include_body?: boolean;
-  glob?: string;
-}
+export type { SymbolsArgs } from "./symbols-args.js";
 
 export function symbolsTool(context: CodeContext) {
   return defineTool<SymbolsArgs>({
