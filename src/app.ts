@@ -105,7 +105,7 @@ export function createMetatools(config: ResolvedConfig, options: AppOptions = {}
   const session = (spec: BackendSpec) =>
     signsIn(spec) && credentials ? createSession(spec, config, credentials, (value) => learning.learn(value, `[redacted OAuth token of ${spec.namespace}]`)) : undefined;
   // Clients that asked for log messages (MCP logging) get each backend's, and metatools' own warnings and errors, redacted as every line is.
-  const clientLog = new ClientLog((level) => backends.setLogLevel(level));
+  const clientLog = new ClientLog((level) => backends.logs.setLevel(level));
   const logger = redactingLogger(toClients(options.logger ?? silentLogger, clientLog), redact);
   const catalog = new CatalogIndex(loadCatalogs(config.catalogs, join(cacheHome(), "catalog")));
   const lock = config.security.lockFile ? new LockFile(config.security.lockFile) : undefined;
@@ -160,7 +160,7 @@ export function createMetatools(config: ResolvedConfig, options: AppOptions = {}
     { logger, backoffMs: options.backoffMs, breakerMs: options.breakerMs, redact },
   );
   const snapshot = new ToolSnapshot(snapshotFile(cacheHome(), config.file));
-  backends.onLog((namespace, log) => clientLog.publish({ level: log.level, logger: log.logger ? `${namespace}/${log.logger}` : namespace, data: log.data }));
+  backends.logs.onLog((namespace, log) => clientLog.publish({ level: log.level, logger: log.logger ? `${namespace}/${log.logger}` : namespace, data: log.data }));
   backends.onTools((namespace, tools, info, runnable) => {
     registry.setNamespace(namespace, tools, info?.name, runnable);
     const spec = specOf.get(namespace);

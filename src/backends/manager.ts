@@ -4,15 +4,15 @@
  * their tools again on `tools/list_changed`; reconnects a dropped backend
  * with exponential backoff.
  */
-import type { LoggingLevel } from "@modelcontextprotocol/sdk/types.js";
 import type { BackendSpec } from "../config/resolved.js";
 import type { UpstreamTool } from "../model/tool.js";
 import { errorMessage } from "../util/errors.js";
 import { noRedaction } from "../util/redact.js";
 import { BackendError } from "./errors.js";
+import { BackendLogs } from "./logs.js";
 import { RedactingBackend } from "./redacting.js";
 import { raceAbort, type BackendState, type ManagerOptions, type ToolsListener } from "./state.js";
-import type { Backend, BackendInfo, BackendLog } from "./types.js";
+import type { Backend, BackendInfo } from "./types.js";
 
 export type { BackendState, BackendStatus, ManagerOptions, ToolsListener } from "./state.js";
 
@@ -37,8 +37,8 @@ interface Entry {
 export class BackendManager {
   private readonly entries = new Map<string, Entry>();
   private readonly listeners: ToolsListener[] = [];
-  private readonly logListeners: ((namespace: string, log: BackendLog) => void)[] = [];
-  private logLevel: LoggingLevel | undefined;
+  /** Backends' log messages, and the level they are asked to log at. */
+  readonly logs = new BackendLogs();
   private readonly backoffMs: number[];
   private readonly breakerMs: number;
   private readonly jitter: (ms: number) => number;
@@ -60,7 +60,7 @@ export class BackendManager {
       backend.onEvent((event) => {
         if (event.type === "tools_changed") void this.refresh(entry);
         else if (event.type === "needs_login") void this.onNeedsLogin(entry, event.message);
-        else if (event.type === "log") for (const listener of this.logListeners) listener(backend.namespace, event);
+        else if (event.type === "log") this.logs.publish(backend.namespace, event);
         else this.onDisconnected(entry, event.error);
       });
       this.entries.set(backend.namespace, entry);
@@ -69,17 +69,6 @@ export class BackendManager {
 
   onTools(listener: ToolsListener): void {
     this.listeners.push(listener);
-  }
-
-  /** Every backend's log messages. */
-  onLog(listener: (namespace: string, log: BackendLog) => void): void {
-    this.logListeners.push(listener);
-  }
-
-  /** The level every backend is asked to log at, now and whenever one connects. */
-  setLogLevel(level: LoggingLevel): void {
-    this.logLevel = level;
-    for (const entry of this.entries.values()) if (entry.state.status === "ready") void entry.backend.setLogLevel?.(level).catch(() => {});
   }
 
   /**
@@ -186,7 +175,7 @@ export class BackendManager {
       entry.state = { ...entry.state, status: "ready", error: undefined, retryAt: undefined, info: backend.info(), toolCount: tools.length, connectMs: took(), fromSnapshot: undefined };
       entry.preloaded = false;
       entry.listed = JSON.stringify(tools);
-      if (this.logLevel) void backend.setLogLevel?.(this.logLevel).catch(() => {});
+      this.logs.connectedNow(backend);
       this.emit(entry, tools);
       this.settle(entry);
       this.options.logger.info(`${backend.namespace}: ready with ${tools.length} tools`);
