@@ -8,7 +8,7 @@
 import type { OutputStore } from "../disclosure/outputs.js";
 import type { UpstreamTool } from "../model/tool.js";
 import { redactDeep, redactError, type Redact } from "../util/redact.js";
-import type { LoggingLevel, ReadResourceResult } from "@modelcontextprotocol/sdk/types.js";
+import type { ContentBlock, LoggingLevel, ReadResourceResult } from "@modelcontextprotocol/sdk/types.js";
 import { BackendError } from "./errors.js";
 import type { Backend, BackendEvent, BackendInfo, CallOptions, ToolCallResult } from "./types.js";
 
@@ -102,12 +102,14 @@ export class RedactingBackend implements Backend {
  */
 function redactResult(result: ToolCallResult, redact: Redact): ToolCallResult {
   const { content, ...rest } = result;
-  const shown = redactDeep(rest, redact);
-  return { ...shown, content: (content ?? []).map((block) => {
-    if (block.type === "image" || block.type === "audio") return { ...redactDeep({ ...block, data: "" }, redact), data: block.data };
-    if (block.type === "resource") return { ...redactDeep({ ...block, resource: {} }, redact), resource: withoutSecrets(block.resource, redact) } as typeof block;
-    return redactDeep(block, redact);
-  }) };
+  return { ...redactDeep(rest, redact), content: (content ?? []).map((block) => redactContent(block, redact)) };
+}
+
+/** One content block without secrets in its words; base64 data (images, audio, a resource's blob) as it is. */
+export function redactContent<T extends ContentBlock>(block: T, redact: Redact): T {
+  if (block.type === "image" || block.type === "audio") return { ...redactDeep({ ...block, data: "" }, redact), data: block.data };
+  if (block.type === "resource") return { ...redactDeep({ ...block, resource: {} }, redact), resource: withoutSecrets(block.resource, redact) };
+  return redactDeep(block, redact);
 }
 
 /** A resource's contents without secrets in its text or metadata; a blob as it is. */

@@ -12,8 +12,8 @@ import { ATTR, type Operation } from "../observe/telemetry.js";
 import { LOCAL_PRINCIPAL } from "../security/principal.js";
 import { splitToolId } from "../model/tool.js";
 import { mapStrings } from "../util/data.js";
-import { redactDeep, redactError, type Redact } from "../util/redact.js";
-import type { Attachment } from "../disclosure/media.js";
+import { redactDeep, redactError } from "../util/redact.js";
+import { redactContent } from "../backends/redacting.js";
 import type { CallExtra, ServedTool } from "../server/mcp.js";
 import { describeTool } from "./describe-tool.js";
 import { runTool } from "./run-tool.js";
@@ -64,7 +64,8 @@ export function createMetaDispatcher(app: Metatools) {
       // Redacted before the budget may shorten strings: a cut through a secret would leave a piece no redactor knows.
       const body = enforceBudget(redactDeep(raw, app.redact), app.config.budgets.inlineBytes, tool.name);
       const attached = raw[ATTACHED];
-      if (attached?.length) body[ATTACHED] = attached.map((block) => redactAttachment(block, app.redact));
+      // Secrets leave a link's or a resource's words, never base64 data: a secret's letters met by chance in an encoding are not the secret.
+      if (attached?.length) body[ATTACHED] = attached.map((block) => redactContent(block, app.redact));
       notes.set({ [ATTR.outcome]: outcomeOf(body), [ATTR.bytes]: jsonBytes(body), [ATTR.handle]: typeof body.handle === "string" });
       return body;
     });
@@ -115,21 +116,6 @@ function missingHint(tool: string, unknown: readonly string[]): string {
   if (tool === "run_tool" && fields.includes("tool_id")) return "run_tool needs tool_id, the id of the tool to run (namespace:name): find it with search_tools, describing the task in plain words, then call run_tool with that id and the tool's arguments.";
   if (tool === "describe_tool" && fields.includes("tool_id")) return "describe_tool needs tool_id (namespace:name): find it with search_tools, describing the task in plain words.";
   return fields.length ? `Send ${fields.map((f) => `"${f}"`).join(", ")}: only you know ${fields.length === 1 ? "its value" : "their values"}; see the tool's input schema.` : "Send arguments that match the input schema.";
-}
-
-/**
- * An attachment with secrets taken out of its words (a link's uri, name and
- * description; a text resource), never out of base64 data: a secret's
- * letters found by chance inside an image's encoding are not the secret,
- * and replacing them would break the image.
- */
-function redactAttachment(block: Attachment, redact: Redact): Attachment {
-  if (block.type === "image" || block.type === "audio") return block;
-  if (block.type === "resource_link") return redactDeep(block, redact);
-  const { resource } = block;
-  if ("text" in resource) return { ...block, resource: redactDeep(resource, redact) };
-  const { blob, ...about } = resource;
-  return { ...block, resource: { ...redactDeep(about, redact), blob } };
 }
 
 /** `ok`, or the error code when it looks like one (a backend's own structured errors can carry anything). */

@@ -41,7 +41,9 @@ export class LexicalIndexes {
     this.install(namespace, early);
     const check = new Promise<void>((resolve) => setTimeout(resolve, cache.checkAfterMs).unref()).then(() => {
       // Replaced since (the backend connected and listed): that index was checked as it was made.
-      if (this.registry.namespaceRecords(namespace) === records && cache.keyOf(records.map(toDocument)) !== early.key) this.index(namespace, records, cache);
+      if (this.registry.namespaceRecords(namespace) !== records) return;
+      const docs = records.map(toDocument);
+      if (cache.keyOf(docs) !== early.key) this.index(namespace, records, cache, docs);
     });
     this.checks = Promise.all([this.checks, check]).then(() => undefined);
   }
@@ -56,8 +58,7 @@ export class LexicalIndexes {
     this.cache?.flush();
   }
 
-  private index(namespace: string, records: readonly ToolRecord[], cache: IndexCache): void {
-    const docs = records.map(toDocument);
+  private index(namespace: string, records: readonly ToolRecord[], cache: IndexCache, docs = records.map(toDocument)): void {
     const key = cache.keyOf(docs);
     const kept = cache.load(namespace, key);
     if (kept) return this.install(namespace, kept);
