@@ -115,8 +115,7 @@ export function redactContent<T extends ContentBlock>(block: T, redact: Redact):
 /** A resource's contents without secrets in its text or metadata; a blob as it is. */
 function withoutSecrets<T extends { uri: string; text?: string; blob?: string }>(contents: T, redact: Redact): T {
   if (typeof contents.blob !== "string") return redactDeep(contents, redact);
-  const { blob, ...about } = contents;
-  return { ...redactDeep(about, redact), blob } as unknown as T;
+  return { ...redactDeep({ ...contents, blob: "" }, redact), blob: contents.blob };
 }
 
 /**

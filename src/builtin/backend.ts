@@ -3,13 +3,16 @@
  * output handles) behind the same `Backend` interface as upstream servers, so
  * search, describe, validation and run treat them alike.
  *
- * A built-in tool is a small module of data (`defineTool`). Its handler gets
- * arguments already validated by the executor and returns a JSON body; a
+ * A built-in tool is a small module of data (`defineTool`): its arguments
+ * are one zod object, from which come both the JSON Schema the executor
+ * validates against and the handler's argument type. The handler gets
+ * arguments already validated and returns a JSON body; a
  * body with `ok: false` is an expected failure (`{ok, error: {code, message},
  * hint|warning, next?}`), reported as an MCP tool error so run_tool can lift
  * its guidance. Thrown errors are faults.
  */
 import type { JsonSchema, ToolAnnotations, UpstreamTool } from "../model/tool.js";
+import { argsJsonSchema, type ArgsOf, type ArgsSchema } from "../model/tool-args.js";
 import { BackendError } from "../backends/errors.js";
 import type { Backend, BackendInfo, CallOptions, ToolCallResult } from "../backends/types.js";
 
@@ -26,21 +29,39 @@ export interface ToolContext {
   principal: string;
 }
 
-export interface BuiltinTool<A = Record<string, unknown>> {
+/** A built-in tool as written: its arguments declared once, as a zod object. */
+export interface BuiltinToolSpec<S extends ArgsSchema> {
   name: string;
   title: string;
   /** What search indexes and describe_tool shows; catalog docs add notes and examples. */
   description: string;
-  inputSchema: JsonSchema & { type: "object" };
+  args: S;
   annotations: ToolAnnotations;
-  handle(args: A, context: ToolContext): Promise<Body | string | RawResult>;
+  handle(args: ArgsOf<S>, context: ToolContext): Promise<Body | string | RawResult>;
   /** The same call with less work (a narrower path), offered when a call runs out of time. */
-  narrow?(args: A): Promise<A | undefined>;
+  narrow?(args: ArgsOf<S>): Promise<ArgsOf<S> | undefined>;
 }
 
-/** Declares a built-in tool with its argument type, erased for the backend's list. */
-export function defineTool<A>(tool: BuiltinTool<A>): BuiltinTool {
-  return tool as unknown as BuiltinTool;
+/** A built-in tool as the backend lists and calls it. */
+export interface BuiltinTool {
+  name: string;
+  title: string;
+  description: string;
+  inputSchema: JsonSchema & { type: "object" };
+  annotations: ToolAnnotations;
+  handle(args: Record<string, unknown>, context: ToolContext): Promise<Body | string | RawResult>;
+  narrow?(args: Record<string, unknown>): Promise<Record<string, unknown> | undefined>;
+}
+
+export function defineTool<S extends ArgsSchema>({ args, handle, narrow, ...about }: BuiltinToolSpec<S>): BuiltinTool {
+  // The executor validated the arguments against the JSON Schema made from `args` before any call reaches the handler.
+  const validated = (value: Record<string, unknown>) => value as ArgsOf<S>;
+  return {
+    ...about,
+    inputSchema: argsJsonSchema(args),
+    handle: (value, context) => handle(validated(value), context),
+    ...(narrow ? { narrow: (value: Record<string, unknown>) => narrow(validated(value)) } : {}),
+  };
 }
 
 export class BuiltinBackend implements Backend {

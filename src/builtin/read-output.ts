@@ -4,6 +4,7 @@
  * long is shortened and says where to continue), so reading a handle never
  * creates another one.
  */
+import { z } from "zod";
 import { jsonBytes } from "../disclosure/budget.js";
 import { formatCall, guidanceFields, hint, recoverable, type NextCall } from "../disclosure/guidance.js";
 import { HANDLE_PATTERN, linesThatFit, READ_OUTPUT_ID, type OutputStore, type StoredOutput } from "../disclosure/outputs.js";
@@ -14,14 +15,20 @@ import { MatcherPool } from "../util/regex-worker.js";
 import { describeMiss, evaluateJsonPath, suggestAfterMiss } from "../util/json-path.js";
 import { BuiltinBackend, defineTool, RawResult, type Body, type BuiltinTool } from "./backend.js";
 
-interface ReadArgs {
-  handle: string;
-  start_line?: number;
-  start_column?: number;
-  end_line?: number;
-  json_path?: string;
-  grep?: string;
-}
+const readArgs = z.strictObject({
+  handle: z.string().regex(HANDLE_PATTERN).describe('The handle from the earlier reply, e.g. "@out_3kq9ZJ0aLx2mQ1vT".'),
+  start_line: z.int().min(1).optional().describe("First line to read (default 1)."),
+  end_line: z.int().min(1).optional().describe("Last line to read, inclusive (default: as many as fit)."),
+  start_column: z.int().min(1).optional().describe("For a line too long to send whole: the character of start_line to read from (replies say when this is needed)."),
+  json_path: z.string().optional().describe('For JSON outputs: the part to return, e.g. "$.items[0]" or "$.items[0:10].name".'),
+  grep: z
+    .string()
+    .min(1)
+    .max(MAX_PATTERN)
+    .optional()
+    .describe("Regular expression (RE2 syntax: no lookaround or backreferences): return the matching lines with their numbers. Case-insensitive unless it has a capital letter."),
+});
+type ReadArgs = z.output<typeof readArgs>;
 
 const GREP_CAP = 200;
 
@@ -33,24 +40,12 @@ export function outputsBackend(store: OutputStore, budget: number, others: reado
 
 function readOutputTool(store: OutputStore, budget: number, matchers: MatcherPool) {
   const call = (args: Record<string, unknown>): NextCall => ({ tool: "run_tool", arguments: { tool_id: READ_OUTPUT_ID, args } });
-  return defineTool<ReadArgs>({
+  return defineTool({
     name: "read_output",
     title: "Read a stored output",
     description:
       "Read part of a large result that was stored under a handle (@out_…) instead of being sent whole: a line range, a JSON path ($.items[0:10]) or the lines matching a regex.",
-    inputSchema: {
-      type: "object",
-      properties: {
-        handle: { type: "string", pattern: HANDLE_PATTERN.source, description: 'The handle from the earlier reply, e.g. "@out_3kq9ZJ0aLx2mQ1vT".' },
-        start_line: { type: "integer", minimum: 1, description: "First line to read (default 1)." },
-        end_line: { type: "integer", minimum: 1, description: "Last line to read, inclusive (default: as many as fit)." },
-        start_column: { type: "integer", minimum: 1, description: "For a line too long to send whole: the character of start_line to read from (replies say when this is needed)." },
-        json_path: { type: "string", description: 'For JSON outputs: the part to return, e.g. "$.items[0]" or "$.items[0:10].name".' },
-        grep: { type: "string", minLength: 1, maxLength: MAX_PATTERN, description: "Regular expression (RE2 syntax: no lookaround or backreferences): return the matching lines with their numbers. Case-insensitive unless it has a capital letter." },
-      },
-      required: ["handle"],
-      additionalProperties: false,
-    },
+    args: readArgs,
     annotations: { readOnlyHint: true, idempotentHint: true, openWorldHint: false },
 
     async handle(args, { principal, signal }): Promise<Body | RawResult> {
@@ -60,7 +55,7 @@ function readOutputTool(store: OutputStore, budget: number, matchers: MatcherPoo
         output = await store.get(args.handle, principal);
       } catch (error) {
         if (!(error instanceof StoreError)) throw error;
-        const next = call(args as unknown as Record<string, unknown>);
+        const next = call(args);
         return recoverable("store_unavailable", `Could not read ${args.handle}: ${error.message}.`, hint(`The store may be back shortly; retry: ${formatCall(next)}`, next));
       }
       if (!output) {

@@ -6,22 +6,25 @@
  * budget).
  */
 import type { ReadResourceResult } from "@modelcontextprotocol/sdk/types.js";
+import { z } from "zod";
 import { formatCall, hint, recoverable, warning, type NextCall } from "../disclosure/guidance.js";
 import { READ_RESOURCE_ID, SHARED_SCHEME } from "../disclosure/resource-links.js";
 import type { ResourceReader } from "../exec/resources.js";
 import { defineTool, RawResult, type Body } from "./backend.js";
 
 export function readResourceTool(reader: () => ResourceReader) {
-  return defineTool<{ uri: string }>({
+  return defineTool({
     name: "read_resource",
     title: "Read a linked resource",
     description: "Read a metatools:// resource link that a tool's result returned in its links field. The uri must come from such a link.",
-    inputSchema: {
-      type: "object",
-      properties: { uri: { type: "string", minLength: SHARED_SCHEME.length + 2, maxLength: 4096, pattern: "^metatools://", description: 'The link\'s uri, e.g. "metatools://everything/demo://resource/static/document/architecture.md".' } },
-      required: ["uri"],
-      additionalProperties: false,
-    },
+    args: z.strictObject({
+      uri: z
+        .string()
+        .min(SHARED_SCHEME.length + 2)
+        .max(4096)
+        .regex(/^metatools:\/\//)
+        .describe('The link\'s uri, e.g. "metatools://everything/demo://resource/static/document/architecture.md".'),
+    }),
     annotations: { readOnlyHint: true, idempotentHint: true, openWorldHint: true },
 
     async handle({ uri }, { principal, signal }): Promise<Body | RawResult> {

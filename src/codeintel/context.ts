@@ -3,6 +3,7 @@
  * its body must fit, and the helpers that turn a refused path into guidance
  * with a ready call.
  */
+import { z } from "zod";
 import { readdir } from "node:fs/promises";
 import { join } from "node:path";
 import type { Body } from "../builtin/backend.js";
@@ -100,13 +101,12 @@ export function dropUndefined(args: Record<string, unknown>): Record<string, unk
   return Object.fromEntries(Object.entries(args).filter(([, v]) => v !== undefined));
 }
 
-/** Common input properties of the paged code tools, documented once. */
-export const PAGE_PROPERTIES = {
-  detail_level: {
-    type: "string",
-    enum: ["exploring", "full"],
-    description: 'exploring (default): compact, capped. full: complete detail, paged by offset/limit (default 50) with next_offset.',
-  },
-  offset: { type: "integer", minimum: 0, description: "Skip this many results, to page (default 0)." },
-  limit: { type: "integer", minimum: 1, maximum: 500, description: "Results per page (default: the exploring cap, or 50 in full mode)." },
-} as const;
+/** Common arguments of the paged code tools, documented once. */
+export const PAGE_ARGS = {
+  detail_level: z
+    .enum(["exploring", "full"])
+    .optional()
+    .describe("exploring (default): compact, capped. full: complete detail, paged by offset/limit (default 50) with next_offset."),
+  offset: z.int().min(0).optional().describe("Skip this many results, to page (default 0)."),
+  limit: z.int().min(1).max(500).optional().describe("Results per page (default: the exploring cap, or 50 in full mode)."),
+};

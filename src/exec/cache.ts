@@ -18,7 +18,9 @@ import type { KeyValue } from "../store/kv.js";
 import { canonicalJson } from "../util/canonical-json.js";
 import type { Logger } from "../util/log.js";
 
-export type CacheMode = "use" | "refresh" | "bypass";
+export const CACHE_MODES = ["use", "refresh", "bypass"] as const;
+export type CacheMode = (typeof CACHE_MODES)[number];
+
 /** What the cache did for one call: served it (hit), missed, was told to skip reading (refresh) or both (bypass), or does not apply (off). */
 export type CacheStatus = "hit" | "miss" | "refresh" | "bypass" | "off";
 

@@ -1,33 +1,27 @@
 /**
  * describe_tool: one to five tools at summary, schema or full detail.
  */
+import { z } from "zod";
 import { fitItems, jsonBytes } from "../disclosure/budget.js";
 import { formatCall, guidanceFields, hint, recoverable, warning, type NextCall } from "../disclosure/guidance.js";
 import type { ToolRecord } from "../model/tool.js";
 import { MAX_TOOL_ID_CHARS, unknownTool, suggestIds } from "./lookup.js";
-import { abridge, toolDoc, type DetailLevel } from "./tool-doc.js";
+import { abridge, DETAIL_LEVELS, toolDoc, type DetailLevel } from "./tool-doc.js";
 import { defineMetaTool, type MetaBody } from "./types.js";
 
-interface DescribeArgs {
-  tool_id?: string;
-  tool_ids?: string[];
-  detail_level?: DetailLevel;
-  examples_max?: number;
-}
+const toolId = z.string().max(MAX_TOOL_ID_CHARS);
 
-export const describeTool = defineMetaTool<DescribeArgs>({
+const describeArgs = z.strictObject({
+  tool_id: toolId.optional().describe("namespace:tool"),
+  tool_ids: z.array(toolId).min(1).max(5).optional(),
+  detail_level: z.enum(DETAIL_LEVELS).optional(),
+  examples_max: z.int().min(0).max(10).optional().describe("Default 2."),
+});
+
+export const describeTool = defineMetaTool({
   name: "describe_tool",
   description: "A tool's docs before calling it: detail_level summary, schema (default) or full (+ notes, examples). tool_ids: up to 5.",
-  inputSchema: {
-    type: "object",
-    properties: {
-      tool_id: { type: "string", maxLength: MAX_TOOL_ID_CHARS, description: "namespace:tool" },
-      tool_ids: { type: "array", items: { type: "string", maxLength: MAX_TOOL_ID_CHARS }, minItems: 1, maxItems: 5 },
-      detail_level: { type: "string", enum: ["summary", "schema", "full"] },
-      examples_max: { type: "integer", minimum: 0, maximum: 10, description: "Default 2." },
-    },
-    additionalProperties: false,
-  },
+  args: describeArgs,
   unlisted: ["examples_max"],
   annotations: { title: "Describe tool", readOnlyHint: true, openWorldHint: false },
 

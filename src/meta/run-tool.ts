@@ -3,8 +3,9 @@
  * (unknown id, bad arguments, backend down, timeout, the tool's own error)
  * come back as `ok: false` with guidance; only real faults are `isError`.
  */
+import { z } from "zod";
 import { formatCall, hint, recoverable, warning, type NextCall } from "../disclosure/guidance.js";
-import type { CacheMode } from "../exec/cache.js";
+import { CACHE_MODES } from "../exec/cache.js";
 import type { RunOutcome } from "../exec/executor.js";
 import { loginCommand } from "../auth/open.js";
 import { ATTR } from "../observe/telemetry.js";
@@ -15,27 +16,18 @@ import { defineMetaTool, type MetaBody } from "./types.js";
 import type { Metatools } from "../app.js";
 import type { ToolRecord } from "../model/tool.js";
 
-interface RunArgs {
-  tool_id: string;
-  args?: Record<string, unknown>;
-  cache?: CacheMode;
-  timeout_ms?: number;
-}
+const runArgs = z.strictObject({
+  tool_id: z.string().max(MAX_TOOL_ID_CHARS).describe("namespace:tool"),
+  args: z.record(z.string(), z.unknown()).optional().describe("The tool's arguments (schema: describe_tool)."),
+  cache: z.enum(CACHE_MODES).optional(),
+  timeout_ms: z.int().min(1).max(3_600_000).optional(),
+});
+type RunArgs = z.output<typeof runArgs>;
 
-export const runTool = defineMetaTool<RunArgs>({
+export const runTool = defineMetaTool({
   name: "run_tool",
   description: "Run a tool. args are checked first (a mistake returns a fixed call); read-only results may be cached; too large a result returns a handle and the call that reads it.",
-  inputSchema: {
-    type: "object",
-    properties: {
-      tool_id: { type: "string", maxLength: MAX_TOOL_ID_CHARS, description: "namespace:tool" },
-      args: { type: "object", additionalProperties: true, description: "The tool's arguments (schema: describe_tool)." },
-      cache: { type: "string", enum: ["use", "refresh", "bypass"] },
-      timeout_ms: { type: "integer", minimum: 1, maximum: 3_600_000 },
-    },
-    required: ["tool_id"],
-    additionalProperties: false,
-  },
+  args: runArgs,
   annotations: { title: "Run tool", readOnlyHint: false, destructiveHint: true, openWorldHint: true },
 
   async handle(args, { app, budget, signal, onProgress, span, principal, peer }) {

@@ -2,6 +2,7 @@
  * search_tools: ranked one-line summaries with call signatures, the
  * namespace distribution of the full match set, and concrete next calls.
  */
+import { z } from "zod";
 import { ATTR } from "../observe/telemetry.js";
 import { fitItems } from "../disclosure/budget.js";
 import { capDistribution } from "../disclosure/guard.js";
@@ -11,34 +12,23 @@ import type { SearchHit, SearchOutcome, SearchRequest } from "../search/engine.j
 import { unavailableBackends } from "./status.js";
 import { defineMetaTool, type MetaBody, type MetaContext } from "./types.js";
 
-interface SearchArgs {
-  query: string;
-  limit?: number;
-  offset?: number;
-  namespace?: string | string[];
-  tags?: string[];
-  mode?: SearchRequest["mode"];
-}
-
 /** The longest namespace or tag filter accepted: namespaces have at most 64 characters, tags are short labels; an unknown namespace is compared with every known one. */
 const MAX_FILTER_CHARS = 128;
+const filter = z.string().max(MAX_FILTER_CHARS);
 
-export const searchTools = defineMetaTool<SearchArgs>({
+const searchArgs = z.strictObject({
+  query: z.string().describe('The task in plain words; "" lists all.'),
+  limit: z.int().min(1).max(50).optional().describe("Default 5."),
+  offset: z.int().min(0).optional(),
+  namespace: z.union([filter, z.array(filter).max(20)]).optional(),
+  tags: z.array(filter).max(10).optional(),
+  mode: z.enum(["auto", "bm25", "semantic", "hybrid"]).optional(),
+});
+
+export const searchTools = defineMetaTool({
   name: "search_tools",
   description: "Find tools for a task: ranked summaries and call signatures (param* = required).",
-  inputSchema: {
-    type: "object",
-    properties: {
-      query: { type: "string", description: 'The task in plain words; "" lists all.' },
-      limit: { type: "integer", minimum: 1, maximum: 50, description: "Default 5." },
-      offset: { type: "integer", minimum: 0 },
-      namespace: { anyOf: [{ type: "string", maxLength: MAX_FILTER_CHARS }, { type: "array", items: { type: "string", maxLength: MAX_FILTER_CHARS }, maxItems: 20 }] },
-      tags: { type: "array", items: { type: "string", maxLength: MAX_FILTER_CHARS }, maxItems: 10 },
-      mode: { type: "string", enum: ["auto", "bm25", "semantic", "hybrid"] },
-    },
-    required: ["query"],
-    additionalProperties: false,
-  },
+  args: searchArgs,
   unlisted: ["mode"],
   annotations: { title: "Search tools", readOnlyHint: true, openWorldHint: false },
 

@@ -6,7 +6,8 @@ import { callSignature, requiredOf } from "../model/signature.js";
 import type { ToolRecord } from "../model/tool.js";
 import { renameNote } from "../registry/names.js";
 
-export type DetailLevel = "summary" | "schema" | "full";
+export const DETAIL_LEVELS = ["summary", "schema", "full"] as const;
+export type DetailLevel = (typeof DETAIL_LEVELS)[number];
 
 export function toolDoc(record: ToolRecord, level: DetailLevel, examplesMax: number): Record<string, unknown> {
   const annotations = Object.fromEntries(Object.entries(record.annotations).filter(([, v]) => v !== undefined));

@@ -1,6 +1,8 @@
 /**
  * The three meta-tools are small modules of data: a name, a description,
- * an input schema and a handler over the app. `src/meta/index.ts` lists them.
+ * their arguments (one zod object: the JSON Schema and the handler's type
+ * both come from it) and a handler over the app. `src/meta/index.ts` lists
+ * them.
  */
 import type { Metatools } from "../app.js";
 import type { Attachment } from "../disclosure/media.js";
@@ -8,6 +10,7 @@ import type { ClientPeer } from "../model/peer.js";
 import type { ProgressUpdate } from "../backends/types.js";
 import type { SpanNotes } from "../observe/telemetry.js";
 import type { JsonSchema } from "../model/tool.js";
+import { argsJsonSchema, type ArgsOf, type ArgsSchema } from "../model/tool-args.js";
 
 export interface MetaContext {
   app: Metatools;
@@ -35,17 +38,28 @@ export const ATTACHED = Symbol("attached");
 /** A JSON response body. Expected failures are bodies too (`ok: false`); faults are thrown. */
 export type MetaBody = Record<string, unknown> & { [ATTACHED]?: Attachment[] };
 
-export interface MetaTool<A = Record<string, unknown>> {
+interface MetaToolAbout {
   name: "search_tools" | "describe_tool" | "run_tool";
   /** Shown to the agent in tools/list: at most 300 characters. */
   description: string;
-  /** What arguments are validated against: every limit, and options agents seldom need (`advertised` leaves those out). */
-  inputSchema: JsonSchema & { type: "object" };
-  /** Properties accepted but not shown in tools/list: options a hint names when they help (search's mode, describe's examples_max). */
-  unlisted?: string[];
   annotations: { readOnlyHint?: boolean; destructiveHint?: boolean; openWorldHint?: boolean; title?: string };
-  /** Called with arguments already validated against `inputSchema`. */
-  handle(args: A, context: MetaContext): Promise<MetaBody>;
+}
+
+/** A meta-tool as written. */
+export interface MetaToolSpec<S extends ArgsSchema> extends MetaToolAbout {
+  /** What arguments are validated against: every limit, and options agents seldom need (`advertised` leaves those out). */
+  args: S;
+  /** Properties accepted but not shown in tools/list: options a hint names when they help (search's mode, describe's examples_max). */
+  unlisted?: (keyof S["shape"] & string)[];
+  /** Called with arguments already validated against `args`. */
+  handle(args: ArgsOf<S>, context: MetaContext): Promise<MetaBody>;
+}
+
+/** A meta-tool as the server lists and calls it. */
+export interface MetaTool extends MetaToolAbout {
+  inputSchema: JsonSchema & { type: "object" };
+  unlisted?: string[];
+  handle(args: Record<string, unknown>, context: MetaContext): Promise<MetaBody>;
 }
 
 /**
@@ -70,7 +84,7 @@ export function advertisedSchema(tool: MetaTool): JsonSchema {
 
 const GUARD_KEYWORDS = new Set(["maxLength", "maxItems", "minItems", "additionalProperties"]);
 
-/** Declares a meta-tool with its argument type, erased for the registry array. */
-export function defineMetaTool<A>(tool: MetaTool<A>): MetaTool {
-  return tool as unknown as MetaTool;
+export function defineMetaTool<S extends ArgsSchema>({ args, handle, ...about }: MetaToolSpec<S>): MetaTool {
+  // The server validated the arguments against the JSON Schema made from `args` before any call reaches the handler.
+  return { ...about, inputSchema: argsJsonSchema(args), handle: (value, context) => handle(value as ArgsOf<S>, context) };
 }

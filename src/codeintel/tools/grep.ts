@@ -1,42 +1,36 @@
+import { z } from "zod";
 import { defineTool, type Body } from "../../builtin/backend.js";
 import { formatCall, hint, recoverable } from "../../disclosure/guidance.js";
-import { distribution, OutputGuard, type Distribution, type Narrowing, type PageInput } from "../../disclosure/guard.js";
+import { distribution, OutputGuard, type Distribution, type Narrowing } from "../../disclosure/guard.js";
 import { escapeRegExp } from "../../util/glob.js";
 import { compileRegex, MAX_PATTERN, shownPattern, smartCaseInsensitive, type SafeRegex } from "../../util/regex.js";
 import type { LineMatch } from "../../util/regex-worker.js";
-import { codeCall, dropUndefined, globProblem, narrowPath, isTarget, PAGE_PROPERTIES, target, type CodeContext } from "../context.js";
+import { codeCall, dropUndefined, globProblem, narrowPath, isTarget, PAGE_ARGS, target, type CodeContext } from "../context.js";
 import { describeSkips, scan } from "../scan.js";
 import { clipLine, groupLines, type LineHit } from "./lines.js";
 
-interface GrepArgs extends PageInput {
-  pattern: string;
-  path?: string;
-  glob?: string;
-  context_lines?: number;
-  case_sensitive?: boolean;
-}
+const grepArgs = z.strictObject({
+  pattern: z
+    .string()
+    .min(1)
+    .max(MAX_PATTERN)
+    .describe('Regular expression, e.g. "TODO|FIXME" or "function\\\\s+load". Escape . ( [ etc. to match them literally.'),
+  path: z.string().optional().describe('File or directory to search, relative to the project root (default: the root). Example: "src".'),
+  glob: z.string().optional().describe('Only files matching this glob, e.g. "*.ts" or "src/**/*.py".'),
+  context_lines: z.int().min(0).max(10).optional().describe("Lines of context before and after each match (default 0)."),
+  case_sensitive: z.boolean().optional().describe("Match case exactly. Default: only when the pattern contains a capital letter."),
+  ...PAGE_ARGS,
+});
 
 const CAP = 200;
 
 export function grepTool(context: CodeContext) {
-  return defineTool<GrepArgs>({
+  return defineTool({
     name: "grep",
     title: "Search file contents",
     description:
       "Search the project's text files with a regular expression (RE2 syntax, as in ripgrep: JavaScript's without lookaround or backreferences), like ripgrep: matching lines with line numbers, grouped by file, with by_file counts over all matches. Skips .gitignored, binary and secret files. Case-insensitive unless the pattern has a capital letter.",
-    inputSchema: {
-      type: "object",
-      properties: {
-        pattern: { type: "string", minLength: 1, maxLength: MAX_PATTERN, description: 'Regular expression, e.g. "TODO|FIXME" or "function\\\\s+load". Escape . ( [ etc. to match them literally.' },
-        path: { type: "string", description: 'File or directory to search, relative to the project root (default: the root). Example: "src".' },
-        glob: { type: "string", description: 'Only files matching this glob, e.g. "*.ts" or "src/**/*.py".' },
-        context_lines: { type: "integer", minimum: 0, maximum: 10, description: "Lines of context before and after each match (default 0)." },
-        case_sensitive: { type: "boolean", description: "Match case exactly. Default: only when the pattern contains a capital letter." },
-        ...PAGE_PROPERTIES,
-      },
-      required: ["pattern"],
-      additionalProperties: false,
-    },
+    args: grepArgs,
     annotations: { readOnlyHint: true, idempotentHint: true, openWorldHint: false },
     narrow: (args) => narrowPath(context, args),
 

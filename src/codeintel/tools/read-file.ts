@@ -1,3 +1,4 @@
+import { z } from "zod";
 import { defineTool, type Body } from "../../builtin/backend.js";
 import { jsonBytes } from "../../disclosure/budget.js";
 import { formatCall, guidanceFields, hint, recoverable } from "../../disclosure/guidance.js";
@@ -8,36 +9,27 @@ import { openRegular, readText, type ReadRefusal } from "../files.js";
 import { readLineWindow } from "../line-window.js";
 import type { Target } from "../workspace.js";
 
-interface ReadArgs {
-  path: string;
-  start_line?: number;
-  end_line?: number;
-  json_path?: string;
-}
+const readArgs = z.strictObject({
+  path: z.string().min(1).describe('File path relative to the project root, e.g. "src/app.ts".'),
+  start_line: z.int().min(1).optional().describe("First line to read (default 1)."),
+  end_line: z.int().min(1).optional().describe("Last line to read, inclusive (default: the last line)."),
+  json_path: z.string().optional().describe('For .json files: the part to return, e.g. "$.scripts" or "$.dependencies". Replaces the line range.'),
+});
+type ReadArgs = z.output<typeof readArgs>;
 
 const HEAD_LINES = 20;
 
 export function readFileTool(context: CodeContext, outputs: OutputStore) {
-  return defineTool<ReadArgs>({
+  return defineTool({
     name: "read_file",
     title: "Read a file",
     description:
       "Read a text file of the project, whole or a line range (start_line/end_line, 1-based, inclusive), or one part of a JSON file by json_path. A read too big to send comes back as a handle with a summary and the call that reads it in slices.",
-    inputSchema: {
-      type: "object",
-      properties: {
-        path: { type: "string", minLength: 1, description: 'File path relative to the project root, e.g. "src/app.ts".' },
-        start_line: { type: "integer", minimum: 1, description: "First line to read (default 1)." },
-        end_line: { type: "integer", minimum: 1, description: "Last line to read, inclusive (default: the last line)." },
-        json_path: { type: "string", description: 'For .json files: the part to return, e.g. "$.scripts" or "$.dependencies". Replaces the line range.' },
-      },
-      required: ["path"],
-      additionalProperties: false,
-    },
+    args: readArgs,
     annotations: { readOnlyHint: true, idempotentHint: true, openWorldHint: false },
 
     async handle(args, { principal, signal }): Promise<Body> {
-      const file = await target(context, "read_file", args as unknown as Record<string, unknown>, args.path, "file");
+      const file = await target(context, "read_file", args, args.path, "file");
       if (!isTarget(file)) return file;
       if (args.start_line && args.end_line && args.end_line < args.start_line) {
         const next = codeCall(context, "read_file", { ...args, end_line: args.start_line });

@@ -1,39 +1,31 @@
+import { z } from "zod";
 import type { TreeCursor } from "web-tree-sitter";
 import { defineTool, type Body } from "../../builtin/backend.js";
 import { formatCall, hint, recoverable } from "../../disclosure/guidance.js";
-import { OutputGuard, type Distribution, type Narrowing, type PageInput } from "../../disclosure/guard.js";
+import { OutputGuard, type Distribution, type Narrowing } from "../../disclosure/guard.js";
 import { escapeRegExp } from "../../util/glob.js";
-import { codeCall, dropUndefined, globProblem, narrowPath, isTarget, PAGE_PROPERTIES, target, type CodeContext } from "../context.js";
+import { codeCall, dropUndefined, globProblem, narrowPath, isTarget, PAGE_ARGS, target, type CodeContext } from "../context.js";
 import { languageFor, type LanguageSpec } from "../languages.js";
 import { describeSkips, scan } from "../scan.js";
 import { clipLine, groupLines, type LineHit } from "./lines.js";
 
-interface ReferencesArgs extends PageInput {
-  symbol: string;
-  path?: string;
-  glob?: string;
-}
+const referencesArgs = z.strictObject({
+  symbol: z.string().min(1).describe('The identifier, e.g. "loadConfig" (one name, not "a.b").'),
+  path: z.string().optional().describe("File or directory to look in, relative to the project root (default: the root)."),
+  glob: z.string().optional().describe('Only files matching this glob, e.g. "*.ts".'),
+  ...PAGE_ARGS,
+});
 
 const CAP = 100;
 const IDENTIFIER = /^[\p{L}_$][\p{L}\p{N}_$]*$/u;
 
 export function referencesTool(context: CodeContext) {
-  return defineTool<ReferencesArgs>({
+  return defineTool({
     name: "references",
     title: "Find references",
     description:
       "Find every use of an identifier (who calls X, where a name is used), grouped by file, definitions marked [def]. Syntax-aware: skips strings and comments. Name-based: matches every identifier spelled the same, not resolved by type or scope.",
-    inputSchema: {
-      type: "object",
-      properties: {
-        symbol: { type: "string", minLength: 1, description: 'The identifier, e.g. "loadConfig" (one name, not "a.b").' },
-        path: { type: "string", description: 'File or directory to look in, relative to the project root (default: the root).' },
-        glob: { type: "string", description: 'Only files matching this glob, e.g. "*.ts".' },
-        ...PAGE_PROPERTIES,
-      },
-      required: ["symbol"],
-      additionalProperties: false,
-    },
+    args: referencesArgs,
     annotations: { readOnlyHint: true, idempotentHint: true, openWorldHint: false },
     narrow: (args) => narrowPath(context, args),
 

@@ -1,40 +1,28 @@
 import { defineTool, type Body } from "../../builtin/backend.js";
 import { OutputGuard } from "../../disclosure/guard.js";
-import { dropUndefined, globProblem, narrowPath, isTarget, PAGE_PROPERTIES, target, type CodeContext } from "../context.js";
-import { LANGUAGE_NAMES, languageFor, SYMBOL_KINDS } from "../languages.js";
+import { dropUndefined, globProblem, narrowPath, isTarget, target, type CodeContext } from "../context.js";
+import { LANGUAGE_NAMES, languageFor } from "../languages.js";
 import { collectMatching, findByNamePath, outlineOf, type Located } from "../outline.js";
 import { describeSkips, scan } from "../scan.js";
 import { overview } from "./symbols-overview.js";
 import { presentMatches } from "./symbols-matches.js";
-import type { SymbolsArgs } from "./symbols-args.js";
+import { symbolsArgs } from "./symbols-args.js";
 
 export type { SymbolsArgs } from "./symbols-args.js";
 
 export function symbolsTool(context: CodeContext) {
-  return defineTool<SymbolsArgs>({
+  return defineTool({
     name: "symbols",
     title: "Code symbols",
     description: `Find where functions, classes and methods are defined (tree-sitter; ${LANGUAGE_NAMES}). No pattern: outline of a file or directory. pattern: definitions whose name contains it, anywhere. name_path ("Class/method"): that exact symbol; include_body for its source.`,
-    inputSchema: {
-      type: "object",
-      properties: {
-        pattern: { type: "string", description: 'Substring of the symbol name, case-insensitive, e.g. "parse" (use "Class/meth" to match on the name path). Empty string matches every symbol.' },
-        name_path: { type: "string", description: 'Exact symbol path, e.g. "Executor/run" or "loadConfig"; kind is ignored. Use with include_body.' },
-        path: { type: "string", description: 'File or directory to look in, relative to the project root (default: the root). Example: "src/app.ts".' },
-        kind: { type: "string", enum: [...SYMBOL_KINDS], description: 'Only symbols of this kind ("function" also matches methods); parents of other kinds are still searched.' },
-        include_body: { type: "boolean", description: "Include source bodies (first 5 results only); switches to detail_level full." },
-        glob: { type: "string", description: 'Only files matching this glob, e.g. "*.py".' },
-        ...PAGE_PROPERTIES,
-      },
-      additionalProperties: false,
-    },
+    args: symbolsArgs,
     annotations: { readOnlyHint: true, idempotentHint: true, openWorldHint: false },
     narrow: (args) => narrowPath(context, args),
 
     async handle(args, { signal }): Promise<Body> {
-      const badGlob = globProblem(context, "symbols", args as Record<string, unknown>);
+      const badGlob = globProblem(context, "symbols", args);
       if (badGlob) return badGlob;
-      const start = await target(context, "symbols", args as Record<string, unknown>, args.path);
+      const start = await target(context, "symbols", args, args.path);
       if (!isTarget(start)) return start;
       const guard = OutputGuard.fromInput({ ...args, detail_level: args.include_body ? "full" : args.detail_level });
       const base = dropUndefined({ ...args, offset: undefined }) as Body;

@@ -1,41 +1,35 @@
+import { z } from "zod";
 import { stat } from "node:fs/promises";
 import { defineTool, type Body } from "../../builtin/backend.js";
-import { distribution, OutputGuard, type Narrowing, type PageInput } from "../../disclosure/guard.js";
-import { codeCall, dropUndefined, globProblem, narrowPath, isTarget, PAGE_PROPERTIES, target, type CodeContext } from "../context.js";
+import { distribution, OutputGuard, type Narrowing } from "../../disclosure/guard.js";
+import { codeCall, dropUndefined, globProblem, narrowPath, isTarget, PAGE_ARGS, target, type CodeContext } from "../context.js";
 import { walk, WorkMeter, type WalkEntry } from "../walk.js";
 
-interface TreeArgs extends PageInput {
-  path?: string;
-  glob?: string;
-  depth?: number;
-}
+const treeArgs = z.strictObject({
+  path: z.string().optional().describe('Directory to list, relative to the project root (default: the root). Example: "src".'),
+  glob: z.string().optional().describe('Only files matching this glob, e.g. "*.py" (any depth) or "src/**/*.ts".'),
+  depth: z.int().min(1).max(100).optional().describe("How many levels below path to list (default 2, or unlimited with glob)."),
+  ...PAGE_ARGS,
+});
+type TreeArgs = z.output<typeof treeArgs>;
 
 const CAP = 200;
 const DEFAULT_DEPTH = 2;
 
 export function treeTool(context: CodeContext) {
-  return defineTool<TreeArgs>({
+  return defineTool({
     name: "tree",
     title: "Project tree",
     description:
       "List the files and directories of the project (or under path), honouring .gitignore: directories end with /, symlinks with @. Filter with a glob (*.ts, src/**/*.test.ts); depth limits how deep it goes (default 2; unlimited with a glob).",
-    inputSchema: {
-      type: "object",
-      properties: {
-        path: { type: "string", description: 'Directory to list, relative to the project root (default: the root). Example: "src".' },
-        glob: { type: "string", description: 'Only files matching this glob, e.g. "*.py" (any depth) or "src/**/*.ts".' },
-        depth: { type: "integer", minimum: 1, maximum: 100, description: "How many levels below path to list (default 2, or unlimited with glob)." },
-        ...PAGE_PROPERTIES,
-      },
-      additionalProperties: false,
-    },
+    args: treeArgs,
     annotations: { readOnlyHint: true, idempotentHint: true, openWorldHint: false },
     narrow: (args) => narrowPath(context, args),
 
     async handle(args, { signal }): Promise<Body> {
-      const badGlob = globProblem(context, "tree", args as Record<string, unknown>);
+      const badGlob = globProblem(context, "tree", args);
       if (badGlob) return badGlob;
-      const start = await target(context, "tree", args as Record<string, unknown>, args.path);
+      const start = await target(context, "tree", args, args.path);
       if (!isTarget(start)) return start;
       const depth = args.depth ?? (args.glob ? undefined : DEFAULT_DEPTH);
       const meter = new WorkMeter(context.ws.limits, signal);
