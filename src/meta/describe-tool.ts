@@ -25,7 +25,7 @@ export const describeTool = defineMetaTool({
   unlisted: ["examples_max"],
   annotations: { title: "Describe tool", readOnlyHint: true, openWorldHint: false },
 
-  async handle(args, { app, budget }) {
+  async handle(args, { services, budget }) {
     const level = args.detail_level ?? "schema";
     const examplesMax = args.examples_max ?? 2;
     const ids = [...new Set([...(args.tool_id ? [args.tool_id] : []), ...(args.tool_ids ?? [])])];
@@ -37,13 +37,13 @@ export const describeTool = defineMetaTool({
       const next: NextCall = { tool: "describe_tool", arguments: { tool_ids: ids.slice(0, 5), detail_level: level } };
       return recoverable("too_many_ids", `At most 5 tools per call; got ${ids.length}.`, hint(`Describe them in batches: ${formatCall(next)}`, next));
     }
-    const records = ids.map((id) => app.registry.get(id));
+    const records = ids.map((id) => services.registry.get(id));
     const retry = (id: string): NextCall => ({ tool: "describe_tool", arguments: { tool_id: id, detail_level: level } });
     if (ids.length === 1) {
-      return records[0] ? single(records[0], level, examplesMax, budget) : unknownTool(app, ids[0]!, retry);
+      return records[0] ? single(records[0], level, examplesMax, budget) : unknownTool(services, ids[0]!, retry);
     }
     const found = records.filter((r): r is ToolRecord => !!r);
-    const unknown = ids.filter((_, i) => !records[i]).map((id) => ({ id, did_you_mean: suggestIds(app, id) }));
+    const unknown = ids.filter((_, i) => !records[i]).map((id) => ({ id, did_you_mean: suggestIds(services, id) }));
     const { value, shown } = fitItems(found, budget - 600, (subset) => ({ tools: subset.map((r) => toolDoc(r, level, examplesMax)) }));
     const rest = found.slice(shown).map((r) => r.id);
     const body: MetaBody = { ...value, ...(unknown.length ? { unknown } : {}) };

@@ -3,7 +3,7 @@
  * at this edge, every call is a span with metrics, and every response is held
  * to the byte budget here as a last line of defence behind each tool's own fitting.
  */
-import type { Metatools } from "../app.js";
+import type { MetaServices } from "./services.js";
 import { jsonBytes } from "../disclosure/budget.js";
 import { formatCall, hint, recoverable, type NextCall } from "../disclosure/guidance.js";
 import { correctArgs, explainErrors } from "../exec/explain.js";
@@ -31,9 +31,9 @@ const OPERATIONS: Record<MetaTool["name"], Operation> = { search_tools: "search"
  * tool is whatever the agent typed: it goes in `metatools.tool.requested`,
  * and the span and metrics say `(unknown)`, so their cardinality stays bounded.
  */
-function spanOf(app: Metatools, name: MetaTool["name"], args: Record<string, unknown>): { name: string; attributes: Record<string, string> } {
+function spanOf(services: MetaServices, name: MetaTool["name"], args: Record<string, unknown>): { name: string; attributes: Record<string, string> } {
   const id = typeof args.tool_id === "string" ? args.tool_id : undefined;
-  const known = id !== undefined && app.registry.get(id) !== undefined;
+  const known = id !== undefined && services.registry.get(id) !== undefined;
   if (name !== "run_tool") return { name: `metatools.${OPERATIONS[name]}`, attributes: known && name === "describe_tool" ? { [ATTR.toolId]: id } : {} };
   if (!known) return { name: "tool.exec (unknown)", attributes: { [ATTR.toolId]: "(unknown)", [ATTR.namespace]: "(unknown)", [ATTR.requested]: String(id ?? "").slice(0, 200) } };
   const namespace = splitToolId(id)?.namespace ?? "?";
@@ -45,35 +45,35 @@ function spanOf(app: Metatools, name: MetaTool["name"], args: Record<string, unk
  * telemetry, budget. Used by the server and the CLI. A call without a
  * principal is the local user's (stdio, the CLI).
  */
-export function createMetaDispatcher(app: Metatools) {
+export function createMetaDispatcher(services: MetaServices) {
   const byName = new Map(META_TOOLS.map((t) => [t.name, t]));
   const validator = new SchemaValidator();
   return async (name: string, args: Record<string, unknown>, extra: Partial<CallExtra> = {}): Promise<MetaBody> => {
     const tool = byName.get(name as MetaTool["name"]);
     if (!tool) throw new Error(`unknown meta-tool "${name}"`);
-    const span = spanOf(app, tool.name, args);
-    return app.telemetry.measure(OPERATIONS[tool.name], span.name, span.attributes, async (notes) => {
+    const span = spanOf(services, tool.name, args);
+    return services.telemetry.measure(OPERATIONS[tool.name], span.name, span.attributes, async (notes) => {
       // One place for the budget, whichever way the reply was made (a refusal can quote what was sent).
       let raw: MetaBody;
       try {
-        raw = await dispatch(app, validator, tool, args, { signal: extra.signal, onProgress: extra.onProgress, span: notes, principal: extra.principal ?? LOCAL_PRINCIPAL, peer: extra.peer });
+        raw = await dispatch(services, validator, tool, args, { signal: extra.signal, onProgress: extra.onProgress, span: notes, principal: extra.principal ?? LOCAL_PRINCIPAL, peer: extra.peer });
       } catch (error) {
         // A fault's message reaches the client, the span and the log.
-        throw redactError(error, app.redact);
+        throw redactError(error, services.redact);
       }
       // Redacted before the budget may shorten strings: a cut through a secret would leave a piece no redactor knows.
-      const body = enforceBudget(redactDeep(raw, app.redact), app.config.budgets.inlineBytes, tool.name);
+      const body = enforceBudget(redactDeep(raw, services.redact), services.config.budgets.inlineBytes, tool.name);
       const attached = raw[ATTACHED];
       // Secrets leave a link's or a resource's words, never base64 data: a secret's letters met by chance in an encoding are not the secret.
-      if (attached?.length) body[ATTACHED] = attached.map((block) => redactContent(block, app.redact));
+      if (attached?.length) body[ATTACHED] = attached.map((block) => redactContent(block, services.redact));
       notes.set({ [ATTR.outcome]: outcomeOf(body), [ATTR.bytes]: jsonBytes(body), [ATTR.handle]: typeof body.handle === "string" });
       return body;
     });
   };
 }
 
-async function dispatch(app: Metatools, validator: SchemaValidator, tool: MetaTool, args: Record<string, unknown>, context: Omit<MetaContext, "app" | "budget">): Promise<MetaBody> {
-  const budget = app.config.budgets.inlineBytes;
+async function dispatch(services: MetaServices, validator: SchemaValidator, tool: MetaTool, args: Record<string, unknown>, context: Omit<MetaContext, "services" | "budget">): Promise<MetaBody> {
+  const budget = services.config.budgets.inlineBytes;
   // An object sent as JSON text (`"args": "{\"path\": …}"`, a frequent slip) is read as the object it spells.
   args = withJsonObjects(tool.inputSchema, args);
   // The shape first: nothing, not even the validator, walks a hostile structure.
@@ -91,7 +91,7 @@ async function dispatch(app: Metatools, validator: SchemaValidator, tool: MetaTo
     const next: NextCall = { tool: tool.name, arguments: repair.args };
     return recoverable("invalid_args", message, hint(`Corrected call: ${formatCall(next)}`, next), { problems });
   }
-  return tool.handle(args, { app, budget, ...context });
+  return tool.handle(args, { services, budget, ...context });
 }
 
 /** `args` with each top-level field the schema wants as an object, and that came as a JSON text of one, parsed. */
@@ -125,8 +125,8 @@ function outcomeOf(body: MetaBody): string {
   return typeof code === "string" && /^[a-z][a-z0-9_]{0,39}$/.test(code) ? code : "error";
 }
 
-export function servedTools(app: Metatools): ServedTool[] {
-  const dispatch = createMetaDispatcher(app);
+export function servedTools(services: MetaServices): ServedTool[] {
+  const dispatch = createMetaDispatcher(services);
   return META_TOOLS.map((tool) => ({
     name: tool.name,
     description: tool.description,

@@ -1,13 +1,13 @@
-import type { Metatools } from "../app.js";
+import type { MetaServices } from "./services.js";
 
 const MAX_NAMESPACES = 30;
 
 const CODE_LOOP = "Code: code:tree, code:symbols, code:references, code:grep, code:read_file.";
 
 /** Server instructions: the explore → identify → focus loop, and what is connected now. */
-export function instructions(app: Metatools): string {
-  const namespaces = app.registry.namespaces();
-  const pending = app.backends.states().filter((s) => s.status !== "ready" && !s.fromSnapshot);
+export function instructions(services: MetaServices): string {
+  const namespaces = services.registry.namespaces();
+  const pending = services.backends.states().filter((s) => s.status !== "ready" && !s.fromSnapshot);
   const listed = namespaces.slice(0, MAX_NAMESPACES).map((n) => `${n.namespace} (${n.count})`);
   if (namespaces.length > MAX_NAMESPACES) listed.push(`…${namespaces.length - MAX_NAMESPACES} more`);
   const lines = [

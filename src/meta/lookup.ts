@@ -1,7 +1,7 @@
 /**
  * Unknown tool ids never dead-end: the closest ids, best first, with a ready call.
  */
-import type { Metatools } from "../app.js";
+import type { MetaServices } from "./services.js";
 import { loginCommand } from "../auth/open.js";
 import { formatCall, hint, recoverable, warning, type NextCall } from "../disclosure/guidance.js";
 import { splitToolId } from "../model/tool.js";
@@ -22,7 +22,7 @@ export const MAX_TOOL_ID_CHARS = 256;
  * namespace, then words in common. Only the first MAX_TOOL_ID_CHARS of an
  * id are looked at, whoever calls: no tool's id is longer.
  */
-export function suggestIds(app: Metatools, id: string): string[] {
+export function suggestIds(services: MetaServices, id: string): string[] {
   const probe = id.slice(0, MAX_TOOL_ID_CHARS);
   const parts = splitToolId(probe);
   const name = parts?.name ?? probe.replace(/^[^:]*:/, "");
@@ -30,26 +30,26 @@ export function suggestIds(app: Metatools, id: string): string[] {
   const add = (ids: Iterable<string>) => {
     for (const candidate of ids) if (!found.includes(candidate) && candidate !== id) found.push(candidate);
   };
-  const namespaces = app.registry.namespaces().map((n) => n.namespace);
+  const namespaces = services.registry.namespaces().map((n) => n.namespace);
   const namespace = parts && namespaces.includes(parts.namespace) ? parts.namespace : parts ? nearest(parts.namespace, namespaces, 1, 0.5)[0] : undefined;
-  add(namespaces.filter((ns) => app.registry.get(`${ns}:${name}`)).map((ns) => `${ns}:${name}`));
+  add(namespaces.filter((ns) => services.registry.get(`${ns}:${name}`)).map((ns) => `${ns}:${name}`));
   if (namespace) {
-    const names = app.registry.namespaceRecords(namespace).map((r) => r.name);
+    const names = services.registry.namespaceRecords(namespace).map((r) => r.name);
     add(nearest(name, names, SUGGESTIONS, 0.4).map((n) => `${namespace}:${n}`));
   }
   if (found.length < SUGGESTIONS) {
     const words = name.replace(/([a-z])([A-Z])/g, "$1 $2").replace(/[_\-.:/]+/g, " ");
     const options = { namespaces: namespace ? new Set([namespace]) : undefined, top: SUGGESTIONS };
-    let ranked = app.search.bm25.rank(words, options);
-    if (!ranked.total) ranked = app.search.bm25.rankRelaxed(words, { top: SUGGESTIONS });
+    let ranked = services.search.bm25.rank(words, options);
+    if (!ranked.total) ranked = services.search.bm25.rankRelaxed(words, { top: SUGGESTIONS });
     add(ranked.hits.map((r) => r.id));
   }
   return found.slice(0, SUGGESTIONS);
 }
 
 /** The recoverable reply for an unknown id; `retry` builds the same call with a suggested id. */
-export function unknownTool(app: Metatools, id: string, retry: (suggestion: string) => NextCall): MetaBody {
-  const held = app.registry.quarantineOf(id);
+export function unknownTool(services: MetaServices, id: string, retry: (suggestion: string) => NextCall): MetaBody {
+  const held = services.registry.quarantineOf(id);
   if (held) {
     return recoverable(
       "quarantined",
@@ -57,13 +57,13 @@ export function unknownTool(app: Metatools, id: string, retry: (suggestion: stri
       warning(`Do not try to reach it another way. A person must read its definition and approve it: \`metatools approve ${id}\`. Search for another tool meanwhile.`),
     );
   }
-  const suggestions = suggestIds(app, id);
+  const suggestions = suggestIds(services, id);
   // Its backend is known but has no tools now: say why, rather than that the tool does not exist.
-  const down = app.backends.state(id.slice(0, Math.max(0, id.indexOf(":"))));
+  const down = services.backends.state(id.slice(0, Math.max(0, id.indexOf(":"))));
   if (down && down.status !== "ready") {
     const why = `Tool "${id}" cannot be found now: its backend "${down.namespace}" is ${down.status}${down.error ? ` (${down.error})` : ""}.`;
     const others = suggestions.length ? ` Similar tools that can run now: ${suggestions.join(", ")}.` : "";
-    if (down.status === "needs_login") return recoverable("needs_login", why, warning(`Only a person can sign in, in a terminal: ${loginCommand(down.namespace, app.config)}. The running server picks it up without a restart; then retry this call.${others}`));
+    if (down.status === "needs_login") return recoverable("needs_login", why, warning(`Only a person can sign in, in a terminal: ${loginCommand(down.namespace, services.config)}. The running server picks it up without a restart; then retry this call.${others}`));
     return recoverable("backend_unavailable", why, warning(`Its tools come back when it connects${down.retryAt ? ` (next try at ${down.retryAt})` : ""}.${others || " Search for another tool meanwhile."}`));
   }
   if (!suggestions.length) {

@@ -13,7 +13,7 @@ import { MAX_TOOL_ID_CHARS, unknownTool } from "./lookup.js";
 import { presentResult } from "./result.js";
 import { READ_OUTPUT_ID } from "../disclosure/outputs.js";
 import { defineMetaTool, type MetaBody } from "./types.js";
-import type { Metatools } from "../app.js";
+import type { MetaServices } from "./services.js";
 import type { ToolRecord } from "../model/tool.js";
 
 const runArgs = z.strictObject({
@@ -30,17 +30,17 @@ export const runTool = defineMetaTool({
   args: runArgs,
   annotations: { title: "Run tool", readOnlyHint: false, destructiveHint: true, openWorldHint: true },
 
-  async handle(args, { app, budget, signal, onProgress, span, principal, peer }) {
+  async handle(args, { services, budget, signal, onProgress, span, principal, peer }) {
     const toolArgs = args.args ?? {};
     const request = { toolId: args.tool_id, args: toolArgs, timeoutMs: args.timeout_ms, signal, cache: args.cache, onProgress, principal, peer };
-    let outcome = await app.executor.run(request);
+    let outcome = await services.executor.run(request);
     // A tool of a backend still starting (never listed yet): the call waits for it, as for a known tool.
     if (outcome.kind === "unknown_tool") {
       const namespace = args.tool_id.slice(0, Math.max(0, args.tool_id.indexOf(":")));
-      const status = app.backends.state(namespace)?.status;
+      const status = services.backends.state(namespace)?.status;
       if (status === "connecting" || status === "reconnecting") {
-        await app.backends.whenReady(namespace, signal);
-        outcome = await app.executor.run(request);
+        await services.backends.whenReady(namespace, signal);
+        outcome = await services.executor.run(request);
       }
     }
     if (outcome.kind === "ok") {
@@ -48,24 +48,24 @@ export const runTool = defineMetaTool({
       return presentResult(outcome, {
         budget,
         // What a handle kept (read_output) comes back whole: the agent asked for it by name.
-        mediaBudget: outcome.record.id === READ_OUTPUT_ID ? app.outputs.maxBytes : app.config.budgets.mediaBytes,
-        outputs: app.outputs,
-        links: app.resources.links,
+        mediaBudget: outcome.record.id === READ_OUTPUT_ID ? services.outputs.maxBytes : services.config.budgets.mediaBytes,
+        outputs: services.outputs,
+        links: services.resources.links,
         principal,
-        builtin: app.backends.state(outcome.record.namespace)?.kind === "builtin",
-        ...(outcome.result.isError ? { recovery: siblingFor(app, outcome.record, outcome.result) } : {}),
+        builtin: services.backends.state(outcome.record.namespace)?.kind === "builtin",
+        ...(outcome.result.isError ? { recovery: siblingFor(services, outcome.record, outcome.result) } : {}),
       });
     }
-    return respond(outcome, args, toolArgs, app);
+    return respond(outcome, args, toolArgs, services);
   },
 });
 
-function respond(outcome: Exclude<RunOutcome, { kind: "ok" }>, args: RunArgs, toolArgs: Record<string, unknown>, app: Parameters<typeof unknownTool>[0]): MetaBody {
+function respond(outcome: Exclude<RunOutcome, { kind: "ok" }>, args: RunArgs, toolArgs: Record<string, unknown>, services: MetaServices): MetaBody {
   const again = (changes: Partial<RunArgs>): NextCall => ({ tool: "run_tool", arguments: { tool_id: args.tool_id, args: toolArgs, ...changes } });
   switch (outcome.kind) {
     case "unknown_tool":
       // The suggested tool with these arguments only when they fit it; else its docs, which always answer.
-      return unknownTool(app, outcome.id, (id) => (app.executor.accepts(id, toolArgs) ? { tool: "run_tool", arguments: { tool_id: id, args: toolArgs } } : { tool: "describe_tool", arguments: { tool_id: id } }));
+      return unknownTool(services, outcome.id, (id) => (services.executor.accepts(id, toolArgs) ? { tool: "run_tool", arguments: { tool_id: id, args: toolArgs } } : { tool: "describe_tool", arguments: { tool_id: id } }));
     case "not_runnable": {
       const next: NextCall = { tool: "describe_tool", arguments: { tool_id: outcome.record.id, detail_level: "full" } };
       return recoverable("not_runnable", `${outcome.record.id} comes from a catalog-only tool list: it can be searched and described, not run.`, hint(`Its docs: ${formatCall(next)}`, next));
@@ -93,7 +93,7 @@ function respond(outcome: Exclude<RunOutcome, { kind: "ok" }>, args: RunArgs, to
         state?.status === "connecting" || state?.status === "reconnecting"
           ? hint(`It is ${state.status}; retry in a few seconds: ${formatCall(next)}`, next)
           : state?.status === "needs_login"
-            ? warning(`A person must sign in first, in a terminal: ${loginCommand(outcome.record.namespace, app.config)}. The running server picks the sign-in up without a restart; then retry: ${formatCall(next)}`)
+            ? warning(`A person must sign in first, in a terminal: ${loginCommand(outcome.record.namespace, services.config)}. The running server picks the sign-in up without a restart; then retry: ${formatCall(next)}`)
           : warning(
               `Its tools cannot run until it connects${state?.retryAt ? `; metatools tries it again at ${state.retryAt}` : ""}. If it keeps failing, check its command or URL in the config.`,
             ),
@@ -112,7 +112,7 @@ function respond(outcome: Exclude<RunOutcome, { kind: "ok" }>, args: RunArgs, to
     }
     case "call_failed": {
       if (outcome.code === "timeout") {
-        const timeout = (args.timeout_ms ?? app.backends.callTimeoutMs(outcome.record.namespace) ?? 60_000) * 2;
+        const timeout = (args.timeout_ms ?? services.backends.callTimeoutMs(outcome.record.namespace) ?? 60_000) * 2;
         const longer = again({ timeout_ms: timeout });
         if (!outcome.narrowed) return recoverable("timeout", outcome.message, hint(`Retry with more time: ${formatCall(longer)}`, longer));
         // Less work first: more time is the fallback, since the same work may well time out again.
@@ -133,11 +133,11 @@ function respond(outcome: Exclude<RunOutcome, { kind: "ok" }>, args: RunArgs, to
  * arguments: "path outside allowed directories" → list_allowed_directories.
  * Every word of its name but the verb is in the error text.
  */
-function siblingFor(app: Metatools, record: ToolRecord, result: { content?: { type: string; text?: string }[] }): NextCall | undefined {
+function siblingFor(services: MetaServices, record: ToolRecord, result: { content?: { type: string; text?: string }[] }): NextCall | undefined {
   const text = (result.content ?? []).map((c) => (c.type === "text" ? (c.text ?? "") : "")).join(" ").toLowerCase();
   if (!text) return undefined;
   const words = new Set(text.split(/[^a-z0-9]+/).filter((w) => w.length >= 3).map((w) => w.slice(0, 6)));
-  for (const sibling of app.registry.namespaceRecords(record.namespace)) {
+  for (const sibling of services.registry.namespaceRecords(record.namespace)) {
     if (sibling.id === record.id || !sibling.runnable || (sibling.inputSchema.required as unknown[] | undefined)?.length) continue;
     const named = sibling.name.toLowerCase().split(/[^a-z0-9]+/).filter((w) => w.length >= 3 && !VERBS.has(w));
     if (named.length >= 2 && named.every((w) => words.has(w.slice(0, 6)))) return { tool: "run_tool", arguments: { tool_id: sibling.id, args: {} } };

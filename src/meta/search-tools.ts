@@ -10,7 +10,8 @@ import { formatCall, hint, warning, guidanceFields, type Guidance, type NextCall
 import { callSignature } from "../model/signature.js";
 import type { SearchHit, SearchOutcome, SearchRequest } from "../search/engine.js";
 import { unavailableBackends } from "./status.js";
-import { defineMetaTool, type MetaBody, type MetaContext } from "./types.js";
+import type { MetaServices } from "./services.js";
+import { defineMetaTool, type MetaBody } from "./types.js";
 
 /** The longest namespace or tag filter accepted: namespaces have at most 64 characters, tags are short labels; an unknown namespace is compared with every known one. */
 const MAX_FILTER_CHARS = 128;
@@ -32,22 +33,22 @@ export const searchTools = defineMetaTool({
   unlisted: ["mode"],
   annotations: { title: "Search tools", readOnlyHint: true, openWorldHint: false },
 
-  async handle(args, { app, budget, span }) {
+  async handle(args, { services, budget, span }) {
     const query = capQuery(args.query);
     const request: SearchRequest = {
       query: query.text,
-      limit: Math.min(args.limit ?? app.config.search.defaultLimit, app.config.search.maxLimit),
+      limit: Math.min(args.limit ?? services.config.search.defaultLimit, services.config.search.maxLimit),
       offset: args.offset ?? 0,
       namespaces: (Array.isArray(args.namespace) ? args.namespace : args.namespace ? [args.namespace] : []).filter(Boolean),
       tags: (args.tags ?? []).filter(Boolean),
-      mode: args.mode ?? app.config.search.mode,
+      mode: args.mode ?? services.config.search.mode,
     };
-    const outcome = await app.search.search(request);
+    const outcome = await services.search.search(request);
     span?.set({ [ATTR.hits]: outcome.total, [ATTR.mode]: outcome.mode });
-    const unavailable = unavailableBackends(app);
+    const unavailable = unavailableBackends(services);
     const extra: MetaBody = unavailable.length ? { unavailable } : {};
     const notes = query.note ? [query.note] : [];
-    const { value } = fitItems(outcome.hits, budget, (hits) => present(request, outcome, hits, extra, app, notes));
+    const { value } = fitItems(outcome.hits, budget, (hits) => present(request, outcome, hits, extra, services, notes));
     return value;
   },
 });
@@ -63,7 +64,7 @@ function capQuery(query: string): { text: string; note?: string } {
   return { text, note: `The query is ${query.length} characters; only its first ${text.length} were used. Search with the few words that name what the tool does.` };
 }
 
-function present(request: SearchRequest, outcome: SearchOutcome, hits: readonly SearchHit[], extra: MetaBody, app: MetaContext["app"], notes: string[]): MetaBody {
+function present(request: SearchRequest, outcome: SearchOutcome, hits: readonly SearchHit[], extra: MetaBody, services: MetaServices, notes: string[]): MetaBody {
   const shown = hits.length;
   const end = request.offset + shown;
   const more = outcome.total > end;
@@ -77,9 +78,9 @@ function present(request: SearchRequest, outcome: SearchOutcome, hits: readonly 
     // One namespace: its count is the total.
     ...(byNamespace.entries.length > 1 || byNamespace.omitted ? { by_namespace: byNamespace.entries } : {}),
     ...(byNamespace.omitted ? { by_namespace_overflow: byNamespace.omitted } : {}),
-    hits: hits.map((hit) => formatHit(hit, app.backends.state(hit.record.namespace)?.status)),
+    hits: hits.map((hit) => formatHit(hit, services.backends.state(hit.record.namespace)?.status)),
     ...extra,
-    ...guidanceFields(guide(request, outcome, shown, app, notes)),
+    ...guidanceFields(guide(request, outcome, shown, services, notes)),
   };
 }
 
@@ -97,14 +98,14 @@ function formatHit({ record }: SearchHit, backend: string | undefined): MetaBody
 }
 
 /** One piece of guidance, naming real values from this result, in the order filter → scope → paginate. */
-function guide(request: SearchRequest, outcome: SearchOutcome, shown: number, app: MetaContext["app"], given: readonly string[]): Guidance | undefined {
-  const base = baseArgs(request, app.config.search.defaultLimit);
+function guide(request: SearchRequest, outcome: SearchOutcome, shown: number, services: MetaServices, given: readonly string[]): Guidance | undefined {
+  const base = baseArgs(request, services.config.search.defaultLimit);
   const notes = [...given];
   if (outcome.modeNote) notes.push(outcome.modeNote + ".");
   if (outcome.relaxed) notes.push(`No tool matched a word of "${request.query}" exactly (or it has only common words such as "the"); these are prefix and typo-tolerant matches.`);
 
   for (const { namespace, suggestions } of outcome.unknownNamespaces) {
-    const known = app.registry.namespaces().slice(0, 8).map((n) => n.namespace);
+    const known = services.registry.namespaces().slice(0, 8).map((n) => n.namespace);
     const best = suggestions[0];
     const next: NextCall | undefined = best ? { tool: "search_tools", arguments: { ...base, namespace: best } } : undefined;
     const text = `Namespace "${namespace}" does not exist${best ? `; did you mean "${best}"? Try ${formatCall(next!)}` : ""}. Namespaces: ${known.join(", ") || "none connected"}.`;
@@ -112,12 +113,12 @@ function guide(request: SearchRequest, outcome: SearchOutcome, shown: number, ap
   }
 
   if (outcome.total === 0) {
-    const terms = app.search.nearTerms(request.query);
+    const terms = services.search.nearTerms(request.query);
     const filtered = request.namespaces.length || request.tags.length;
     const next: NextCall = filtered
       ? { tool: "search_tools", arguments: { query: request.query } }
       : { tool: "search_tools", arguments: { query: terms[0] ?? "" } };
-    const namespaces = app.registry.namespaces().slice(0, 6).map((n) => `${n.namespace} (${n.count})`);
+    const namespaces = services.registry.namespaces().slice(0, 6).map((n) => `${n.namespace} (${n.count})`);
     const text = [
       `No tool matches "${request.query}"${filtered ? " with these filters" : ""}.`,
       terms.length ? `Indexed terms near it: ${terms.join(", ")}.` : "",

@@ -1,19 +1,20 @@
 /**
  * The three meta-tools are small modules of data: a name, a description,
  * their arguments (one zod object: the JSON Schema and the handler's type
- * both come from it) and a handler over the app. `src/meta/index.ts` lists
+ * both come from it) and a handler over the services of `services.ts`. `src/meta/index.ts` lists
  * them.
  */
-import type { Metatools } from "../app.js";
 import type { Attachment } from "../disclosure/media.js";
 import type { ClientPeer } from "../model/peer.js";
 import type { ProgressUpdate } from "../backends/types.js";
 import type { SpanNotes } from "../observe/telemetry.js";
 import type { JsonSchema } from "../model/tool.js";
+import type { MetaServices } from "./services.js";
 import { argsJsonSchema, type ArgsOf, type ArgsSchema } from "../model/tool-args.js";
 
 export interface MetaContext {
-  app: Metatools;
+  /** What of the app a meta-tool may use. */
+  services: MetaServices;
   /** The largest response, in bytes, sent inline. */
   budget: number;
   signal?: AbortSignal;

@@ -1,0 +1,37 @@
+/**
+ * What the meta-tools use of the app, and nothing more: the search, reads
+ * of the registry and of backends' states, the executor, stored outputs and
+ * links, and the few settings they read. The app (`Metatools`) is one; a
+ * test can hand a meta-tool stand-ins instead of starting backends.
+ */
+import type { BackendManager } from "../backends/manager.js";
+import type { ResolvedConfig } from "../config/resolved.js";
+import type { OutputStore } from "../disclosure/outputs.js";
+import type { Executor } from "../exec/executor.js";
+import type { ResourceReader } from "../exec/resources.js";
+import type { Telemetry } from "../observe/telemetry.js";
+import type { ToolRegistry } from "../registry/registry.js";
+import type { SearchEngine } from "../search/engine.js";
+import type { Redact } from "../util/redact.js";
+
+export interface MetaServices {
+  config: MetaSettings;
+  registry: Pick<ToolRegistry, "get" | "namespaces" | "namespaceRecords" | "quarantineOf">;
+  search: Pick<SearchEngine, "search" | "bm25" | "nearTerms">;
+  executor: Pick<Executor, "run" | "accepts">;
+  backends: Pick<BackendManager, "state" | "states" | "whenReady" | "callTimeoutMs">;
+  /** Oversized results, kept under handles. */
+  outputs: OutputStore;
+  /** Where a backend's resource links are handed on from. */
+  resources: Pick<ResourceReader, "links">;
+  telemetry: Pick<Telemetry, "measure">;
+  /** Replaces known secrets in text about to be shown. */
+  redact: Redact;
+}
+
+/** The settings the meta-tools read: search's limits and mode, the byte budgets, and the config file a sign-in command names. */
+export interface MetaSettings {
+  search: Pick<ResolvedConfig["search"], "defaultLimit" | "maxLimit" | "mode">;
+  budgets: Pick<ResolvedConfig["budgets"], "inlineBytes" | "mediaBytes">;
+  file?: ResolvedConfig["file"];
+}
