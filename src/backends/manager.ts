@@ -226,7 +226,8 @@ export class BackendManager {
     entry.state = { ...entry.state, status: "needs_login" };
     this.emit(entry, []);
     await entry.backend.close().catch(() => {});
-    this.waitForSignIn(entry, message, entry.state.connectMs);
+    // The manager may have closed while the backend did: nothing is left to wait for.
+    if (!this.closed) this.waitForSignIn(entry, message, entry.state.connectMs);
   }
 
   /**

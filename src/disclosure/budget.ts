@@ -22,13 +22,18 @@ export function fitItems<T, R>(items: readonly T[], budget: number, build: (show
     if (jsonBytes(build(items.slice(0, mid))) <= budget) lo = mid;
     else hi = mid - 1;
   }
-  return { value: build(items.slice(0, lo)), shown: lo };
+  const value = build(items.slice(0, lo));
+  // Nothing fits, and cutting adds a note that makes the empty reply the larger: the whole one is the smaller miss.
+  if (lo === 0 && jsonBytes(full) <= jsonBytes(value)) return { value: full, shown: items.length };
+  return { value, shown: lo };
 }
 
 /** Cuts a string to at most `maxBytes` UTF-8 bytes without splitting a character. */
 export function truncateBytes(text: string, maxBytes: number): string {
   if (Buffer.byteLength(text, "utf8") <= maxBytes) return text;
-  const buf = Buffer.from(text, "utf8").subarray(0, Math.max(0, maxBytes));
-  // Drop a trailing partial character (its bytes would decode to U+FFFD).
-  return buf.toString("utf8").replace(/\uFFFD$/, "");
+  const bytes = Buffer.from(text, "utf8");
+  // Back to the start of the character the cut falls in: a UTF-8 continuation byte is 10xxxxxx.
+  let end = Math.max(0, maxBytes);
+  while (end > 0 && (bytes[end]! & 0xc0) === 0x80) end--;
+  return bytes.subarray(0, end).toString("utf8");
 }

@@ -42,7 +42,11 @@ export function parseJsonPath(path: string): Step[] | string {
     } else if (ch === "[") {
       const m = /^\[\s*(?:"((?:[^"\\]|\\.)*)"|'([^']*)'|(\*)|(-?\d+)|(-?\d*)\s*:\s*(-?\d*))\s*\]/.exec(src.slice(i));
       if (!m) return `cannot read the bracket at position ${i}; use ["key"], [0], [*] or [1:5]`;
-      if (m[1] !== undefined) steps.push({ key: JSON.parse(`"${m[1]}"`) as string });
+      if (m[1] !== undefined) {
+        const key = quotedKey(m[1]);
+        if (key === undefined) return `the key at position ${i} is not a valid quoted string (check its escapes: \\", \\\\, \\u0041)`;
+        steps.push({ key });
+      }
       else if (m[2] !== undefined) steps.push({ key: m[2] });
       else if (m[3]) steps.push({ all: true });
       else if (m[4] !== undefined) steps.push({ index: Number(m[4]) });
@@ -55,6 +59,15 @@ export function parseJsonPath(path: string): Step[] | string {
     } else return `unexpected "${ch}" at position ${i}`;
   }
   return steps;
+}
+
+/** A double-quoted key's text with its escapes read as JSON reads them, or undefined when they are not valid. */
+function quotedKey(text: string): string | undefined {
+  try {
+    return JSON.parse(`"${text}"`) as string;
+  } catch {
+    return undefined;
+  }
 }
 
 /** Evaluates `path` on `root`; a miss says where it stopped and which keys exist there. */

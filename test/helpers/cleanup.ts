@@ -4,7 +4,7 @@
  */
 import { rmSync } from "node:fs";
 import { afterAll } from "vitest";
-import { madeDirs } from "./harness.js";
+import { madeDirs } from "./temp-dir.js";
 
 afterAll(() => {
   for (const dir of madeDirs) {

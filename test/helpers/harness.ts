@@ -2,9 +2,8 @@
  * Test harness: the real app behind the real MCP server, reached by a real
  * MCP client over an in-memory transport pair.
  */
-import { existsSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
+import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { createRequire } from "node:module";
-import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
@@ -15,6 +14,7 @@ import { parseConfig } from "../../src/config/load.js";
 import type { ConfigFile } from "../../src/config/schema.js";
 import type { Telemetry } from "../../src/observe/telemetry.js";
 import { createSessionServer } from "../../src/serving.js";
+import { tempDir } from "./temp-dir.js";
 
 const require = createRequire(import.meta.url);
 
@@ -37,14 +37,8 @@ export function loggedCalls(callLog: string): string[] {
   return existsSync(callLog) ? readFileSync(callLog, "utf8").split("\n").filter(Boolean) : [];
 }
 
-/** Every folder tempDir made in this test file's process: removed when the file's tests end (test/helpers/cleanup.ts). */
-export const madeDirs = new Set<string>();
-
-export function tempDir(prefix = "metatools-test-"): string {
-  const dir = mkdtempSync(join(tmpdir(), prefix));
-  madeDirs.add(dir);
-  return dir;
-}
+/** Every folder tempDir makes is removed when its test file's tests end (test/helpers/cleanup.ts). */
+export { madeDirs, tempDir } from "./temp-dir.js";
 
 export interface Session {
   app: Metatools;

@@ -30,7 +30,7 @@ describe("argsJsonSchema", () => {
     const early = argsJsonSchema(z.strictObject({ n: z.int().min(1).optional().describe("Default 5.") }));
     const late = argsJsonSchema(z.strictObject({ n: z.int().min(1).describe("Default 5.").optional() }));
     expect(JSON.stringify(early)).toBe(JSON.stringify(late));
-    expect(Object.keys((early.properties as Record<string, object>).n)).toEqual(["type", "minimum", "description"]);
+    expect(Object.keys((early.properties as Record<string, Record<string, unknown>>).n ?? {})).toEqual(["type", "minimum", "description"]);
   });
 
   it("refuses what JSON Schema cannot say, at definition time", () => {
