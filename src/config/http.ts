@@ -1,10 +1,11 @@
 /**
  * The `metatools.http` section: how `metatools serve --http` admits
- * requests (tokens, origins, body size, rate) and manages sessions. Its
- * schema, its resolved form and the defaults live together here.
+ * requests (tokens, origins, body size, rate) and manages sessions: its
+ * schema and its resolved form (the defaults are in defaults.ts).
  */
 import { z } from "zod";
 import { ConfigError } from "../util/errors.js";
+import { bytesWords, defaultBurst, DEFAULTS, msWords } from "./defaults.js";
 
 export const httpSectionSchema = z
   .object({
@@ -22,7 +23,7 @@ export const httpSectionSchema = z
       .min(1024)
       .max(64 << 20)
       .optional()
-      .describe("Largest request body; bigger ones get 413. Default 1048576 (1 MiB)."),
+      .describe(`Largest request body; bigger ones get 413. Default ${bytesWords(DEFAULTS.http.maxBodyBytes)}.`),
     bodyTimeoutMs: z
       .number()
       .int()
@@ -30,20 +31,20 @@ export const httpSectionSchema = z
       .max(600_000)
       .optional()
       .describe(
-        "How long a client may take to send a request's headers, and then its body; past it, 408 and the connection is closed, so a slow sender cannot hold connections open. Responses are not bounded by it: event streams and long calls go on. Raise it only for large bodies over slow links. Default 10000.",
+        `How long a client may take to send a request's headers, and then its body; past it, 408 and the connection is closed, so a slow sender cannot hold connections open. Responses are not bounded by it: event streams and long calls go on. Raise it only for large bodies over slow links. Default ${DEFAULTS.http.bodyTimeoutMs}.`,
       ),
     rateLimit: z
       .object({
-        perMinute: z.number().int().min(1).describe("Requests per minute per token (per client address without tokens)."),
+        perMinute: z.number().int().min(1).describe(`Requests per minute per token (per client address without tokens). Default ${DEFAULTS.http.rateLimit.perMinute} when rateLimit is left out.`),
         burst: z.number().int().min(1).optional().describe("Requests allowed at once before the rate applies. Default perMinute / 6, at least 10."),
       })
       .strict()
       .optional()
-      .describe("Per-token rate limit; over it, 429 with Retry-After. Default 1200 per minute."),
-    sessionIdleMs: z.number().int().min(1000).optional().describe("A session unused this long is closed. Default 1800000 (30 minutes)."),
-    maxSessions: z.number().int().min(1).optional().describe("Open sessions at most; an initialize beyond it gets 503. Default 1000."),
-    maxSessionsPerToken: z.number().int().min(1).optional().describe("Open sessions one token may hold; an initialize beyond it gets 429. Default 100."),
-    shutdownGraceMs: z.number().int().min(0).optional().describe("On SIGTERM, how long in-flight requests may finish before backends close; the process is gone 2.5 s after that whatever is left (backends get 2 s to stop). Default 2000."),
+      .describe(`Per-token rate limit; over it, 429 with Retry-After. Default ${DEFAULTS.http.rateLimit.perMinute} per minute.`),
+    sessionIdleMs: z.number().int().min(1000).optional().describe(`A session unused this long is closed. Default ${msWords(DEFAULTS.http.sessionIdleMs)}.`),
+    maxSessions: z.number().int().min(1).optional().describe(`Open sessions at most; an initialize beyond it gets 503. Default ${DEFAULTS.http.maxSessions}.`),
+    maxSessionsPerToken: z.number().int().min(1).optional().describe(`Open sessions one token may hold; an initialize beyond it gets 429. Default ${DEFAULTS.http.maxSessionsPerToken}.`),
+    shutdownGraceMs: z.number().int().min(0).optional().describe(`On SIGTERM, how long in-flight requests may finish before backends close; the process is gone 2.5 s after that whatever is left (backends get 2 s to stop). Default ${DEFAULTS.http.shutdownGraceMs}.`),
   })
   .strict();
 
@@ -67,16 +68,16 @@ export function resolveHttp(section: HttpSection | undefined, env: NodeJS.Proces
     .map((t) => t.trim())
     .filter(Boolean);
   if (fromEnv.some((t) => t.length < 16)) throw new ConfigError("METATOOLS_TOKENS", "", "a bearer token needs at least 16 characters");
-  const perMinute = section?.rateLimit?.perMinute ?? 1200;
+  const perMinute = section?.rateLimit?.perMinute ?? DEFAULTS.http.rateLimit.perMinute;
   return {
     tokens: [...new Set([...(section?.tokens ?? []), ...fromEnv])],
     allowedOrigins: (section?.allowedOrigins ?? []).map((o) => new URL(o).origin),
-    maxBodyBytes: section?.maxBodyBytes ?? 1 << 20,
-    bodyTimeoutMs: section?.bodyTimeoutMs ?? 10_000,
-    rateLimit: { perMinute, burst: section?.rateLimit?.burst ?? Math.max(10, Math.ceil(perMinute / 6)) },
-    sessionIdleMs: section?.sessionIdleMs ?? 30 * 60_000,
-    maxSessions: section?.maxSessions ?? 1000,
-    maxSessionsPerToken: section?.maxSessionsPerToken ?? 100,
-    shutdownGraceMs: section?.shutdownGraceMs ?? 2000,
+    maxBodyBytes: section?.maxBodyBytes ?? DEFAULTS.http.maxBodyBytes,
+    bodyTimeoutMs: section?.bodyTimeoutMs ?? DEFAULTS.http.bodyTimeoutMs,
+    rateLimit: { perMinute, burst: section?.rateLimit?.burst ?? defaultBurst(perMinute) },
+    sessionIdleMs: section?.sessionIdleMs ?? DEFAULTS.http.sessionIdleMs,
+    maxSessions: section?.maxSessions ?? DEFAULTS.http.maxSessions,
+    maxSessionsPerToken: section?.maxSessionsPerToken ?? DEFAULTS.http.maxSessionsPerToken,
+    shutdownGraceMs: section?.shutdownGraceMs ?? DEFAULTS.http.shutdownGraceMs,
   };
 }

@@ -11,7 +11,8 @@ import { cacheHome, formatPath, substituteEnv, type Secret } from "./env.js";
 import { oauthSecrets, resolveAuth, withTokenFileDenied } from "./auth.js";
 import { check } from "./check.js";
 import { resolveHttp } from "./http.js";
-import { DEFAULTS, type BackendSpec, type CodeConfig, type EmbedderConfig, type ResolvedConfig } from "./resolved.js";
+import { DEFAULTS } from "./defaults.js";
+import type { BackendSpec, CodeConfig, EmbedderConfig, ResolvedConfig } from "./resolved.js";
 import { configFileSchema, NAMESPACE_PATTERN, serverSchema, type ConfigFile, type MetatoolsSection, type ServerConfig } from "./schema.js";
 
 export interface LoadOptions {
@@ -94,8 +95,8 @@ function resolveConfig(
   const m = parsed.metatools ?? {};
   const code = resolveCode(m.code, where);
   const auth = resolveAuth(m.auth, where);
-  const connectMs = m.timeouts?.connectMs ?? DEFAULTS.connectMs;
-  const callMs = m.timeouts?.callMs ?? DEFAULTS.callMs;
+  const connectMs = m.timeouts?.connectMs ?? DEFAULTS.timeouts.connectMs;
+  const callMs = m.timeouts?.callMs ?? DEFAULTS.timeouts.callMs;
   const backends: BackendSpec[] = [];
   for (const [namespace, server] of Object.entries(parsed.mcpServers ?? {})) {
     if (server.disabled) continue;
@@ -109,50 +110,50 @@ function resolveConfig(
     backends.push(resolveBackend(namespace, server, where.baseDir, connectMs, callMs));
   }
   const catalogs: string[] = [];
-  if (where.builtinCatalogDir && m.builtinCatalog !== false) catalogs.push(where.builtinCatalogDir);
-  for (const dir of m.catalogs ?? []) catalogs.push(resolve(where.baseDir, dir));
+  if (where.builtinCatalogDir && (m.builtinCatalog ?? DEFAULTS.builtinCatalog)) catalogs.push(where.builtinCatalogDir);
+  for (const dir of m.catalogs ?? DEFAULTS.catalogs) catalogs.push(resolve(where.baseDir, dir));
   return {
     file: where.file,
     backends,
     search: {
-      defaultLimit: m.search?.defaultLimit ?? DEFAULTS.defaultLimit,
-      maxLimit: DEFAULTS.maxLimit,
-      mode: m.search?.mode ?? DEFAULTS.mode,
+      defaultLimit: m.search?.defaultLimit ?? DEFAULTS.search.defaultLimit,
+      maxLimit: DEFAULTS.search.maxLimit,
+      mode: m.search?.mode ?? DEFAULTS.search.mode,
       // Omitted: the built-in embedder; false: none (BM25 only).
-      ...(m.search?.embedder === false ? {} : { embedder: resolveEmbedder(m.search?.embedder ?? DEFAULTS.embedder, where.baseDir) }),
+      ...(m.search?.embedder === false ? {} : { embedder: resolveEmbedder(m.search?.embedder ?? DEFAULTS.search.embedder, where.baseDir) }),
       ...(m.search?.embeddingCache === false ? {} : { embeddingCache: m.search?.embeddingCache ? resolve(where.baseDir, m.search.embeddingCache) : defaultCacheDir(where.env ?? process.env) }),
       fusion: {
-        k: m.search?.fusion?.k ?? DEFAULTS.fusionK,
+        k: m.search?.fusion?.k ?? DEFAULTS.search.fusion.k,
         ...(m.search?.fusion?.semanticWeight !== undefined ? { semanticWeight: m.search.fusion.semanticWeight } : {}),
-        bm25Confidence: m.search?.fusion?.bm25Confidence ?? DEFAULTS.fusionConfidence,
+        bm25Confidence: m.search?.fusion?.bm25Confidence ?? DEFAULTS.search.fusion.bm25Confidence,
       },
     },
-    budgets: { inlineBytes: m.budgets?.inlineBytes ?? DEFAULTS.inlineBytes, mediaBytes: m.budgets?.mediaBytes ?? DEFAULTS.mediaBytes },
+    budgets: { inlineBytes: m.budgets?.inlineBytes ?? DEFAULTS.budgets.inlineBytes, mediaBytes: m.budgets?.mediaBytes ?? DEFAULTS.budgets.mediaBytes },
     http: resolveHttp(m.http, where.env ?? process.env),
     ...(auth ? { auth } : {}),
     // Tokens from METATOOLS_TOKENS are secrets too; those written as ${VAR} in the file are found as it is read.
     secrets: (where.env ?? process.env).METATOOLS_TOKENS?.split(",").map((t) => t.trim()).filter(Boolean).map((value) => ({ name: "METATOOLS_TOKENS", value, credential: true })) ?? [],
     security: {
-      scan: m.security?.scan ?? true,
-      ...(m.security?.lockFile === false || !where.file ? {} : { lockFile: resolve(where.baseDir, m.security?.lockFile ?? "metatools.lock.json") }),
-      maxDescriptionChars: m.security?.maxDescriptionChars ?? 10_000,
+      scan: m.security?.scan ?? DEFAULTS.security.scan,
+      ...(m.security?.lockFile === false || !where.file ? {} : { lockFile: resolve(where.baseDir, m.security?.lockFile ?? DEFAULTS.security.lockFile) }),
+      maxDescriptionChars: m.security?.maxDescriptionChars ?? DEFAULTS.security.maxDescriptionChars,
     },
-    timeouts: { connectMs, callMs, startupGraceMs: m.timeouts?.startupGraceMs ?? DEFAULTS.startupGraceMs },
+    timeouts: { connectMs, callMs, startupGraceMs: m.timeouts?.startupGraceMs ?? DEFAULTS.timeouts.startupGraceMs },
     catalogs,
-    access: { allow: m.tools?.allow ?? [], deny: m.tools?.deny ?? [] },
-    run: { rejectUnknownArgs: m.run?.rejectUnknownArgs ?? true, outputValidation: m.run?.outputValidation ?? "warn" },
+    access: { allow: m.tools?.allow ?? [...DEFAULTS.tools.allow], deny: m.tools?.deny ?? [...DEFAULTS.tools.deny] },
+    run: { rejectUnknownArgs: m.run?.rejectUnknownArgs ?? DEFAULTS.run.rejectUnknownArgs, outputValidation: m.run?.outputValidation ?? DEFAULTS.run.outputValidation },
     store: {
-      url: resolveStoreUrl(m.store?.url ?? DEFAULTS.storeUrl, where.baseDir),
-      prefix: m.store?.prefix ?? DEFAULTS.storePrefix,
-      memoryMaxBytes: m.store?.memoryMaxBytes ?? DEFAULTS.memoryMaxBytes,
+      url: resolveStoreUrl(m.store?.url ?? DEFAULTS.store.url, where.baseDir),
+      prefix: m.store?.prefix ?? DEFAULTS.store.prefix,
+      memoryMaxBytes: m.store?.memoryMaxBytes ?? DEFAULTS.store.memoryMaxBytes,
     },
     cache: {
-      enabled: m.cache?.enabled ?? true,
-      ttlMs: m.cache?.ttlMs ?? DEFAULTS.cacheTtlMs,
-      maxEntryBytes: m.cache?.maxEntryBytes ?? DEFAULTS.cacheMaxEntryBytes,
-      shareAcrossPrincipals: m.cache?.shareAcrossPrincipals ?? false,
+      enabled: m.cache?.enabled ?? DEFAULTS.cache.enabled,
+      ttlMs: m.cache?.ttlMs ?? DEFAULTS.cache.ttlMs,
+      maxEntryBytes: m.cache?.maxEntryBytes ?? DEFAULTS.cache.maxEntryBytes,
+      shareAcrossPrincipals: m.cache?.shareAcrossPrincipals ?? DEFAULTS.cache.shareAcrossPrincipals,
     },
-    outputs: { ttlMs: m.outputs?.ttlMs ?? DEFAULTS.outputsTtlMs, maxBytes: m.outputs?.maxBytes ?? DEFAULTS.outputsMaxBytes },
+    outputs: { ttlMs: m.outputs?.ttlMs ?? DEFAULTS.outputs.ttlMs, maxBytes: m.outputs?.maxBytes ?? DEFAULTS.outputs.maxBytes },
     ...(code ? { code: withTokenFileDenied(code, auth) } : {}),
   };
 }
@@ -165,12 +166,12 @@ function resolveEmbedder(spec: Exclude<NonNullable<MetatoolsSection["search"]>["
   if (spec.type === "static") return { type: "static", vectors: resolve(baseDir, spec.vectors) };
   if (spec.type === "use") return spec.model === undefined ? { type: "use" } : { type: "use", model: resolve(baseDir, spec.model) };
   const local = resolve(baseDir, spec.model);
-  const allowDownload = spec.allowDownload ?? false;
+  const allowDownload = spec.allowDownload ?? DEFAULTS.transformers.allowDownload;
   return {
     type: "transformers",
     model: allowDownload && !existsSync(local) ? spec.model : local,
-    dtype: spec.dtype ?? "q8",
-    pooling: spec.pooling ?? "mean",
+    dtype: spec.dtype ?? DEFAULTS.transformers.dtype,
+    pooling: spec.pooling ?? DEFAULTS.transformers.pooling,
     queryPrefix: spec.queryPrefix ?? "",
     documentPrefix: spec.documentPrefix ?? "",
     allowDownload,
@@ -190,7 +191,7 @@ function resolveStoreUrl(url: string, baseDir: string): string {
 }
 
 function resolveCode(section: MetatoolsSection["code"], where: { file?: string; baseDir: string; cwd: string; root?: string }): CodeConfig | undefined {
-  if (section?.enabled === false) return undefined;
+  if (!(section?.enabled ?? DEFAULTS.code.enabled)) return undefined;
   const root = where.root !== undefined ? resolve(where.cwd, where.root) : section?.root !== undefined ? resolve(where.baseDir, section.root) : where.cwd;
   if (!existsSync(root) || !statSync(root).isDirectory()) {
     const from = where.root !== undefined ? "--root" : section?.root !== undefined ? "metatools.code.root" : "the working directory";
@@ -198,13 +199,13 @@ function resolveCode(section: MetatoolsSection["code"], where: { file?: string; 
   }
   return {
     root,
-    deny: section?.deny ?? [],
-    allowHardLinks: section?.allowHardLinks ?? false,
+    deny: section?.deny ?? [...DEFAULTS.code.deny],
+    allowHardLinks: section?.allowHardLinks ?? DEFAULTS.code.allowHardLinks,
     limits: {
-      maxFileBytes: section?.maxFileBytes ?? DEFAULTS.codeMaxFileBytes,
-      maxFiles: section?.maxFiles ?? DEFAULTS.codeMaxFiles,
-      maxBytes: DEFAULTS.codeMaxBytes,
-      maxMs: section?.maxMs ?? DEFAULTS.codeMaxMs,
+      maxFileBytes: section?.maxFileBytes ?? DEFAULTS.code.maxFileBytes,
+      maxFiles: section?.maxFiles ?? DEFAULTS.code.maxFiles,
+      maxBytes: DEFAULTS.code.maxBytes,
+      maxMs: section?.maxMs ?? DEFAULTS.code.maxMs,
     },
   };
 }

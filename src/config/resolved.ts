@@ -123,30 +123,3 @@ export interface CodeConfig {
   limits: { maxFileBytes: number; maxFiles: number; maxBytes: number; maxMs: number };
 }
 
-export const DEFAULTS = {
-  defaultLimit: 5,
-  maxLimit: 50,
-  mode: "auto" as SearchMode,
-  /** Hybrid search with no setup: the built-in table needs no download, runtime or native code. */
-  embedder: { type: "builtin" } as const,
-  inlineBytes: 10_000,
-  mediaBytes: 1 << 20,
-  connectMs: 30_000,
-  callMs: 60_000,
-  startupGraceMs: 3_000,
-  codeMaxFileBytes: 1 << 20,
-  codeMaxFiles: 50_000,
-  codeMaxBytes: 256 << 20,
-  codeMaxMs: 20_000,
-  storeUrl: "memory",
-  storePrefix: "metatools",
-  memoryMaxBytes: 64 << 20,
-  cacheTtlMs: 5 * 60_000,
-  cacheMaxEntryBytes: 1 << 20,
-  outputsTtlMs: 30 * 60_000,
-  outputsMaxBytes: 16 << 20,
-  /** Measured on the public retrieval sets (docs/retrieval.md): a low k keeps BM25's confident top ranks apart. */
-  fusionK: 3,
-  fusionWeight: 1.25,
-  fusionConfidence: 20,
-};

@@ -1,10 +1,11 @@
 /**
  * The configuration file, defined once: the zod schema yields the public
  * (all-optional) TypeScript type and the JSON Schema shipped in `schema/`.
- * Defaults live in `resolve.ts`, next to the resolved type they produce.
+ * Defaults live in `defaults.ts`; the descriptions quote them from there.
  */
 import { z } from "zod";
 import { DEFAULT_SECRET_PATTERNS } from "../codeintel/secrets.js";
+import { bytesWords, DEFAULTS, msWords } from "./defaults.js";
 import { httpSectionSchema } from "./http.js";
 
 /** Backend names become tool-id namespaces, so they may not contain a colon. */
@@ -100,11 +101,11 @@ const embedderSchema = z
             .string()
             .min(1)
             .describe("A sentence-embedding model folder (config.json, tokenizer.json, onnx/model*.onnx), relative to the config file's folder; a hub id only with allowDownload."),
-          dtype: z.enum(["q8", "fp32"]).optional().describe("Which weights to run: q8 (onnx/model_quantized.onnx, the default) or fp32 (onnx/model.onnx)."),
-          pooling: z.enum(["mean", "cls"]).optional().describe("How token vectors become one: mean (sentence-transformers models, the default) or cls (bge)."),
+          dtype: z.enum(["q8", "fp32"]).optional().describe(`Which weights to run: q8 (onnx/model_quantized.onnx) or fp32 (onnx/model.onnx). Default ${DEFAULTS.transformers.dtype}.`),
+          pooling: z.enum(["mean", "cls"]).optional().describe(`How token vectors become one: mean (sentence-transformers models) or cls (bge). Default ${DEFAULTS.transformers.pooling}.`),
           queryPrefix: z.string().optional().describe('Prepended to queries, for models trained with one (e5: "query: ", bge: "Represent this sentence for searching relevant passages: ").'),
           documentPrefix: z.string().optional().describe('Prepended to tool texts (e5: "passage: ").'),
-          allowDownload: z.boolean().optional().describe("Let transformers.js fetch `model` from the Hugging Face hub into its cache when it is not a local folder. Default false: nothing is downloaded."),
+          allowDownload: z.boolean().optional().describe(`Let transformers.js fetch \`model\` from the Hugging Face hub into its cache when it is not a local folder. Default ${DEFAULTS.transformers.allowDownload}: nothing is downloaded.`),
         })
         .strict(),
       z
@@ -122,18 +123,18 @@ const embedderSchema = z
   ])
   .optional()
   .describe(
-    'The semantic leg of search. Default: the built-in table (`{"type": "builtin"}`, shipped with metatools: offline, pure JavaScript, microseconds per text), so search is hybrid with no setup; false turns semantic search off (BM25 only).',
+    `The semantic leg of search. Default: the built-in table (\`${JSON.stringify(DEFAULTS.search.embedder)}\`, shipped with metatools: offline, pure JavaScript, microseconds per text), so search is hybrid with no setup; false turns semantic search off (BM25 only).`,
   );
 
 export const metatoolsSectionSchema = z
   .object({
     search: z
       .object({
-        defaultLimit: z.number().int().min(1).max(50).optional().describe("Hits per search_tools page. Default 5."),
+        defaultLimit: z.number().int().min(1).max(DEFAULTS.search.maxLimit).optional().describe(`Hits per search_tools page. Default ${DEFAULTS.search.defaultLimit}.`),
         mode: z
           .enum(["auto", "bm25", "semantic", "hybrid"])
           .optional()
-          .describe("Default ranking mode. Default auto: hybrid once a namespace's tools are embedded (bm25 until then, and always with `embedder: false`)."),
+          .describe(`Default ranking mode. Default ${DEFAULTS.search.mode}: hybrid once a namespace's tools are embedded (bm25 until then, and always with \`embedder: false\`).`),
         embedder: embedderSchema,
         embeddingCache: z
           .union([z.string().min(1), z.literal(false)])
@@ -141,13 +142,13 @@ export const metatoolsSectionSchema = z
           .describe("Folder where tool embeddings are kept between runs (default: $XDG_CACHE_HOME/metatools/embeddings, or ~/.cache/…); false keeps them in memory only."),
         fusion: z
           .object({
-            k: z.number().positive().optional().describe("Reciprocal-rank fusion's k: lower keeps BM25's confident top ranks apart. Default 3."),
-            semanticWeight: z.number().min(0).max(10).optional().describe("The semantic list's weight against BM25's 1 when no word matches. Default: the embedder's (1.5 for use, 1.25 for the others)."),
+            k: z.number().positive().optional().describe(`Reciprocal-rank fusion's k: lower keeps BM25's confident top ranks apart. Default ${DEFAULTS.search.fusion.k}.`),
+            semanticWeight: z.number().min(0).max(10).optional().describe(`The semantic list's weight against BM25's 1 when no word matches. Default: the embedder's (1.5 for use, ${DEFAULTS.search.fusion.semanticWeight} for the others).`),
             bm25Confidence: z
               .number()
               .positive()
               .optional()
-              .describe("The BM25 top score at which the semantic weight is halved: the better the words match, the less meaning has to. Default 20."),
+              .describe(`The BM25 top score at which the semantic weight is halved: the better the words match, the less meaning has to. Default ${DEFAULTS.search.fusion.bm25Confidence}.`),
           })
           .strict()
           .optional(),
@@ -156,12 +157,12 @@ export const metatoolsSectionSchema = z
       .optional(),
     security: z
       .object({
-        scan: z.boolean().optional().describe("Quarantine tools whose definitions look like tool poisoning (hidden instructions, credential reads, invisible characters, very long descriptions). Default true."),
+        scan: z.boolean().optional().describe(`Quarantine tools whose definitions look like tool poisoning (hidden instructions, credential reads, invisible characters, very long descriptions). Default ${DEFAULTS.security.scan}.`),
         lockFile: z
           .union([z.string().min(1), z.literal(false)])
           .optional()
-          .describe("Where tool definitions are pinned, relative to the config file. Default metatools.lock.json beside it; false pins nothing (a changed definition then goes unnoticed)."),
-        maxDescriptionChars: z.number().int().min(200).optional().describe("A longer description is flagged (more than anyone reviews, and room to hide instructions in). Default 10000: real APIs document many parameters in prose."),
+          .describe(`Where tool definitions are pinned, relative to the config file. Default ${DEFAULTS.security.lockFile} beside it; false pins nothing (a changed definition then goes unnoticed).`),
+        maxDescriptionChars: z.number().int().min(200).optional().describe(`A longer description is flagged (more than anyone reviews, and room to hide instructions in). Default ${DEFAULTS.security.maxDescriptionChars}: real APIs document many parameters in prose.`),
       })
       .strict()
       .optional(),
@@ -171,44 +172,44 @@ export const metatoolsSectionSchema = z
         storage: z
           .enum(["file", "store"])
           .optional()
-          .describe("Where OAuth tokens of remote backends are kept: file (default; readable by you alone) or store (metatools.store, so replicas serving over HTTP share one sign-in; it must not be memory)."),
-        file: z.string().min(1).optional().describe("The token file, relative to the config file. Default metatools.tokens.json beside it. Keep it out of version control."),
+          .describe(`Where OAuth tokens of remote backends are kept: file (readable by you alone) or store (metatools.store, so replicas serving over HTTP share one sign-in; it must not be memory). Default ${DEFAULTS.auth.storage}.`),
+        file: z.string().min(1).optional().describe(`The token file, relative to the config file. Default ${DEFAULTS.auth.file} beside it. Keep it out of version control.`),
       })
       .strict()
       .optional()
       .describe("Sign-ins to remote backends (`metatools auth`)."),
     budgets: z
       .object({
-        inlineBytes: z.number().int().min(2000).max(1_000_000).optional().describe("Largest response sent inline. Default 10000."),
+        inlineBytes: z.number().int().min(2000).max(1_000_000).optional().describe(`Largest response sent inline. Default ${DEFAULTS.budgets.inlineBytes}.`),
         mediaBytes: z
           .number()
           .int()
           .min(0)
           .max(64 * 1024 * 1024)
           .optional()
-          .describe("Largest total of a backend's images and audio (decoded bytes) sent with one run_tool reply; more is kept under a handle whose next call returns it. 0 keeps all of it under a handle. Default 1048576 (1 MiB)."),
+          .describe(`Largest total of a backend's images and audio (decoded bytes) sent with one run_tool reply; more is kept under a handle whose next call returns it. 0 keeps all of it under a handle. Default ${bytesWords(DEFAULTS.budgets.mediaBytes)}.`),
       })
       .strict()
       .optional(),
     timeouts: z
       .object({
-        connectMs: z.number().int().positive().optional().describe("Per-backend connect and list timeout. Default 30000."),
-        callMs: z.number().int().positive().optional().describe("Default run_tool timeout. Default 60000."),
+        connectMs: z.number().int().positive().optional().describe(`Per-backend connect and list timeout. Default ${DEFAULTS.timeouts.connectMs}.`),
+        callMs: z.number().int().positive().optional().describe(`Default run_tool timeout. Default ${DEFAULTS.timeouts.callMs}.`),
         startupGraceMs: z
           .number()
           .int()
           .min(0)
           .optional()
-          .describe("How long the server waits for backends before answering initialize, so instructions list them. Default 3000."),
+          .describe(`How long the server waits for backends before answering initialize, so instructions list them. Default ${DEFAULTS.timeouts.startupGraceMs}.`),
       })
       .strict()
       .optional(),
     catalogs: z.array(z.string()).optional().describe("Extra catalog folders or files, after the built-in one."),
-    builtinCatalog: z.boolean().optional().describe("Load the catalog shipped with metatools. Default true."),
+    builtinCatalog: z.boolean().optional().describe(`Load the catalog shipped with metatools. Default ${DEFAULTS.builtinCatalog}.`),
     tools: accessRules.optional(),
     code: z
       .object({
-        enabled: z.boolean().optional().describe("Serve the built-in code-intelligence tools (namespace `code`). Default true."),
+        enabled: z.boolean().optional().describe(`Serve the built-in code-intelligence tools (namespace \`code\`). Default ${DEFAULTS.code.enabled}.`),
         root: z.string().optional().describe("Project root the code tools work in; relative to the config file's folder. Default: the working directory (`--root` overrides)."),
         deny: z
           .array(z.string())
@@ -219,10 +220,10 @@ export const metatoolsSectionSchema = z
         allowHardLinks: z
           .boolean()
           .optional()
-          .describe("Read files that have more than one name (hard links). Default false: another name of the file may be outside the root or a secret file, and nothing inside the root can tell."),
-        maxFileBytes: z.number().int().positive().optional().describe("Files larger than this are summarized, not read whole, parsed or searched. Default 1048576."),
-        maxFiles: z.number().int().positive().optional().describe("Most files one code-tool call visits; the response says when it stopped. Default 50000."),
-        maxMs: z.number().int().positive().optional().describe("Longest one code-tool call spends walking and reading, in ms. Default 20000."),
+          .describe(`Read files that have more than one name (hard links). Default ${DEFAULTS.code.allowHardLinks}: another name of the file may be outside the root or a secret file, and nothing inside the root can tell.`),
+        maxFileBytes: z.number().int().positive().optional().describe(`Files larger than this are summarized, not read whole, parsed or searched. Default ${bytesWords(DEFAULTS.code.maxFileBytes)}.`),
+        maxFiles: z.number().int().positive().optional().describe(`Most files one code-tool call visits; the response says when it stopped. Default ${DEFAULTS.code.maxFiles}.`),
+        maxMs: z.number().int().positive().optional().describe(`Longest one code-tool call spends walking and reading, in ms. Default ${DEFAULTS.code.maxMs}.`),
       })
       .strict()
       .optional(),
@@ -233,31 +234,31 @@ export const metatoolsSectionSchema = z
           .regex(/^(memory(:.*)?|rediss?:\/\/.+|sqlite:\/\/.+)$/, "use memory, redis://host:port, rediss://host:port or sqlite://path/to/file.db")
           .optional()
           .describe(
-            "Where cached results and output handles live: `memory` (default, this process only), `redis://host:port` (shared by every replica pointing at it), or `sqlite://file.db` (needs the @keyv/sqlite package; relative to the config file's folder).",
+            `Where cached results and output handles live: \`memory\` (this process only), \`redis://host:port\` (shared by every replica pointing at it), or \`sqlite://file.db\` (needs the @keyv/sqlite package; relative to the config file's folder). Default \`${DEFAULTS.store.url}\`.`,
           ),
-        prefix: z.string().min(1).optional().describe("Key prefix, so several deployments can share one Redis. Default `metatools`."),
-        memoryMaxBytes: z.number().int().positive().optional().describe("Bound of the memory store, each for cache and outputs; least recently used first out. Default 67108864."),
+        prefix: z.string().min(1).optional().describe(`Key prefix, so several deployments can share one Redis. Default \`${DEFAULTS.store.prefix}\`.`),
+        memoryMaxBytes: z.number().int().positive().optional().describe(`Bound of the memory store, each for cache and outputs; least recently used first out. Default ${bytesWords(DEFAULTS.store.memoryMaxBytes)}.`),
       })
       .strict()
       .optional(),
     cache: z
       .object({
-        enabled: z.boolean().optional().describe("Cache results of read-only or idempotent tools. Default true."),
-        ttlMs: z.number().int().positive().optional().describe("How long a cached result is served, unless the tool's catalog entry sets `cache.ttl_ms`. Default 300000."),
-        maxEntryBytes: z.number().int().positive().optional().describe("Results larger than this are not cached. Default 1048576."),
+        enabled: z.boolean().optional().describe(`Cache results of read-only or idempotent tools. Default ${DEFAULTS.cache.enabled}.`),
+        ttlMs: z.number().int().positive().optional().describe(`How long a cached result is served, unless the tool's catalog entry sets \`cache.ttl_ms\`. Default ${msWords(DEFAULTS.cache.ttlMs)}.`),
+        maxEntryBytes: z.number().int().positive().optional().describe(`Results larger than this are not cached. Default ${bytesWords(DEFAULTS.cache.maxEntryBytes)}.`),
         shareAcrossPrincipals: z
           .boolean()
           .optional()
           .describe(
-            "Serve one caller's cached result to another (over HTTP, callers are told apart by bearer token). Default false: each caller has its own cache, because a backend's answer may depend on who asks (credentials passed through, per-user data) and a shared cache would show one caller's data to another. Set it only when every backend answers everyone alike.",
+            `Serve one caller's cached result to another (over HTTP, callers are told apart by bearer token). Default ${DEFAULTS.cache.shareAcrossPrincipals}: each caller has its own cache, because a backend's answer may depend on who asks (credentials passed through, per-user data) and a shared cache would show one caller's data to another. Set it only when every backend answers everyone alike.`,
           ),
       })
       .strict()
       .optional(),
     outputs: z
       .object({
-        ttlMs: z.number().int().positive().optional().describe("How long an output handle (@out_…) can be read. Default 1800000."),
-        maxBytes: z.number().int().positive().optional().describe("Largest output kept under a handle; a longer one keeps its first lines and says so. Default 16777216."),
+        ttlMs: z.number().int().positive().optional().describe(`How long an output handle (@out_…) can be read. Default ${msWords(DEFAULTS.outputs.ttlMs)}.`),
+        maxBytes: z.number().int().positive().optional().describe(`Largest output kept under a handle; a longer one keeps its first lines and says so. Default ${bytesWords(DEFAULTS.outputs.maxBytes)}.`),
       })
       .strict()
       .optional(),
@@ -266,12 +267,12 @@ export const metatoolsSectionSchema = z
         outputValidation: z
           .enum(["warn", "strict", "off"])
           .optional()
-          .describe("Check structuredContent against the tool's outputSchema: warn (default) adds a warning, strict turns a mismatch into an error, off skips it."),
+          .describe(`Check structuredContent against the tool's outputSchema: warn adds a warning, strict turns a mismatch into an error, off skips it. Default ${DEFAULTS.run.outputValidation}.`),
         rejectUnknownArgs: z
           .boolean()
           .optional()
           .describe(
-            "Refuse run_tool arguments that a tool's schema does not declare (unless the schema allows extra properties), with a did-you-mean. Most servers silently drop such arguments. Default true.",
+            `Refuse run_tool arguments that a tool's schema does not declare (unless the schema allows extra properties), with a did-you-mean. Most servers silently drop such arguments. Default ${DEFAULTS.run.rejectUnknownArgs}.`,
           ),
       })
       .strict()

@@ -15,6 +15,7 @@ import { configFileSchema } from "../config/schema.js";
 import { META_TOOLS } from "../meta/index.js";
 import { cliReference, readmeWithCommands } from "./cli-reference.js";
 import { configReference } from "./config-reference.js";
+import { configurationWithDefaults } from "./defaults-doc.js";
 import { toolReference, type DocumentedTool } from "./tool-reference.js";
 
 export interface GeneratedFile {
@@ -38,6 +39,7 @@ export async function generatedFiles(): Promise<GeneratedFile[]> {
     { path: "docs/reference/config.md", content: configReference(config) },
     { path: "docs/reference/cli.md", content: cliReference() },
     { path: "README.md", content: readmeWithCommands(readFileSync(new URL("../../README.md", import.meta.url), "utf8")) },
+    { path: "docs/configuration.md", content: configurationWithDefaults(readFileSync(new URL("../../docs/configuration.md", import.meta.url), "utf8")) },
     { path: "docs/reference/tools.md", content: toolReference(META_TOOLS.map((t) => ({ id: t.name, title: t.annotations.title, description: t.description, inputSchema: t.inputSchema, annotations: t.annotations })), await builtinTools()) },
   ];
 }

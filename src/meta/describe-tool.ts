@@ -2,6 +2,7 @@
  * describe_tool: one to five tools at summary, schema or full detail.
  */
 import { z } from "zod";
+import { DEFAULTS } from "../config/defaults.js";
 import { fitItems, jsonBytes } from "../disclosure/budget.js";
 import { formatCall, guidanceFields, hint, recoverable, warning, type NextCall } from "../disclosure/guidance.js";
 import type { ToolRecord } from "../model/tool.js";
@@ -15,7 +16,7 @@ const describeArgs = z.strictObject({
   tool_id: toolId.optional().describe("namespace:tool"),
   tool_ids: z.array(toolId).min(1).max(5).optional(),
   detail_level: z.enum(DETAIL_LEVELS).optional(),
-  examples_max: z.int().min(0).max(10).optional().describe("Default 2."),
+  examples_max: z.int().min(0).max(10).optional().describe(`Default ${DEFAULTS.describe.examplesMax}.`),
 });
 
 export const describeTool = defineMetaTool({
@@ -27,7 +28,7 @@ export const describeTool = defineMetaTool({
 
   async handle(args, { services, budget }) {
     const level = args.detail_level ?? "schema";
-    const examplesMax = args.examples_max ?? 2;
+    const examplesMax = args.examples_max ?? DEFAULTS.describe.examplesMax;
     const ids = [...new Set([...(args.tool_id ? [args.tool_id] : []), ...(args.tool_ids ?? [])])];
     if (!ids.length) {
       const next: NextCall = { tool: "search_tools", arguments: { query: "" } };

@@ -4,6 +4,7 @@
  * come back as `ok: false` with guidance; only real faults are `isError`.
  */
 import { z } from "zod";
+import { DEFAULTS } from "../config/defaults.js";
 import { formatCall, hint, recoverable, warning, type NextCall } from "../disclosure/guidance.js";
 import { CACHE_MODES } from "../exec/cache.js";
 import type { RunOutcome } from "../exec/executor.js";
@@ -112,7 +113,7 @@ function respond(outcome: Exclude<RunOutcome, { kind: "ok" }>, args: RunArgs, to
     }
     case "call_failed": {
       if (outcome.code === "timeout") {
-        const timeout = (args.timeout_ms ?? services.backends.callTimeoutMs(outcome.record.namespace) ?? 60_000) * 2;
+        const timeout = (args.timeout_ms ?? services.backends.callTimeoutMs(outcome.record.namespace) ?? DEFAULTS.timeouts.callMs) * 2;
         const longer = again({ timeout_ms: timeout });
         if (!outcome.narrowed) return recoverable("timeout", outcome.message, hint(`Retry with more time: ${formatCall(longer)}`, longer));
         // Less work first: more time is the fallback, since the same work may well time out again.

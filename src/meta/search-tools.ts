@@ -3,6 +3,7 @@
  * namespace distribution of the full match set, and concrete next calls.
  */
 import { z } from "zod";
+import { DEFAULTS } from "../config/defaults.js";
 import { ATTR } from "../observe/telemetry.js";
 import { fitItems } from "../disclosure/budget.js";
 import { capDistribution } from "../disclosure/guard.js";
@@ -19,7 +20,7 @@ const filter = z.string().max(MAX_FILTER_CHARS);
 
 const searchArgs = z.strictObject({
   query: z.string().describe('The task in plain words; "" lists all.'),
-  limit: z.int().min(1).max(50).optional().describe("Default 5."),
+  limit: z.int().min(1).max(DEFAULTS.search.maxLimit).optional().describe(`Default ${DEFAULTS.search.defaultLimit}.`),
   offset: z.int().min(0).optional(),
   namespace: z.union([filter, z.array(filter).max(20)]).optional(),
   tags: z.array(filter).max(10).optional(),

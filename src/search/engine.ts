@@ -3,7 +3,8 @@
  * namespace distribution over the full match set. Presentation (hints, the
  * byte budget) belongs to the meta-tool that calls it.
  */
-import { DEFAULTS, type SearchMode } from "../config/resolved.js";
+import { DEFAULTS } from "../config/defaults.js";
+import type { SearchMode } from "../config/resolved.js";
 import type { ToolRecord } from "../model/tool.js";
 import type { ToolRegistry } from "../registry/registry.js";
 import { errorMessage } from "../util/errors.js";
@@ -59,7 +60,7 @@ export interface FusionSettings {
   bm25Confidence: number;
 }
 
-export const DEFAULT_FUSION: FusionSettings = { k: DEFAULTS.fusionK, bm25Confidence: DEFAULTS.fusionConfidence };
+export const DEFAULT_FUSION: FusionSettings = { k: DEFAULTS.search.fusion.k, bm25Confidence: DEFAULTS.search.fusion.bm25Confidence };
 
 export class SearchEngine {
   readonly bm25 = new Bm25Ranker();
@@ -195,7 +196,7 @@ export class SearchEngine {
 
   /** The two legs fused (hybrid.ts), the semantic list weighted by the embedder's trust. */
   private fuse(lexical: RankResult & { best: number }, dense: readonly Ranked[], top: number): RankResult {
-    const trust = this.fusion.semanticWeight ?? this.semantic?.embedder?.fusionWeight ?? DEFAULTS.fusionWeight;
+    const trust = this.fusion.semanticWeight ?? this.semantic?.embedder?.fusionWeight ?? DEFAULTS.search.fusion.semanticWeight;
     return fuseLegs(lexical, dense, { k: this.fusion.k, trust, bm25Confidence: this.fusion.bm25Confidence, pool: POOL, top });
   }
 

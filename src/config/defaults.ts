@@ -1,0 +1,74 @@
+/**
+ * Every default of the config, in one object shaped like the `metatools`
+ * section it fills. The resolver reads its values from here, the schema's
+ * descriptions (and so the generated reference and the JSON Schema) quote
+ * them, the tools' texts quote the ones an agent meets, and the guide's
+ * block of defaults (docs/configuration.md) is generated from it. A test
+ * checks that each description quotes the value it is next to.
+ */
+export const DEFAULTS = {
+  search: {
+    defaultLimit: 5,
+    /** The most hits one search_tools page may ask for. Not configurable. */
+    maxLimit: 50,
+    mode: "auto",
+    /** Hybrid search with no setup: the built-in table needs no download, runtime or native code. */
+    embedder: { type: "builtin" },
+    /** Measured on the public retrieval sets (docs/retrieval.md): a low k keeps BM25's confident top ranks apart. */
+    // semanticWeight: for an embedder that names no weight of its own (`use` names 1.5).
+    fusion: { k: 3, semanticWeight: 1.25, bm25Confidence: 20 },
+  },
+  /** An embedder of type `transformers`. */
+  transformers: { dtype: "q8", pooling: "mean", allowDownload: false },
+  budgets: { inlineBytes: 10_000, mediaBytes: 1 << 20 },
+  timeouts: { connectMs: 30_000, callMs: 60_000, startupGraceMs: 3_000 },
+  catalogs: [] as string[],
+  builtinCatalog: true,
+  tools: { allow: [] as string[], deny: [] as string[] },
+  run: { rejectUnknownArgs: true, outputValidation: "warn" },
+  store: { url: "memory", prefix: "metatools", memoryMaxBytes: 64 << 20 },
+  cache: { enabled: true, ttlMs: 5 * 60_000, maxEntryBytes: 1 << 20, shareAcrossPrincipals: false },
+  outputs: { ttlMs: 30 * 60_000, maxBytes: 16 << 20 },
+  security: { scan: true, lockFile: "metatools.lock.json", maxDescriptionChars: 10_000 },
+  auth: { storage: "file", file: "metatools.tokens.json" },
+  http: {
+    tokens: [] as string[],
+    allowedOrigins: [] as string[],
+    maxBodyBytes: 1 << 20,
+    bodyTimeoutMs: 10_000,
+    rateLimit: { perMinute: 1200 },
+    sessionIdleMs: 30 * 60_000,
+    maxSessions: 1000,
+    maxSessionsPerToken: 100,
+    shutdownGraceMs: 2000,
+  },
+  code: {
+    enabled: true,
+    deny: [] as string[],
+    allowHardLinks: false,
+    maxFileBytes: 1 << 20,
+    maxFiles: 50_000,
+    /** The most bytes one code-tool call reads. Not configurable. */
+    maxBytes: 256 << 20,
+    maxMs: 20_000,
+  },
+  /** Defaults of the tools' own arguments. */
+  describe: { examplesMax: 2 },
+} as const;
+
+/** A burst of `perMinute / 6`, at least 10: the rate limit's default burst. */
+export function defaultBurst(perMinute: number): number {
+  return Math.max(10, Math.ceil(perMinute / 6));
+}
+
+/** Bytes as a reader sees them: "1048576 (1 MiB)". */
+export function bytesWords(bytes: number): string {
+  const unit = bytes >= 1 << 20 && bytes % (1 << 20) === 0 ? `${bytes / (1 << 20)} MiB` : bytes >= 1024 && bytes % 1024 === 0 ? `${bytes / 1024} KiB` : "";
+  return unit ? `${bytes} (${unit})` : String(bytes);
+}
+
+/** Milliseconds as a reader sees them: "1800000 (30 minutes)". */
+export function msWords(ms: number): string {
+  const unit = ms >= 60_000 && ms % 60_000 === 0 ? `${ms / 60_000} minute${ms === 60_000 ? "" : "s"}` : "";
+  return unit ? `${ms} (${unit})` : String(ms);
+}
