@@ -2,7 +2,7 @@ import js from "@eslint/js";
 import tseslint from "typescript-eslint";
 
 export default tseslint.config(
-  { ignores: ["dist/", "node_modules/", "coverage/"] },
+  { ignores: ["dist/", "node_modules/", "coverage/", "test/fixtures/lint/"] },
   js.configs.recommended,
   ...tseslint.configs.recommended,
   {
@@ -10,6 +10,16 @@ export default tseslint.config(
     rules: {
       "@typescript-eslint/no-unused-vars": ["error", { argsIgnorePattern: "^_", varsIgnorePattern: "^_" }],
       "@typescript-eslint/consistent-type-imports": "error",
+    },
+  },
+  {
+    // A promise nobody awaits or catches fails silently (an unhandled rejection kills the process); one passed where a
+    // plain callback is expected is never awaited. Both need the types, so these rules run with the project's tsconfig.
+    files: ["src/**/*.ts", "test/**/*.ts"],
+    languageOptions: { parserOptions: { projectService: true, tsconfigRootDir: import.meta.dirname } },
+    rules: {
+      "@typescript-eslint/no-floating-promises": "error",
+      "@typescript-eslint/no-misused-promises": "error",
     },
   },
   {
@@ -21,12 +31,22 @@ export default tseslint.config(
   {
     // The bottom layer: shapes and small pieces every layer uses, which know nothing above them.
     files: ["src/util/**/*.ts", "src/model/**/*.ts"],
-    rules: { "no-restricted-imports": ["error", { patterns: [{ group: ["../*"], message: "util/ and model/ are the bottom layer: they import nothing else of the project." }] }] },
+    rules: {
+      "no-restricted-imports": [
+        "error",
+        { patterns: [{ group: ["../*"], message: "util/ and model/ are the bottom layer: they import nothing else of the project." }] },
+      ],
+    },
   },
   {
     // MCP plumbing: the SDK, and the shared shapes of model/; never the app, backends or tools.
     files: ["src/server/**/*.ts"],
-    rules: { "no-restricted-imports": ["error", { patterns: [{ regex: "^\\.\\./(?!model/)", message: "server/ is MCP plumbing: it imports the SDK and model/ only." }] }] },
+    rules: {
+      "no-restricted-imports": [
+        "error",
+        { patterns: [{ regex: "^\\.\\./(?!model/)", message: "server/ is MCP plumbing: it imports the SDK and model/ only." }] },
+      ],
+    },
   },
   {
     // Tests read arbitrary JSON response bodies; typing each one would only restate the assertions.

@@ -17,7 +17,17 @@ await build({
   format: "esm",
   target: "node20",
   // Loaded only when asked for (optional peers, exporters, Redis and SQLite clients), or reading files beside their own code (tree-sitter's wasm).
-  external: ["@energetic-ai/*", "@huggingface/transformers", "onnxruntime-node", "js-tiktoken", "js-tiktoken/*", "@keyv/redis", "@keyv/sqlite", "@opentelemetry/sdk-node", "web-tree-sitter"],
+  external: [
+    "@energetic-ai/*",
+    "@huggingface/transformers",
+    "onnxruntime-node",
+    "js-tiktoken",
+    "js-tiktoken/*",
+    "@keyv/redis",
+    "@keyv/sqlite",
+    "@opentelemetry/sdk-node",
+    "web-tree-sitter",
+  ],
   // CommonJS dependencies call require(); an ES module has none of its own.
   banner: { js: "import { createRequire as __metatoolsRequire } from 'node:module'; const require = __metatoolsRequire(import.meta.url);" },
   logLevel: "warning",

@@ -103,13 +103,19 @@ export function createMetatools(config: ResolvedConfig, options: AppOptions = {}
   const redact = learning?.redact ?? redactor(config.secrets);
   const credentials = learning && openCredentials(config);
   const session = (spec: BackendSpec) =>
-    signsIn(spec) && credentials ? createSession(spec, config, credentials, (value) => learning.learn(value, `[redacted OAuth token of ${spec.namespace}]`)) : undefined;
+    signsIn(spec) && credentials
+      ? createSession(spec, config, credentials, (value) => learning.learn(value, `[redacted OAuth token of ${spec.namespace}]`))
+      : undefined;
   // Clients that asked for log messages (MCP logging) get each backend's, and metatools' own warnings and errors, redacted as every line is.
   const clientLog = new ClientLog((level) => backends.logs.setLevel(level));
   const logger = redactingLogger(toClients(options.logger ?? silentLogger, clientLog), redact);
   const catalog = new CatalogIndex(loadCatalogs(config.catalogs, join(cacheHome(), "catalog")));
   const lock = config.security.lockFile ? new LockFile(config.security.lockFile) : undefined;
-  const gate = new ToolGate(lock, { scan: config.security.scan, maxDescriptionChars: config.security.maxDescriptionChars, exempt: new Set(["code", "metatools"]) });
+  const gate = new ToolGate(lock, {
+    scan: config.security.scan,
+    maxDescriptionChars: config.security.maxDescriptionChars,
+    exempt: new Set(["code", "metatools"]),
+  });
   const registry = new ToolRegistry(catalog, config.access, gate);
   // An approval (`metatools approve`) rewrites the lock file: a running server notices and lets the tool in.
   let lockWatch: NodeJS.Timeout | undefined;
@@ -160,11 +166,19 @@ export function createMetatools(config: ResolvedConfig, options: AppOptions = {}
     { logger, backoffMs: options.backoffMs, breakerMs: options.breakerMs, redact },
   );
   const snapshot = new ToolSnapshot(snapshotFile(cacheHome(), config.file));
-  backends.logs.onLog((namespace, log) => clientLog.publish({ level: log.level, logger: log.logger ? `${namespace}/${log.logger}` : namespace, data: log.data }));
+  backends.logs.onLog((namespace, log) =>
+    clientLog.publish({ level: log.level, logger: log.logger ? `${namespace}/${log.logger}` : namespace, data: log.data }),
+  );
   backends.onTools((namespace, tools, info, runnable) => {
     registry.setNamespace(namespace, tools, info?.name, runnable);
     const spec = specOf.get(namespace);
-    if (spec && spec.kind !== "catalog" && backends.state(namespace)?.status === "ready") snapshot.set(spec, tools, info, tools.map((tool) => gate.hashOf(tool)));
+    if (spec && spec.kind !== "catalog" && backends.state(namespace)?.status === "ready")
+      snapshot.set(
+        spec,
+        tools,
+        info,
+        tools.map((tool) => gate.hashOf(tool)),
+      );
   });
   const resources = new ResourceReader(links, backends, config.timeouts.callMs);
   const executor = new Executor(registry, backends, cache, {
@@ -190,13 +204,14 @@ export function createMetatools(config: ResolvedConfig, options: AppOptions = {}
     checkStore: () => storeHealth(stores.cache),
     // The embedder's load is awaited, so a broken one is reported at start; indexing goes on in the background.
     start: (options) => {
-      if (lock) lockWatch ??= setInterval(() => {
-        try {
-          if (lock.reload()) registry.regate();
-        } catch (error) {
-          logger.error(error instanceof Error ? error.message : String(error));
-        }
-      }, 2000).unref();
+      if (lock)
+        lockWatch ??= setInterval(() => {
+          try {
+            if (lock.reload()) registry.regate();
+          } catch (error) {
+            logger.error(error instanceof Error ? error.message : String(error));
+          }
+        }, 2000).unref();
       return startAll(options?.only);
     },
     close: async () => {

@@ -77,7 +77,8 @@ describe("opening the browser", () => {
     const out = join(dir, "opened.txt");
     const script = join(dir, "browser.sh");
     writeFileSync(script, `#!/bin/sh\nprintf '%s\\n' "$@" > '${out}'\n`, { mode: 0o755 });
-    for (const url of ["file:///etc/passwd", "smb://host/share", "javascript:alert(1)", "http://attacker.example/authorize"]) expect(await openUrl(url, { BROWSER: script })).toBe("none");
+    for (const url of ["file:///etc/passwd", "smb://host/share", "javascript:alert(1)", "http://attacker.example/authorize"])
+      expect(await openUrl(url, { BROWSER: script })).toBe("none");
     expect(existsSync(out)).toBe(false);
     expect(await openUrl("http://127.0.0.1:9/authorize", { BROWSER: script })).toBe("browser");
   });
@@ -93,7 +94,11 @@ describe("the callback listener", () => {
     expect(page.status).toBe(200);
     expect(await good).toBe("abc");
     // Outcomes read as they settle: a rejection with no handler yet would count as unhandled.
-    const outcome = (p: Promise<string>) => p.then((code) => `code ${code}`, (error: Error) => error.message);
+    const outcome = (p: Promise<string>) =>
+      p.then(
+        (code) => `code ${code}`,
+        (error: Error) => error.message,
+      );
     const told: string[] = [];
     const bad = outcome(loopback.code("s2", 1500, undefined, (why) => told.push(why)));
     const refused = await fetch(`${loopback.redirectUrl}?code=stolen&state=s1`);
@@ -115,25 +120,48 @@ describe("sign-in configuration", () => {
     parseConfig({ mcpServers: servers, metatools: { code: { enabled: false }, ...metatools } }, { file: join(tempDir(), "metatools.json"), env });
 
   it("signs in to remote servers unless they carry an Authorization header or say oauth: false", () => {
-    const config = parse({ a: { url: "https://a.example/mcp" }, b: { url: "https://b.example/mcp", headers: { authorization: "Bearer xyz123456" } }, c: { url: "https://c.example/mcp", oauth: false }, d: { url: "https://d.example/mcp", oauth: { clientId: "id", scopes: ["r"] } } });
+    const config = parse({
+      a: { url: "https://a.example/mcp" },
+      b: { url: "https://b.example/mcp", headers: { authorization: "Bearer xyz123456" } },
+      c: { url: "https://c.example/mcp", oauth: false },
+      d: { url: "https://d.example/mcp", oauth: { clientId: "id", scopes: ["r"] } },
+    });
     expect(config.backends.map((b) => ("oauth" in b ? b.oauth : "none"))).toEqual([{}, "none", "none", { clientId: "id", scopes: ["r"] }]);
     expect(config.auth).toEqual({ kind: "file", file: join(config.file!, "..", "metatools.tokens.json") });
   });
 
   it("refuses a metadata document URL that is not https, and the shared store when it is memory", () => {
-    expect(() => parse({ a: { url: "https://a.example/mcp", oauth: { clientMetadataUrl: "http://me.example/client.json" } } })).toThrow(/oauth\.clientMetadataUrl: must be an https URL with a path/);
+    expect(() => parse({ a: { url: "https://a.example/mcp", oauth: { clientMetadataUrl: "http://me.example/client.json" } } })).toThrow(
+      /oauth\.clientMetadataUrl: must be an https URL with a path/,
+    );
     expect(() => parse({}, { auth: { storage: "store" } })).toThrow(/metatools\.auth\.storage: "store" keeps sign-ins in metatools\.store, which is memory/);
   });
 
   it("keeps a client secret out of everything shown, written literally or as ${VAR}", () => {
-    const config = parse({ a: { url: "https://a.example/mcp", oauth: { clientId: "id", clientSecret: "literal-secret-1" } }, b: { url: "https://b.example/mcp", oauth: { clientId: "id", clientSecret: "${B_CLIENT}" } } }, {}, { B_CLIENT: "from-env-secret-2" });
+    const config = parse(
+      {
+        a: { url: "https://a.example/mcp", oauth: { clientId: "id", clientSecret: "literal-secret-1" } },
+        b: { url: "https://b.example/mcp", oauth: { clientId: "id", clientSecret: "${B_CLIENT}" } },
+      },
+      {},
+      { B_CLIENT: "from-env-secret-2" },
+    );
     const redact = new GrowingRedactor(config.secrets).redact;
     expect(redact("literal-secret-1 from-env-secret-2")).toBe("[redacted OAuth client secret of a] [redacted $B_CLIENT]");
   });
 
   it("init keeps a client's OAuth settings for remote servers and says they sign in with metatools auth login", () => {
     const converted = convertServers(
-      [{ client: "claude-code", file: "/x/.mcp.json", servers: { linear: { type: "http", url: "https://mcp.linear.app/mcp" }, gh: { type: "http", url: "https://api.githubcopilot.com/mcp/", oauth: { clientId: "Iv1.abc", callbackPort: 8765 } } } }],
+      [
+        {
+          client: "claude-code",
+          file: "/x/.mcp.json",
+          servers: {
+            linear: { type: "http", url: "https://mcp.linear.app/mcp" },
+            gh: { type: "http", url: "https://api.githubcopilot.com/mcp/", oauth: { clientId: "Iv1.abc", callbackPort: 8765 } },
+          },
+        },
+      ],
       { self: "/nowhere/metatools", home: "/home/u", cwd: "/work" },
     );
     expect(converted.servers.gh).toEqual({ url: "https://api.githubcopilot.com/mcp/", oauth: { clientId: "Iv1.abc", callbackPort: 8765 } });

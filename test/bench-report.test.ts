@@ -21,7 +21,13 @@ describe("token economics", () => {
     writeSyntheticTools(dir, 400);
     const tools = syntheticTools(400);
     // Each query names its tool's own words, so search finds it; the set says which tool is relevant.
-    writeFileSync(join(dir, "queries.jsonl"), tools.slice(0, 40).map((t, i) => JSON.stringify({ id: i, query: t.description, relevant: [t.id] })).join("\n"));
+    writeFileSync(
+      join(dir, "queries.jsonl"),
+      tools
+        .slice(0, 40)
+        .map((t, i) => JSON.stringify({ id: i, query: t.description, relevant: [t.id] }))
+        .join("\n"),
+    );
     const count = await loadTokenizer();
     const row = await datasetTokens(dir, count, 20);
     expect(row).toMatchObject({ catalog: dir.split("/").pop(), tools: 400, tasks: 20 });
@@ -42,7 +48,15 @@ describe("the Markdown report", () => {
     const dir = tempDir();
     const report: BenchReport = {
       search: [1000, 10000].map((tools, i) => ({ tools, mode: "bm25", queries: 400, p50Ms: 0.1 * (i + 1), p99Ms: 1 + i, indexMs: 100 * (i + 1) })),
-      hybrid: [1000, 10000].map((tools, i) => ({ tools, mode: "hybrid", queries: 400, p50Ms: 0.4 * (i + 1), p99Ms: 3 + i, indexMs: 150 * (i + 1), embedPerSecond: 9000 })),
+      hybrid: [1000, 10000].map((tools, i) => ({
+        tools,
+        mode: "hybrid",
+        queries: 400,
+        p50Ms: 0.4 * (i + 1),
+        p99Ms: 3 + i,
+        indexMs: 150 * (i + 1),
+        embedPerSecond: 9000,
+      })),
       embedder: "built-in",
       embedding: { queryP50Ms: 0.02, queryP99Ms: 0.08, toolsPerSecond: 9000 },
       coldStart: { tools: 10000, runs: 3, medianMs: 1200, rssMb: 190 },
@@ -51,7 +65,18 @@ describe("the Markdown report", () => {
       exec: [],
       http: [],
       tokens: [
-        { catalog: "big", tools: 2479, tasks: 200, allSchemas: 272846, definitions: 1019, search: 551, describe: 178, flow: 1748, ratio: 156.1, foundInSearch: 0.93 },
+        {
+          catalog: "big",
+          tools: 2479,
+          tasks: 200,
+          allSchemas: 272846,
+          definitions: 1019,
+          search: 551,
+          describe: 178,
+          flow: 1748,
+          ratio: 156.1,
+          foundInSearch: 0.93,
+        },
         { catalog: "small", tools: 32, tasks: 10, allSchemas: 5949, definitions: 1101, search: 410, describe: 282, flow: 1793, ratio: 3.3 },
       ],
     };
@@ -78,7 +103,7 @@ describe("the Markdown report", () => {
     for (const svg of written.slice(1)) {
       expect(existsSync(svg)).toBe(true);
       const text = readFileSync(svg, "utf8");
-      expect(text.startsWith("<svg xmlns=\"http://www.w3.org/2000/svg\"")).toBe(true);
+      expect(text.startsWith('<svg xmlns="http://www.w3.org/2000/svg"')).toBe(true);
       expect(text.trimEnd().endsWith("</svg>")).toBe(true);
       expect(text).not.toMatch(/NaN|Infinity|undefined/);
     }
@@ -90,7 +115,10 @@ describe("the Markdown report", () => {
   it("draws zero and missing values without breaking the charts", () => {
     const dir = tempDir();
     const report: BenchReport = {
-      search: [{ tools: 1000, mode: "bm25", queries: 10, p50Ms: 0, p99Ms: 0.004, indexMs: 1 }, { tools: 10000, mode: "bm25", queries: 10, p50Ms: 0.2, p99Ms: 2, indexMs: 5 }],
+      search: [
+        { tools: 1000, mode: "bm25", queries: 10, p50Ms: 0, p99Ms: 0.004, indexMs: 1 },
+        { tools: 10000, mode: "bm25", queries: 10, p50Ms: 0.2, p99Ms: 2, indexMs: 5 },
+      ],
       hybrid: [],
       code: [],
       exec: [],
@@ -110,7 +138,10 @@ describe("metatools bench --report", () => {
     const data = join(dir, "my-set");
     writeSyntheticTools(tempDirAt(data), 200);
     writeFileSync(join(data, "queries.jsonl"), JSON.stringify({ id: 1, query: "create invoice", relevant: [] }));
-    const { code, stdout } = await runCli(["bench", "--suite", "tokens", "--dataset", data, "--tasks", "3", "--redis", "redis://:secretpw@127.0.0.1:1", "--report", "out/bench.md"], { cwd: dir });
+    const { code, stdout } = await runCli(
+      ["bench", "--suite", "tokens", "--dataset", data, "--tasks", "3", "--redis", "redis://:secretpw@127.0.0.1:1", "--report", "out/bench.md"],
+      { cwd: dir },
+    );
     expect(code).toBe(0);
     expect(stdout).toMatch(/^my-set\s+200\s/m);
     const page = readFileSync(join(dir, "out", "bench.md"), "utf8");

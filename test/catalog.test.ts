@@ -12,7 +12,6 @@ import { SchemaValidator } from "../src/exec/validator.js";
 import { ConfigError } from "../src/util/errors.js";
 import { openSession, servers, tempDir, type Session } from "./helpers/harness.js";
 
-
 describe("shipped catalog schema", () => {
   it("the catalog JSON Schema accepts every shipped catalog file", async () => {
     const { parse } = await import("yaml");
@@ -65,15 +64,12 @@ describe("shipped docs against the real servers", () => {
 
   // Entries for upstream servers match by name (their namespace is the user's choice); built-in ones by full id.
   const idOf = (e: (typeof entries)[number]) => (e.match.includes(":") ? e.match : `${e.file.endsWith("server-everything.yaml") ? "ev" : "files"}:${e.match}`);
-  it.each(entries.map((e) => [idOf(e), e] as const))(
-    "%s documents a real tool, and its examples are valid calls",
-    (id, entry) => {
-      const record = session.app.registry.get(id);
-      expect(record, `no tool ${id}`).toBeDefined();
-      expect(record!.summary).toBe(entry.summary ?? record!.summary);
-      for (const example of entry.examples ?? []) expect(validator.validate(record!.inputSchema, example.args)).toEqual({ ok: true });
-    },
-  );
+  it.each(entries.map((e) => [idOf(e), e] as const))("%s documents a real tool, and its examples are valid calls", (id, entry) => {
+    const record = session.app.registry.get(id);
+    expect(record, `no tool ${id}`).toBeDefined();
+    expect(record!.summary).toBe(entry.summary ?? record!.summary);
+    for (const example of entry.examples ?? []) expect(validator.validate(record!.inputSchema, example.args)).toEqual({ ok: true });
+  });
 
   it("documents every tool the servers report", () => {
     const documented = new Set(entries.map((e) => e.match));

@@ -15,7 +15,13 @@ describe("text for a terminal", () => {
   });
 
   it("keeps every cell on one line and aligns numbers right", () => {
-    const table = { head: ["name", "count"], rows: [["two\nlines", "5"], ["b", "120"]] };
+    const table = {
+      head: ["name", "count"],
+      rows: [
+        ["two\nlines", "5"],
+        ["b", "120"],
+      ],
+    };
     expect(textTable(table)).toBe("name       count\ntwo lines      5\nb            120");
     expect(markdownTable(table)).toBe("| name | count |\n| --- | ---: |\n| two lines | 5 |\n| b | 120 |");
   });

@@ -91,7 +91,10 @@ describe("config resolution", () => {
     const off = parseConfig({ metatools: { search: { embedder: false } } }, { file: FILE, env }).search;
     expect(off.embedder).toBeUndefined();
     expect(off.mode).toBe("auto");
-    expect(parseConfig({ metatools: { search: { embedder: { type: "static", vectors: "v/glove.mtvec" } } } }, { file: FILE, env }).search.embedder).toEqual({ type: "static", vectors: "/etc/project/v/glove.mtvec" });
+    expect(parseConfig({ metatools: { search: { embedder: { type: "static", vectors: "v/glove.mtvec" } } } }, { file: FILE, env }).search.embedder).toEqual({
+      type: "static",
+      vectors: "/etc/project/v/glove.mtvec",
+    });
     // No config file at all: the same default.
     expect(loadConfig({ cwd: tempDir(), env }).search.embedder).toEqual({ type: "builtin" });
   });
@@ -125,8 +128,17 @@ describe("config resolution", () => {
   });
 
   it("resolves the http section, adding tokens from METATOOLS_TOKENS and refusing short ones", () => {
-    const http = parseConfig({ metatools: { http: { tokens: ["${TOKEN_A}"], allowedOrigins: ["https://app.example.com/path"] } } }, { file: FILE, env: { TOKEN_A: "a".repeat(20), METATOOLS_TOKENS: ` ${"b".repeat(16)} ,` } }).http;
-    expect(http).toMatchObject({ tokens: ["a".repeat(20), "b".repeat(16)], allowedOrigins: ["https://app.example.com"], maxBodyBytes: 1 << 20, bodyTimeoutMs: 10_000, rateLimit: { perMinute: 1200, burst: 200 } });
+    const http = parseConfig(
+      { metatools: { http: { tokens: ["${TOKEN_A}"], allowedOrigins: ["https://app.example.com/path"] } } },
+      { file: FILE, env: { TOKEN_A: "a".repeat(20), METATOOLS_TOKENS: ` ${"b".repeat(16)} ,` } },
+    ).http;
+    expect(http).toMatchObject({
+      tokens: ["a".repeat(20), "b".repeat(16)],
+      allowedOrigins: ["https://app.example.com"],
+      maxBodyBytes: 1 << 20,
+      bodyTimeoutMs: 10_000,
+      rateLimit: { perMinute: 1200, burst: 200 },
+    });
     expect(() => parseConfig({}, { file: FILE, env: { METATOOLS_TOKENS: "short" } })).toThrow(/METATOOLS_TOKENS: a bearer token needs at least 16 characters/);
   });
 

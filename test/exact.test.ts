@@ -4,7 +4,22 @@ import type { ToolRecord } from "../src/model/tool.js";
 import { ExactNames, nameWords } from "../src/search/exact.js";
 
 function record(namespace: string, name: string, title?: string): ToolRecord {
-  return { id: `${namespace}:${name}`, namespace, name, title, summary: "", description: "", inputSchema: {}, annotations: {}, tags: [], aliases: [], examples: [], externalRefs: [], cache: { policy: "auto" }, runnable: true };
+  return {
+    id: `${namespace}:${name}`,
+    namespace,
+    name,
+    title,
+    summary: "",
+    description: "",
+    inputSchema: {},
+    annotations: {},
+    tags: [],
+    aliases: [],
+    examples: [],
+    externalRefs: [],
+    cache: { policy: "auto" },
+    runnable: true,
+  };
 }
 
 const names = new ExactNames();

@@ -29,9 +29,20 @@ let violations = 0;
 beforeAll(async () => {
   const root = tempDir();
   mkdirSync(join(root, "src"));
-  writeFileSync(join(root, "src", "app.ts"), "export class App {\n  start(port: number) {\n    return listen(port);\n  }\n}\nfunction listen(p: number) { return p; }\n");
+  writeFileSync(
+    join(root, "src", "app.ts"),
+    "export class App {\n  start(port: number) {\n    return listen(port);\n  }\n}\nfunction listen(p: number) { return p; }\n",
+  );
   writeFileSync(join(root, "src", "util.py"), "def helper(x):\n    return x * 2\n");
-  writeFileSync(join(root, "data.json"), JSON.stringify({ items: [{ id: 1, name: "a" }, { id: 2, name: "b" }] }));
+  writeFileSync(
+    join(root, "data.json"),
+    JSON.stringify({
+      items: [
+        { id: 1, name: "a" },
+        { id: 2, name: "b" },
+      ],
+    }),
+  );
   writeFileSync(join(root, "README.md"), "# fixture\nsome text\n");
   writeFileSync(join(root, "aaaa.txt"), `${"a".repeat(40)}!\n`);
   writeFileSync(join(root, "big.log"), Array.from({ length: 3000 }, (_, i) => `${i} ${"ab".repeat(i % 40)}c`).join("\n"));
@@ -45,15 +56,28 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await session?.close();
-  process.stderr.write(`fuzz: ${Object.entries(counts).map(([tool, n]) => `${tool} ${n}`).join(", ")} inputs, ${violations} violation${violations === 1 ? "" : "s"}; slowest call ${Math.round(slowest)} ms\n`);
+  process.stderr.write(
+    `fuzz: ${Object.entries(counts)
+      .map(([tool, n]) => `${tool} ${n}`)
+      .join(", ")} inputs, ${violations} violation${violations === 1 ? "" : "s"}; slowest call ${Math.round(slowest)} ms\n`,
+  );
 });
 
 /** Random JSON, and objects keyed by the tool's own parameters (plus strays) with random values. */
 function argsFor(names: readonly string[]): fc.Arbitrary<Record<string, unknown>> {
-  const value = fc.oneof(fc.jsonValue({ maxDepth: 3 }), fc.string(), fc.integer(), fc.constantFrom("", "*", ".*", "(", "../../etc/passwd", "$.items[0]", "code:grep", "\u0000", "a".repeat(5000)));
+  const value = fc.oneof(
+    fc.jsonValue({ maxDepth: 3 }),
+    fc.string(),
+    fc.integer(),
+    fc.constantFrom("", "*", ".*", "(", "../../etc/passwd", "$.items[0]", "code:grep", "\u0000", "a".repeat(5000)),
+  );
   const keyed = fc.record(Object.fromEntries(names.map((n) => [n, value])), { requiredKeys: [] });
   const stray = fc.dictionary(fc.oneof(fc.string(), fc.constantFrom(...names, "__proto__", "constructor")), value, { maxKeys: 4 });
-  return fc.oneof(keyed, stray, fc.tuple(keyed, stray).map(([a, b]) => ({ ...b, ...a })));
+  return fc.oneof(
+    keyed,
+    stray,
+    fc.tuple(keyed, stray).map(([a, b]) => ({ ...b, ...a })),
+  );
 }
 
 async function holds(tool: string, args: Record<string, unknown>): Promise<Record<string, any>> {
@@ -99,11 +123,34 @@ const regex: fc.Arbitrary<string> = fc.letrec<{ re: string; atom: string }>((tie
 })).re;
 
 /** Globs: stars, double stars, braces, classes and separators. */
-const glob = fc.array(fc.constantFrom("*", "**", "?", "/", "a", "src", ".ts", "{a,b}", "{", "}", ",", "[a]", "..", "\\"), { minLength: 1, maxLength: 30 }).map((parts) => parts.join(""));
+const glob = fc
+  .array(fc.constantFrom("*", "**", "?", "/", "a", "src", ".ts", "{a,b}", "{", "}", ",", "[a]", "..", "\\"), { minLength: 1, maxLength: 30 })
+  .map((parts) => parts.join(""));
 
 /** Paths: escapes, absolute paths, symlinks out of the root, odd characters, the pipe. */
 const path = fc
-  .array(fc.constantFrom("..", ".", "src", "app.ts", "escape", "escape.txt", "pipe", "/", "/etc", "~", "%2e%2e", "\u0000", "é", " ", "data.json", "aaaa.txt", "outside.txt"), { minLength: 1, maxLength: 8 })
+  .array(
+    fc.constantFrom(
+      "..",
+      ".",
+      "src",
+      "app.ts",
+      "escape",
+      "escape.txt",
+      "pipe",
+      "/",
+      "/etc",
+      "~",
+      "%2e%2e",
+      "\u0000",
+      "é",
+      " ",
+      "data.json",
+      "aaaa.txt",
+      "outside.txt",
+    ),
+    { minLength: 1, maxLength: 8 },
+  )
   .map((parts) => parts.join("/").replace(/\/+/g, "/"));
 
 describe("fuzzing", () => {
@@ -111,15 +158,19 @@ describe("fuzzing", () => {
     ["search_tools", ["query", "limit", "offset", "namespace", "tags", "mode"]],
     ["describe_tool", ["tool_id", "tool_ids", "detail_level"]],
     ["run_tool", ["tool_id", "args", "timeout_ms", "cache"]],
-  ] as const)("%s keeps its invariant", async (tool, names) => {
-    await fc.assert(
-      fc.asyncProperty(argsFor(names), async (args) => {
-        counts[tool] = (counts[tool] ?? 0) + 1;
-        await holds(tool, args);
-      }),
-      { numRuns: RUNS },
-    );
-  }, 600_000);
+  ] as const)(
+    "%s keeps its invariant",
+    async (tool, names) => {
+      await fc.assert(
+        fc.asyncProperty(argsFor(names), async (args) => {
+          counts[tool] = (counts[tool] ?? 0) + 1;
+          await holds(tool, args);
+        }),
+        { numRuns: RUNS },
+      );
+    },
+    600_000,
+  );
 
   it("random regular expressions, globs and paths keep the invariant and stay in the root", async () => {
     const spilled = await holds("run_tool", { tool_id: "code:read_file", args: { path: "big.log" } });
@@ -137,7 +188,10 @@ describe("fuzzing", () => {
         fc.asyncProperty(args, async (a) => {
           counts[label] = (counts[label] ?? 0) + 1;
           const reply = await holds("run_tool", { tool_id: tool, args: a });
-          if (reply.ok === false) expect(reply.error.code).toMatch(/^(invalid_regex|invalid_glob|invalid_args|outside_root|path_not_found|not_a_file|not_a_dir|special_file|secret_path|binary_file)$/);
+          if (reply.ok === false)
+            expect(reply.error.code).toMatch(
+              /^(invalid_regex|invalid_glob|invalid_args|outside_root|path_not_found|not_a_file|not_a_dir|special_file|secret_path|binary_file)$/,
+            );
         }),
         { numRuns: RUNS },
       );

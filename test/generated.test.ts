@@ -15,11 +15,23 @@ describe("generated files are up to date (npm run generate rewrites them)", () =
 
   it("the references name every tool and every config section", () => {
     const tools = files.find((f) => f.path === "docs/reference/tools.md")!.content;
-    for (const id of ["search_tools", "describe_tool", "run_tool", "code:tree", "code:symbols", "code:references", "code:grep", "code:read_file", "metatools:read_output"]) expect(tools).toContain(`### \`${id}\``);
+    for (const id of [
+      "search_tools",
+      "describe_tool",
+      "run_tool",
+      "code:tree",
+      "code:symbols",
+      "code:references",
+      "code:grep",
+      "code:read_file",
+      "metatools:read_output",
+    ])
+      expect(tools).toContain(`### \`${id}\``);
     expect(tools).toMatch(/\| `query` \*\*\(required\)\*\* \| string \|/);
     const config = files.find((f) => f.path === "docs/reference/config.md")!.content;
-    for (const section of ["search", "security", "http", "budgets", "timeouts", "code", "store", "cache", "outputs", "run"]) expect(config).toContain(`### \`metatools.${section}\``);
+    for (const section of ["search", "security", "http", "budgets", "timeouts", "code", "store", "cache", "outputs", "run"])
+      expect(config).toContain(`### \`metatools.${section}\``);
     expect(config).toMatch(/\| `command` \| string \| \*\*Required\.\*\* Executable to spawn/);
-    expect(config).toContain("`search.embedder (type: \"static\").vectors`");
+    expect(config).toContain('`search.embedder (type: "static").vectors`');
   });
 });

@@ -112,7 +112,11 @@ describe("binary by content", () => {
     ["a NUL deep inside", Buffer.concat([Buffer.from("a".repeat(100_000)), Buffer.from([0]), Buffer.from("b".repeat(10))]), true],
     ["random bytes", randomBytes(50_000), true],
     ["random bytes without NULs", Buffer.from(randomBytes(50_000).map((b) => b || 1)), true],
-    ["text whose middle is random", Buffer.concat([Buffer.from("t".repeat(40_000)), Buffer.from(randomBytes(20_000).map((b) => b || 1)), Buffer.from("t".repeat(40_000))]), true],
+    [
+      "text whose middle is random",
+      Buffer.concat([Buffer.from("t".repeat(40_000)), Buffer.from(randomBytes(20_000).map((b) => b || 1)), Buffer.from("t".repeat(40_000))]),
+      true,
+    ],
   ])("%s: %s", (_label, bytes, binary) => {
     expect(looksBinary(bytes)).toBe(binary);
   });

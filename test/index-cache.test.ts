@@ -17,10 +17,22 @@ import { CACHED_MIN_TOOLS, IndexCache } from "../src/search/index-cache.js";
 import { decodeNamespace, encodeNamespace } from "../src/search/segment-file.js";
 import { tempDir } from "./helpers/harness.js";
 
-const QUERIES = ["create invoice", "list the github issues by date range", "send a slack message", "repositry", "deprecated", "get_user_42", "export order as CSV"];
+const QUERIES = [
+  "create invoice",
+  "list the github issues by date range",
+  "send a slack message",
+  "repositry",
+  "deprecated",
+  "get_user_42",
+  "export order as CSV",
+];
 
 function tools(count = CACHED_MIN_TOOLS + 200): UpstreamTool[] {
-  return syntheticTools(count).map(({ name, description, inputSchema }, i) => ({ name, description: i === 3 ? `Deprecated: ${description}` : description, inputSchema }));
+  return syntheticTools(count).map(({ name, description, inputSchema }, i) => ({
+    name,
+    description: i === 3 ? `Deprecated: ${description}` : description,
+    inputSchema,
+  }));
 }
 
 /** A registry and engine over one namespace, with an index cache in `dir` (or none). */
@@ -35,7 +47,13 @@ async function answers(engine: SearchEngine): Promise<unknown[]> {
   const out: unknown[] = [];
   for (const query of QUERIES) {
     const outcome = await engine.search({ query, limit: 8, offset: 0, namespaces: [], tags: [], mode: "bm25" });
-    out.push({ query, total: outcome.total, relaxed: outcome.relaxed, hits: outcome.hits.map((h) => [h.record.id, Number(h.score.toFixed(9))]), byNamespace: outcome.byNamespace });
+    out.push({
+      query,
+      total: outcome.total,
+      relaxed: outcome.relaxed,
+      hits: outcome.hits.map((h) => [h.record.id, Number(h.score.toFixed(9))]),
+      byNamespace: outcome.byNamespace,
+    });
   }
   out.push(engine.nearTerms("repositry invoise"));
   return out;
@@ -94,7 +112,12 @@ describe("the index cache", () => {
     const engine = new SearchEngine(registry, { indexCache: new IndexCache(dir, "/project/metatools.json", "1.0.0", { checkAfterMs: 0 }) });
     registry.setNamespace("shop", list, undefined, true);
     built.mockClear();
-    registry.setNamespace("shop", list.map((tool, i) => (i === 0 ? { ...tool, description: "Teleport a llama." } : tool)), undefined, true);
+    registry.setNamespace(
+      "shop",
+      list.map((tool, i) => (i === 0 ? { ...tool, description: "Teleport a llama." } : tool)),
+      undefined,
+      true,
+    );
     expect(built).toHaveBeenCalledTimes(1);
     const hit = await engine.search({ query: "teleport llama", limit: 1, offset: 0, namespaces: [], tags: [], mode: "bm25" });
     expect(hit.hits[0]?.record.name).toBe(list[0]!.name);
@@ -110,7 +133,10 @@ describe("the index cache", () => {
     expect(built).toHaveBeenCalledTimes(1);
 
     // Damaged three ways: cut short, one posting pointing past the documents, garbage.
-    const file = join(dir, readdirSync(dir).find((f) => f.endsWith(".idx"))!);
+    const file = join(
+      dir,
+      readdirSync(dir).find((f) => f.endsWith(".idx"))!,
+    );
     const good = readFileSync(file);
     const decoded = decodeNamespace(good)!;
     expect(decoded.segment.ids).toHaveLength(list.length);

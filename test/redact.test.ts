@@ -61,13 +61,19 @@ describe("the redactor", () => {
   });
 
   it("replaces a secret that contains another whole, under its own name", () => {
-    const nested = redactor([{ name: "INNER", value: "abc123" }, { name: "OUTER", value: "xx-abc123-yy" }]);
+    const nested = redactor([
+      { name: "INNER", value: "abc123" },
+      { name: "OUTER", value: "xx-abc123-yy" },
+    ]);
     expect(nested("1 xx-abc123-yy 2 abc123")).toBe("1 [redacted $OUTER] 2 [redacted $INNER]");
   });
 
   it("replaces a multi-line secret line by line too, and in either Unicode normal form", () => {
     const pem = "-----BEGIN KEY-----\nMIIEvQIBADANBgkqhkiG9w0BAQEFAASC\n-----END KEY-----";
-    const multi = redactor([{ name: "PEM", value: pem }, { name: "ACCENT", value: "caf\u00e9-Zq~x" }]);
+    const multi = redactor([
+      { name: "PEM", value: pem },
+      { name: "ACCENT", value: "caf\u00e9-Zq~x" },
+    ]);
     expect(multi(`stderr: MIIEvQIBADANBgkqhkiG9w0BAQEFAASC\n${JSON.stringify(pem)}`)).toBe('stderr: [redacted $PEM]\n"[redacted $PEM]"');
     expect(multi("cafe\u0301-Zq~x")).toBe("[redacted $ACCENT]");
   });

@@ -50,15 +50,30 @@ describe("analyzer", () => {
 /** A tiny corpus generator: documents over a small vocabulary, in a few segments. */
 const vocabulary = ["alpha", "beta", "gamma", "delta", "omega", "sigma", "kappa", "theta"];
 const docsArb = fc.array(
-  fc.record({ segment: fc.constantFrom("s1", "s2", "s3"), name: fc.subarray(vocabulary, { minLength: 1 }), body: fc.array(fc.constantFrom(...vocabulary), { maxLength: 12 }) }),
+  fc.record({
+    segment: fc.constantFrom("s1", "s2", "s3"),
+    name: fc.subarray(vocabulary, { minLength: 1 }),
+    body: fc.array(fc.constantFrom(...vocabulary), { maxLength: 12 }),
+  }),
   { minLength: 1, maxLength: 40 },
 );
 const queryArb = fc.subarray(vocabulary, { minLength: 1, maxLength: 4 });
 
 function build(docs: { segment: string; name: string[]; body: string[] }[]): { index: InvertedIndex; all: (IndexedDoc & { segment: string })[] } {
   const index = new InvertedIndex();
-  const all = docs.map((d, i) => ({ id: `${d.segment}:t${i}`, segment: d.segment, fields: [{ terms: d.name, weight: 3 }, { terms: d.body, weight: 1 }] }));
-  for (const segment of ["s1", "s2", "s3"]) index.replace(segment, all.filter((d) => d.segment === segment));
+  const all = docs.map((d, i) => ({
+    id: `${d.segment}:t${i}`,
+    segment: d.segment,
+    fields: [
+      { terms: d.name, weight: 3 },
+      { terms: d.body, weight: 1 },
+    ],
+  }));
+  for (const segment of ["s1", "s2", "s3"])
+    index.replace(
+      segment,
+      all.filter((d) => d.segment === segment),
+    );
   return { index, all };
 }
 

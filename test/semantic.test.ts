@@ -16,7 +16,10 @@ import { conceptVectors, writeTools, writeVectors } from "./helpers/semantic.js"
 
 async function session(dir: string, vectors: string, cache: string | false = join(dir, "cache")) {
   return openSession(
-    { mcpServers: { notes: { type: "catalog", tools: writeTools(dir) } }, metatools: { code: { enabled: false }, search: { embedder: { type: "static", vectors }, embeddingCache: cache } } },
+    {
+      mcpServers: { notes: { type: "catalog", tools: writeTools(dir) } },
+      metatools: { code: { enabled: false }, search: { embedder: { type: "static", vectors }, embeddingCache: cache } },
+    },
     { builtinCatalog: false, file: join(dir, "metatools.json") },
   );
 }
@@ -77,7 +80,10 @@ describe("semantic search", () => {
 
   it("asking for semantic with the embedder turned off gives bm25 results and says how to enable one", async () => {
     const dir = tempDir();
-    const s = await openSession({ mcpServers: { notes: { type: "catalog", tools: writeTools(dir) } }, metatools: { code: { enabled: false }, search: { embedder: false } } }, { builtinCatalog: false });
+    const s = await openSession(
+      { mcpServers: { notes: { type: "catalog", tools: writeTools(dir) } }, metatools: { code: { enabled: false }, search: { embedder: false } } },
+      { builtinCatalog: false },
+    );
     try {
       const body = await s.call("search_tools", { query: "send email", mode: "semantic" });
       expect(body.mode).toBe("bm25");
@@ -111,7 +117,12 @@ describe("semantic search", () => {
     const cacheHome = join(dir, "xdg");
     const builtin = await runCli(["index", "--config", plain, "--json"], { env: { XDG_CACHE_HOME: cacheHome } });
     expect(builtin.code).toBe(0);
-    expect(JSON.parse(builtin.stdout)).toMatchObject({ embedder: expect.stringMatching(/^static:builtin:/), tools: 5, embedded: 5, cacheFile: expect.stringContaining(join(cacheHome, "metatools", "embeddings")) });
+    expect(JSON.parse(builtin.stdout)).toMatchObject({
+      embedder: expect.stringMatching(/^static:builtin:/),
+      tools: 5,
+      embedded: 5,
+      cacheFile: expect.stringContaining(join(cacheHome, "metatools", "embeddings")),
+    });
     const none = join(dir, "off.json");
     writeFileSync(none, JSON.stringify({ mcpServers: {}, metatools: { code: { enabled: false }, search: { embedder: false } } }));
     const refused = await runCli(["index", "--config", none]);
@@ -143,11 +154,13 @@ describe("word-vectors file", () => {
     const { words } = conceptVectors();
     const file = writeVectors(dir);
     const vectorsOf = (table: WordVectors, times: number) =>
-      Array.from({ length: times }, () => words.map((w) => {
-        const into = new Float32Array(table.dimensions);
-        table.addTo(into, table.rank(w)!, 1);
-        return [...into];
-      })).flat();
+      Array.from({ length: times }, () =>
+        words.map((w) => {
+          const into = new Float32Array(table.dimensions);
+          table.addTo(into, table.rank(w)!, 1);
+          return [...into];
+        }),
+      ).flat();
     // Lazily (a digest file: rows read as wanted, past a threshold the matrix) against a table read whole (no digest file).
     const lazy = vectorsOf(WordVectors.read(file), 4);
     rmSync(`${file}.sha256`);

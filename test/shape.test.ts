@@ -18,6 +18,9 @@ describe("argument shape", () => {
 
   it("counts depth and size", () => {
     expect(shapeProblem({ a: { b: { c: 1 } } }, { maxDepth: 2, maxBytes: 100 })?.problem).toBe("nested deeper than 2 levels");
-    expect(shapeProblem({ a: "x".repeat(50), b: "y".repeat(60) }, { maxDepth: 5, maxBytes: 100 })).toEqual({ path: "args.b", problem: "arguments larger than 100 bytes" });
+    expect(shapeProblem({ a: "x".repeat(50), b: "y".repeat(60) }, { maxDepth: 5, maxBytes: 100 })).toEqual({
+      path: "args.b",
+      problem: "arguments larger than 100 bytes",
+    });
   });
 });

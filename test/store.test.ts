@@ -38,7 +38,13 @@ describe("memory store", () => {
 
 describe("store URLs", () => {
   it("recognises the schemes and masks passwords", () => {
-    expect(["memory", "redis://h:1", "rediss://h:1", "sqlite:///x.db", "mongodb://h"].map(storeKind)).toEqual(["memory", "redis", "redis", "sqlite", undefined]);
+    expect(["memory", "redis://h:1", "rediss://h:1", "sqlite:///x.db", "mongodb://h"].map(storeKind)).toEqual([
+      "memory",
+      "redis",
+      "redis",
+      "sqlite",
+      undefined,
+    ]);
     expect(maskUrl("redis://user:secret@host:6379/0")).toBe("redis://user:***@host:6379/0");
     expect(maskUrl("redis://host:6379")).toBe("redis://host:6379");
     // An unencoded `@` in the password: masked up to the last one, leaving no piece of it.

@@ -11,7 +11,15 @@ import { TransformersEmbedder, type TransformersSpec } from "../src/embed/transf
 import { openSession, tempDir } from "./helpers/harness.js";
 import { expectBm25Fallback, writeModel, writeTools } from "./helpers/semantic.js";
 
-const spec = (model: string, dtype: "q8" | "fp32" = "q8"): TransformersSpec => ({ type: "transformers", model, dtype, pooling: "mean", queryPrefix: "", documentPrefix: "", allowDownload: false });
+const spec = (model: string, dtype: "q8" | "fp32" = "q8"): TransformersSpec => ({
+  type: "transformers",
+  model,
+  dtype,
+  pooling: "mean",
+  queryPrefix: "",
+  documentPrefix: "",
+  allowDownload: false,
+});
 const dot = (a: Float32Array, b: Float32Array) => a.reduce((sum, x, i) => sum + x * b[i]!, 0);
 
 describe("transformers.js embedder", () => {
@@ -42,7 +50,10 @@ describe("transformers.js embedder", () => {
     const model = writeModel(dir);
     const config = {
       mcpServers: { notes: { type: "catalog" as const, tools: writeTools(dir) } },
-      metatools: { code: { enabled: false }, search: { embedder: { type: "transformers" as const, model: "concept-model" }, embeddingCache: join(dir, "cache") } },
+      metatools: {
+        code: { enabled: false },
+        search: { embedder: { type: "transformers" as const, model: "concept-model" }, embeddingCache: join(dir, "cache") },
+      },
     };
     const first = await openSession(config, { builtinCatalog: false, file: join(dir, "metatools.json") });
     try {

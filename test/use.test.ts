@@ -37,10 +37,12 @@ describe("Universal Sentence Encoder embedder", () => {
 
   it("answers a query ahead of tool batches already queued", async () => {
     const order: string[] = [];
-    const tools = embedder.embed(
-      Array.from({ length: 40 }, (_, i) => `tool number ${i} lists the invoices of a customer`),
-      "document",
-    ).then(() => order.push("tools"));
+    const tools = embedder
+      .embed(
+        Array.from({ length: 40 }, (_, i) => `tool number ${i} lists the invoices of a customer`),
+        "document",
+      )
+      .then(() => order.push("tools"));
     const query = embedder.embed(["find an invoice"], "query").then(() => order.push("query"));
     await Promise.all([tools, query]);
     expect(order).toEqual(["query", "tools"]);

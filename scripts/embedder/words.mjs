@@ -39,8 +39,14 @@ writeFileSync(join(out, "words.txt"), `${vocabulary.join("\n")}\n`);
 
 // Training pairs as word indices.
 const index = new Map(vocabulary.map((w, i) => [w, i]));
-const ids = (text, role) => words(text).filter((w) => role !== "query" || !(STOP_WORDS.has(w) || QUERY_FILLER.has(w))).flatMap((w) => (index.has(w) ? [index.get(w)] : []));
-const pairs = readFileSync(join(out, "pairs.jsonl"), "utf8").split("\n").filter(Boolean).map((l) => JSON.parse(l));
+const ids = (text, role) =>
+  words(text)
+    .filter((w) => role !== "query" || !(STOP_WORDS.has(w) || QUERY_FILLER.has(w)))
+    .flatMap((w) => (index.has(w) ? [index.get(w)] : []));
+const pairs = readFileSync(join(out, "pairs.jsonl"), "utf8")
+  .split("\n")
+  .filter(Boolean)
+  .map((l) => JSON.parse(l));
 writeFileSync(join(out, "q.ids.json"), JSON.stringify(pairs.map((p) => ids(p.q, "query"))));
 writeFileSync(join(out, "d.ids.json"), JSON.stringify(pairs.map((p) => ids(p.d, "document"))));
 

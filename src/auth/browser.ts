@@ -11,13 +11,17 @@ import { spawn } from "node:child_process";
 export async function openUrl(url: string, env: NodeJS.ProcessEnv = process.env): Promise<"browser" | "opener" | "none"> {
   // An authorization endpoint comes from a server's metadata: only a web page is opened, never a file or another scheme's handler.
   if (!isWebUrl(url)) return "none";
-  for (const command of (env.BROWSER ?? "").split(":").map((c) => c.trim()).filter(Boolean)) {
+  for (const command of (env.BROWSER ?? "")
+    .split(":")
+    .map((c) => c.trim())
+    .filter(Boolean)) {
     // "$1" is the URL, as an argument of sh: nothing in it is read by the shell.
     const line = command.includes("%s") ? command.replaceAll("%s", '"$1"') : `${command} "$1"`;
     if (await launched("/bin/sh", ["-c", line, "sh", url])) return "browser";
   }
   // On Windows not `cmd /c start`: cmd would read the URL's `&`.
-  const opener = process.platform === "darwin" ? ["open", url] : process.platform === "win32" ? ["rundll32", "url.dll,FileProtocolHandler", url] : ["xdg-open", url];
+  const opener =
+    process.platform === "darwin" ? ["open", url] : process.platform === "win32" ? ["rundll32", "url.dll,FileProtocolHandler", url] : ["xdg-open", url];
   return (await launched(opener[0]!, opener.slice(1))) ? "opener" : "none";
 }
 

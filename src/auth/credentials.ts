@@ -163,10 +163,14 @@ export class FileCredentials implements Credentials {
     try {
       data = JSON.parse(readFileSync(this.where, "utf8"));
     } catch (error) {
-      throw new MetatoolsError("auth_file", `the token file ${this.where} is not valid JSON (${(error as Error).message}): delete it and sign in again with \`metatools auth login\``);
+      throw new MetatoolsError(
+        "auth_file",
+        `the token file ${this.where} is not valid JSON (${(error as Error).message}): delete it and sign in again with \`metatools auth login\``,
+      );
     }
     const backends = (data as FileData | null)?.backends;
-    if (!backends || typeof backends !== "object") throw new MetatoolsError("auth_file", `the token file ${this.where} has no "backends" object: delete it and sign in again with \`metatools auth login\``);
+    if (!backends || typeof backends !== "object")
+      throw new MetatoolsError("auth_file", `the token file ${this.where} has no "backends" object: delete it and sign in again with \`metatools auth login\``);
     this.cached = { stamp, data: { version: 1, backends } };
     return this.cached.data;
   }
@@ -189,7 +193,8 @@ export class FileCredentials implements Credentials {
         closeSync(openSync(lock, "wx", 0o600));
         break;
       } catch (error) {
-        if ((error as NodeJS.ErrnoException).code !== "EEXIST") throw new MetatoolsError("auth_file", `cannot lock the token file ${this.where}: ${(error as Error).message}`);
+        if ((error as NodeJS.ErrnoException).code !== "EEXIST")
+          throw new MetatoolsError("auth_file", `cannot lock the token file ${this.where}: ${(error as Error).message}`);
         if (lockAge(lock) > LOCK_STALE_MS) {
           try {
             unlinkSync(lock);
@@ -198,7 +203,11 @@ export class FileCredentials implements Credentials {
           }
           continue;
         }
-        if (Date.now() > deadline) throw new MetatoolsError("auth_file", `the token file ${this.where} stayed locked for ${Math.round(waitMs / 1000)} s (${lock}); if no metatools is signing in, delete the lock`);
+        if (Date.now() > deadline)
+          throw new MetatoolsError(
+            "auth_file",
+            `the token file ${this.where} stayed locked for ${Math.round(waitMs / 1000)} s (${lock}); if no metatools is signing in, delete the lock`,
+          );
         await new Promise((resolve) => setTimeout(resolve, 25));
       }
     }

@@ -9,7 +9,13 @@
  * `auth()` runs each step; this module supplies what it leaves to clients.
  */
 import { randomBytes } from "node:crypto";
-import { auth, discoverOAuthServerInfo, extractWWWAuthenticateParams, type OAuthClientProvider, type OAuthDiscoveryState } from "@modelcontextprotocol/sdk/client/auth.js";
+import {
+  auth,
+  discoverOAuthServerInfo,
+  extractWWWAuthenticateParams,
+  type OAuthClientProvider,
+  type OAuthDiscoveryState,
+} from "@modelcontextprotocol/sdk/client/auth.js";
 import type { OAuthClientInformationMixed, OAuthClientMetadata, OAuthTokens } from "@modelcontextprotocol/sdk/shared/auth.js";
 import type { FetchLike } from "@modelcontextprotocol/sdk/shared/transport.js";
 import type { OAuthSettings, RemoteBackendSpec } from "../config/resolved.js";
@@ -46,7 +52,8 @@ export interface LoginResult {
 const REQUEST_TIMEOUT_MS = 15_000;
 
 export async function login(spec: SignInSpec, options: LoginOptions): Promise<LoginResult> {
-  const fetchFn: FetchLike = (url, init) => fetch(url, { ...init, signal: AbortSignal.any([AbortSignal.timeout(REQUEST_TIMEOUT_MS), ...(options.signal ? [options.signal] : [])]) });
+  const fetchFn: FetchLike = (url, init) =>
+    fetch(url, { ...init, signal: AbortSignal.any([AbortSignal.timeout(REQUEST_TIMEOUT_MS), ...(options.signal ? [options.signal] : [])]) });
   const challenge = await probe(spec, fetchFn);
   if (!challenge) return { needed: false };
   const discovery: OAuthDiscoveryState = {
@@ -62,7 +69,10 @@ export async function login(spec: SignInSpec, options: LoginOptions): Promise<Lo
   // A configured client (and its secret) belongs to the authorization server it was first used with.
   const before = previous?.discovery?.authorizationServerUrl;
   if (settings.clientId && before && !sameServer(before, discovery.authorizationServerUrl)) {
-    throw new MetatoolsError("signin_failed", `${spec.namespace}: the authorization server is now ${discovery.authorizationServerUrl}, not ${before}, which the configured client ${settings.clientId} was used with; its secret is not sent to another server. If the move is expected, run \`metatools auth logout ${spec.namespace}\` first`);
+    throw new MetatoolsError(
+      "signin_failed",
+      `${spec.namespace}: the authorization server is now ${discovery.authorizationServerUrl}, not ${before}, which the configured client ${settings.clientId} was used with; its secret is not sent to another server. If the move is expected, run \`metatools auth logout ${spec.namespace}\` first`,
+    );
   }
   // A client registered for another callback port is registered again, unless that port can be had again.
   let port = settings.callbackPort ?? portOf(previous?.client) ?? 0;
@@ -83,10 +93,15 @@ export async function login(spec: SignInSpec, options: LoginOptions): Promise<Lo
     const answer = loopback.code(state, options.timeoutMs, options.signal, (why) => options.say(`  ${why}`));
     answer.catch(() => {}); // Seen below, or moot when `auth` fails first.
     const first = await auth(provider, request);
-    if (first !== "REDIRECT") throw new MetatoolsError("signin_failed", `${spec.namespace}: the authorization server gave tokens without asking the user, which this sign-in does not expect`);
+    if (first !== "REDIRECT")
+      throw new MetatoolsError(
+        "signin_failed",
+        `${spec.namespace}: the authorization server gave tokens without asking the user, which this sign-in does not expect`,
+      );
     const code = await answer.catch(async (error: unknown) => {
       // The registration may be what the authorization page refused (deleted, expired): the next sign-in registers anew.
-      if (error instanceof MetatoolsError && error.code === "signin_timeout" && flow.client && !settings.clientId) await options.credentials.update(spec.namespace, (r) => r && { ...r, client: undefined });
+      if (error instanceof MetatoolsError && error.code === "signin_timeout" && flow.client && !settings.clientId)
+        await options.credentials.update(spec.namespace, (r) => r && { ...r, client: undefined });
       throw error;
     });
     await auth(provider, { ...request, authorizationCode: code });
@@ -104,7 +119,11 @@ export async function login(spec: SignInSpec, options: LoginOptions): Promise<Lo
       ...(previous?.requiredScope && granted && !covers(granted, previous.requiredScope) ? { requiredScope: previous.requiredScope } : {}),
       updatedAt: Date.now(),
     }));
-    return { needed: true, signIn, client: settings.clientId ? "configured" : flow.client?.client_id.startsWith("https://") ? "metadata document" : "registered" };
+    return {
+      needed: true,
+      signIn,
+      client: settings.clientId ? "configured" : flow.client?.client_id.startsWith("https://") ? "metadata document" : "registered",
+    };
   } finally {
     await loopback.close();
   }
@@ -112,11 +131,24 @@ export async function login(spec: SignInSpec, options: LoginOptions): Promise<Lo
 
 /** What the server's 401 says, or undefined when it answered without asking for a sign-in. */
 async function probe(spec: SignInSpec, fetchFn: FetchLike): Promise<{ resourceMetadataUrl?: URL; scope?: string } | undefined> {
-  const headers = { ...spec.headers, accept: spec.kind === "sse" ? "text/event-stream" : "application/json, text/event-stream", "content-type": "application/json" };
+  const headers = {
+    ...spec.headers,
+    accept: spec.kind === "sse" ? "text/event-stream" : "application/json, text/event-stream",
+    "content-type": "application/json",
+  };
   const init: RequestInit =
     spec.kind === "sse"
       ? { method: "GET", headers }
-      : { method: "POST", headers, body: JSON.stringify({ jsonrpc: "2.0", id: 0, method: "initialize", params: { protocolVersion: "2025-06-18", capabilities: {}, clientInfo: { name: "metatools", version: packageVersion() } } }) };
+      : {
+          method: "POST",
+          headers,
+          body: JSON.stringify({
+            jsonrpc: "2.0",
+            id: 0,
+            method: "initialize",
+            params: { protocolVersion: "2025-06-18", capabilities: {}, clientInfo: { name: "metatools", version: packageVersion() } },
+          }),
+        };
   let response: Response;
   try {
     // Not followed: the configured headers are for this server only, and a sign-in page at the end of a redirect is no answer.
@@ -129,7 +161,11 @@ async function probe(spec: SignInSpec, fetchFn: FetchLike): Promise<{ resourceMe
     const { resourceMetadataUrl, scope } = extractWWWAuthenticateParams(response);
     return { ...(resourceMetadataUrl ? { resourceMetadataUrl } : {}), ...(scope ? { scope } : {}) };
   }
-  if (response.status >= 300 && response.status < 400) throw new MetatoolsError("signin_failed", `${spec.namespace}: ${spec.url} redirects (HTTP ${response.status}${response.headers.get("location") ? ` to ${response.headers.get("location")}` : ""}); put the URL it redirects to in the config`);
+  if (response.status >= 300 && response.status < 400)
+    throw new MetatoolsError(
+      "signin_failed",
+      `${spec.namespace}: ${spec.url} redirects (HTTP ${response.status}${response.headers.get("location") ? ` to ${response.headers.get("location")}` : ""}); put the URL it redirects to in the config`,
+    );
   if (response.status < 300) return undefined;
   throw new MetatoolsError("signin_failed", `${spec.namespace}: ${spec.url} answered HTTP ${response.status}, not 401 asking for a sign-in; check the URL`);
 }
@@ -146,7 +182,14 @@ class FlowState {
 }
 
 /** The SDK's client provider over one sign-in: tokens are never reused here (signing in asks anew), everything else is. */
-function flowProvider(settings: OAuthSettings, redirectUrl: string, state: string, flow: FlowState, options: LoginOptions, publicClients: boolean): OAuthClientProvider {
+function flowProvider(
+  settings: OAuthSettings,
+  redirectUrl: string,
+  state: string,
+  flow: FlowState,
+  options: LoginOptions,
+  publicClients: boolean,
+): OAuthClientProvider {
   const metadata: OAuthClientMetadata = {
     client_name: "metatools",
     redirect_uris: [redirectUrl],
@@ -162,7 +205,7 @@ function flowProvider(settings: OAuthSettings, redirectUrl: string, state: strin
     ...(settings.clientMetadataUrl ? { clientMetadataUrl: settings.clientMetadataUrl } : {}),
     clientMetadata: metadata,
     state: () => state,
-    clientInformation: () => clientOf(settings, flow.client ? { client: flow.client } as SignIn : undefined),
+    clientInformation: () => clientOf(settings, flow.client ? ({ client: flow.client } as SignIn) : undefined),
     saveClientInformation: (client) => {
       if (settings.clientId) return;
       if (client.client_secret) options.secret(client.client_secret);

@@ -34,7 +34,14 @@ export async function listenLoopback(port: number): Promise<Loopback> {
   });
   await new Promise<void>((resolve, reject) => {
     server.once("error", (error: NodeJS.ErrnoException) =>
-      reject(new MetatoolsError("callback_port", error.code === "EADDRINUSE" ? `port ${port} on 127.0.0.1 is taken, so the sign-in's callback cannot listen there: free it, or change the backend's oauth.callbackPort` : `cannot listen on 127.0.0.1:${port}: ${error.message}`)),
+      reject(
+        new MetatoolsError(
+          "callback_port",
+          error.code === "EADDRINUSE"
+            ? `port ${port} on 127.0.0.1 is taken, so the sign-in's callback cannot listen there: free it, or change the backend's oauth.callbackPort`
+            : `cannot listen on 127.0.0.1:${port}: ${error.message}`,
+        ),
+      ),
     );
     server.listen(port, "127.0.0.1", () => resolve());
   });
@@ -46,8 +53,15 @@ export async function listenLoopback(port: number): Promise<Loopback> {
       return new Promise<string>((resolve, reject) => {
         let refused = 0;
         const timer = setTimeout(() => {
-          const also = refused ? `; ${refused} answer${refused === 1 ? "" : "s"} with a state not this sign-in's came and ${refused === 1 ? "was" : "were"} refused (a stale tab, or a page that is not the sign-in's)` : "";
-          finish(new MetatoolsError("signin_timeout", `no answer from the browser within ${Math.round(timeoutMs / 1000)} s${also}; run the command again, and finish signing in within that time`));
+          const also = refused
+            ? `; ${refused} answer${refused === 1 ? "" : "s"} with a state not this sign-in's came and ${refused === 1 ? "was" : "were"} refused (a stale tab, or a page that is not the sign-in's)`
+            : "";
+          finish(
+            new MetatoolsError(
+              "signin_timeout",
+              `no answer from the browser within ${Math.round(timeoutMs / 1000)} s${also}; run the command again, and finish signing in within that time`,
+            ),
+          );
         }, timeoutMs);
         const onAbort = () => finish(new MetatoolsError("signin_cancelled", "sign-in cancelled"));
         signal?.addEventListener("abort", onAbort, { once: true });
@@ -65,7 +79,9 @@ export async function listenLoopback(port: number): Promise<Loopback> {
           if (got.get("state") !== state) {
             // Refused, and the sign-in goes on waiting: any page in the browser can send a request here, and must not end it.
             refused++;
-            onRefused?.("an answer came back with a state that is not this sign-in's (a stale tab, or a page that is not the sign-in's): its code was not used; still waiting for the right one");
+            onRefused?.(
+              "an answer came back with a state that is not this sign-in's (a stale tab, or a page that is not the sign-in's): its code was not used; still waiting for the right one",
+            );
             return { ok: false, text: "This answer does not belong to the sign-in that is waiting, so it was refused." };
           }
           const error = got.get("error");

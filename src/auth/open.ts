@@ -26,7 +26,12 @@ export function loginCommand(namespace: string, config: Pick<ResolvedConfig, "fi
   return `metatools auth login ${namespace}${config.file ? ` --config ${shellWord(config.file)}` : ""}`;
 }
 
-export function createSession(spec: RemoteBackendSpec & { oauth: OAuthSettings }, config: ResolvedConfig, credentials: Credentials, secret: (value: string) => void): SignInSession {
+export function createSession(
+  spec: RemoteBackendSpec & { oauth: OAuthSettings },
+  config: ResolvedConfig,
+  credentials: Credentials,
+  secret: (value: string) => void,
+): SignInSession {
   return new SignInSession(spec, credentials, { secret, loginCommand: loginCommand(spec.namespace, config) });
 }
 

@@ -6,7 +6,14 @@
  * that signs in. Serving never opens a browser or waits for a person.
  */
 import { extractWWWAuthenticateParams, refreshAuthorization } from "@modelcontextprotocol/sdk/client/auth.js";
-import { InvalidClientError, OAuthError, ServerError, TemporarilyUnavailableError, TooManyRequestsError, UnauthorizedClientError } from "@modelcontextprotocol/sdk/server/auth/errors.js";
+import {
+  InvalidClientError,
+  OAuthError,
+  ServerError,
+  TemporarilyUnavailableError,
+  TooManyRequestsError,
+  UnauthorizedClientError,
+} from "@modelcontextprotocol/sdk/server/auth/errors.js";
 import type { OAuthClientInformationMixed, OAuthTokens } from "@modelcontextprotocol/sdk/shared/auth.js";
 import type { FetchLike } from "@modelcontextprotocol/sdk/shared/transport.js";
 import type { OAuthSettings, RemoteBackendSpec } from "../config/resolved.js";
@@ -85,7 +92,12 @@ export class SignInSession {
         if (error === "insufficient_scope") {
           signIn = await this.credentials.update(this.namespace, (r) => r && { ...r, requiredScope: union(r.requiredScope, scope) });
           await response.body?.cancel();
-          throw this.refused(new NeedsLoginError(`${this.namespace} refused the call: it needs scope "${scope ?? "?"}", and the sign-in has ${tokens?.scope ? `"${tokens.scope}"` : "none"}. Sign in again with \`${this.hooks.loginCommand}\` (it asks for that scope); a running metatools picks the sign-in up without a restart`, "scope"));
+          throw this.refused(
+            new NeedsLoginError(
+              `${this.namespace} refused the call: it needs scope "${scope ?? "?"}", and the sign-in has ${tokens?.scope ? `"${tokens.scope}"` : "none"}. Sign in again with \`${this.hooks.loginCommand}\` (it asks for that scope); a running metatools picks the sign-in up without a restart`,
+              "scope",
+            ),
+          );
         }
       }
       if (response.ok) this.needsLogin = undefined;
@@ -102,13 +114,15 @@ export class SignInSession {
   private async current(): Promise<SignIn | undefined> {
     let signIn = await this.credentials.read(this.namespace);
     if (!signIn || signIn.url !== this.spec.url) return undefined;
-    if (this.renewed && signIn.tokens?.refresh_token === this.renewed.from) signIn = { ...signIn, tokens: this.renewed.tokens, expiresAt: this.renewed.expiresAt };
+    if (this.renewed && signIn.tokens?.refresh_token === this.renewed.from)
+      signIn = { ...signIn, tokens: this.renewed.tokens, expiresAt: this.renewed.expiresAt };
     this.learn(signIn);
     return signIn;
   }
 
   private learn(signIn: SignIn): void {
-    for (const value of [signIn.tokens?.access_token, signIn.tokens?.refresh_token, signIn.tokens?.id_token, signIn.client?.client_secret]) if (value) this.hooks.secret(value);
+    for (const value of [signIn.tokens?.access_token, signIn.tokens?.refresh_token, signIn.tokens?.id_token, signIn.client?.client_secret])
+      if (value) this.hooks.secret(value);
   }
 
   private refused(error: NeedsLoginError): NeedsLoginError {
@@ -120,7 +134,10 @@ export class SignInSession {
     const { error } = extractWWWAuthenticateParams(response);
     await response.body?.cancel();
     const why = !tokens ? "it answered HTTP 401" : `it refused the stored sign-in (HTTP 401${error ? `, ${error}` : ""}), which could not be renewed`;
-    return new NeedsLoginError(`${this.namespace} needs a sign-in (${why}): run \`${this.hooks.loginCommand}\`; a running metatools picks the sign-in up without a restart`, "login");
+    return new NeedsLoginError(
+      `${this.namespace} needs a sign-in (${why}): run \`${this.hooks.loginCommand}\`; a running metatools picks the sign-in up without a restart`,
+      "login",
+    );
   }
 
   /** One refresh at a time; undefined when the refresh token is gone or refused (a new sign-in is needed). Network failures reject. */
@@ -152,11 +169,26 @@ export class SignInSession {
         });
       } catch (error) {
         // Worth another try later: the network, the server's own trouble, or being told to slow down.
-        if (!(error instanceof OAuthError) || error instanceof ServerError || error instanceof TemporarilyUnavailableError || error instanceof TooManyRequestsError) throw error;
+        if (
+          !(error instanceof OAuthError) ||
+          error instanceof ServerError ||
+          error instanceof TemporarilyUnavailableError ||
+          error instanceof TooManyRequestsError
+        )
+          throw error;
         // Refused for good (invalid_grant: revoked or expired; invalid_client: the registration is gone). Only what was refused is dropped.
         const now = await view.read();
         if (now?.tokens?.refresh_token && now.tokens.refresh_token !== refreshToken) return now.tokens;
-        await view.write((r) => (r?.tokens?.refresh_token === refreshToken ? { ...r, tokens: undefined, expiresAt: undefined, ...(error instanceof InvalidClientError || error instanceof UnauthorizedClientError ? { client: undefined } : {}) } : r));
+        await view.write((r) =>
+          r?.tokens?.refresh_token === refreshToken
+            ? {
+                ...r,
+                tokens: undefined,
+                expiresAt: undefined,
+                ...(error instanceof InvalidClientError || error instanceof UnauthorizedClientError ? { client: undefined } : {}),
+              }
+            : r,
+        );
         return undefined;
       }
       const tokens: OAuthTokens = { ...received, refresh_token: received.refresh_token ?? refreshToken, issuer: signIn.tokens?.issuer };

@@ -46,7 +46,10 @@ export class SharedCredentials implements Credentials {
       const created = { set: new Set<() => void>(), seen: undefined as number | undefined, timer: setInterval(() => void this.poll(namespace), POLL_MS) };
       created.timer.unref();
       this.listeners.set(namespace, (entry = created));
-      void this.read(namespace).then((r) => (created.seen = r?.updatedAt), () => {});
+      void this.read(namespace).then(
+        (r) => (created.seen = r?.updatedAt),
+        () => {},
+      );
     }
     entry.set.add(listener);
     return () => {
@@ -66,7 +69,10 @@ export class SharedCredentials implements Credentials {
   private async poll(namespace: string): Promise<void> {
     const entry = this.listeners.get(namespace);
     if (!entry) return;
-    const now = await this.read(namespace).then((r) => r?.updatedAt, () => entry.seen);
+    const now = await this.read(namespace).then(
+      (r) => r?.updatedAt,
+      () => entry.seen,
+    );
     if (now === entry.seen) return;
     entry.seen = now;
     for (const listener of [...entry.set]) listener();

@@ -119,7 +119,9 @@ export class BackendManager {
    * are not waited for: their tools are there.
    */
   async waitForStartup(ms: number): Promise<void> {
-    const waiting = [...this.entries.values()].filter((entry) => !entry.preloaded && (entry.state.status === "connecting" || entry.state.status === "reconnecting"));
+    const waiting = [...this.entries.values()].filter(
+      (entry) => !entry.preloaded && (entry.state.status === "connecting" || entry.state.status === "reconnecting"),
+    );
     if (!waiting.length) return;
     let timer: NodeJS.Timeout | undefined;
     const connected = Promise.all(waiting.map((entry) => (entry.state.status === "connecting" ? this.whenReady(entry.backend.namespace) : undefined)));
@@ -172,7 +174,16 @@ export class BackendManager {
       const tools = await raceAbort(backend.listTools(abort.signal), abort.signal);
       if (this.closed) return;
       entry.failures = 0;
-      entry.state = { ...entry.state, status: "ready", error: undefined, retryAt: undefined, info: backend.info(), toolCount: tools.length, connectMs: took(), fromSnapshot: undefined };
+      entry.state = {
+        ...entry.state,
+        status: "ready",
+        error: undefined,
+        retryAt: undefined,
+        info: backend.info(),
+        toolCount: tools.length,
+        connectMs: took(),
+        fromSnapshot: undefined,
+      };
       entry.preloaded = false;
       entry.listed = JSON.stringify(tools);
       this.logs.connectedNow(backend);

@@ -4,7 +4,17 @@
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
-import { CallToolResultSchema, CreateMessageRequestSchema, ElicitRequestSchema, ErrorCode, LoggingMessageNotificationSchema, McpError, type LoggingLevel, type ReadResourceResult, type Tool } from "@modelcontextprotocol/sdk/types.js";
+import {
+  CallToolResultSchema,
+  CreateMessageRequestSchema,
+  ElicitRequestSchema,
+  ErrorCode,
+  LoggingMessageNotificationSchema,
+  McpError,
+  type LoggingLevel,
+  type ReadResourceResult,
+  type Tool,
+} from "@modelcontextprotocol/sdk/types.js";
 import type { RemoteBackendSpec, StdioBackendSpec } from "../config/resolved.js";
 import type { UpstreamTool } from "../model/tool.js";
 import type { Redact } from "../util/redact.js";
@@ -16,7 +26,6 @@ import type { Backend, BackendEvent, BackendInfo, CallOptions, ToolCallResult } 
 import { lastLines } from "../util/text-tail.js";
 import { CallingPeers, TurnTimeout } from "./peers.js";
 import type { ClientFeatures } from "../model/peer.js";
-
 
 export class McpBackend implements Backend {
   readonly runnable = true;
@@ -63,13 +72,16 @@ export class McpBackend implements Backend {
 
   async connect(signal: AbortSignal): Promise<void> {
     this.closing = false;
-    const client = new Client({ name: "metatools", version: packageVersion() }, {
-      // A request comes back to the client whose call caused it, or is refused, saying why (peers.ts). Undeclared, the server is told no.
-      capabilities: { ...(this.features.elicitation ? { elicitation: {} } : {}), ...(this.features.sampling ? { sampling: {} } : {}) },
-      listChanged: {
-        tools: { autoRefresh: false, debounceMs: 50, onChanged: () => this.listener({ type: "tools_changed" }) },
+    const client = new Client(
+      { name: "metatools", version: packageVersion() },
+      {
+        // A request comes back to the client whose call caused it, or is refused, saying why (peers.ts). Undeclared, the server is told no.
+        capabilities: { ...(this.features.elicitation ? { elicitation: {} } : {}), ...(this.features.sampling ? { sampling: {} } : {}) },
+        listChanged: {
+          tools: { autoRefresh: false, debounceMs: 50, onChanged: () => this.listener({ type: "tools_changed" }) },
+        },
       },
-    });
+    );
     const transport: Transport = this.spec.kind === "stdio" ? stdioTransport(this.spec, this.stderr) : remoteTransport(this.spec, this.signIn);
     client.onclose = () => {
       if (this.client === client && !this.closing) this.listener({ type: "disconnected", error: this.stderrError("connection closed") });
@@ -82,8 +94,10 @@ export class McpBackend implements Backend {
       // so the call fails now (saying why) instead of at its timeout; the backend reconnects.
       if (error.message.includes(OVERSIZED)) void client.close();
     };
-    if (this.features.elicitation) client.setRequestHandler(ElicitRequestSchema, (request, extra) => this.peers.ask("elicitation", request.params, extra.signal));
-    if (this.features.sampling) client.setRequestHandler(CreateMessageRequestSchema, (request, extra) => this.peers.ask("sampling", request.params, extra.signal));
+    if (this.features.elicitation)
+      client.setRequestHandler(ElicitRequestSchema, (request, extra) => this.peers.ask("elicitation", request.params, extra.signal));
+    if (this.features.sampling)
+      client.setRequestHandler(CreateMessageRequestSchema, (request, extra) => this.peers.ask("sampling", request.params, extra.signal));
     // A server's log messages go to the listener (and on to clients that asked for them).
     client.setNotificationHandler(LoggingMessageNotificationSchema, ({ params }) => {
       if (this.client === client) this.listener({ type: "log", level: params.level, ...(params.logger ? { logger: params.logger } : {}), data: params.data });
@@ -136,7 +150,8 @@ export class McpBackend implements Backend {
     try {
       return await client.readResource({ uri }, { signal: options.signal, timeout: options.timeoutMs });
     } catch (error) {
-      if (error instanceof McpError && error.code === ErrorCode.RequestTimeout) throw new BackendError("timeout", `${this.namespace} did not return ${uri} within ${options.timeoutMs} ms`);
+      if (error instanceof McpError && error.code === ErrorCode.RequestTimeout)
+        throw new BackendError("timeout", `${this.namespace} did not return ${uri} within ${options.timeoutMs} ms`);
       if (options.signal?.aborted) throw new BackendError("cancelled", `reading ${uri} from ${this.namespace} was cancelled`);
       throw new BackendError("upstream_error", `${this.namespace} could not read ${uri}: ${error instanceof Error ? error.message : String(error)}`);
     }
@@ -173,7 +188,10 @@ export class McpBackend implements Backend {
         throw new BackendError("needs_login", login.message);
       }
       if (error instanceof McpError && error.code === ErrorCode.ConnectionClosed) {
-        throw new BackendError("backend_down", this.stderrError(`${this.namespace} closed the connection${explainTransportError(this.transportErrors)}`).message);
+        throw new BackendError(
+          "backend_down",
+          this.stderrError(`${this.namespace} closed the connection${explainTransportError(this.transportErrors)}`).message,
+        );
       }
       if (error instanceof McpError) throw new BackendError("upstream_error", error.message, { upstreamCode: error.code });
       throw new BackendError("upstream_error", error instanceof Error ? error.message : String(error));
@@ -247,7 +265,8 @@ function explainTransportError(messages: readonly string[]): string {
   if (capped) return `: ${capped.slice(capped.indexOf(OVERSIZED))}. The backend is reconnected`;
   const oversized = messages.map((m) => /ReadBuffer exceeded maximum size of (\d+) bytes/.exec(m)).find(Boolean);
   const message = messages[0];
-  if (oversized) return `: its answer was larger than ${Math.round(Number(oversized[1]) / 2 ** 20)} MiB, the most one MCP stdio message may be; ask for less (a smaller page, range or limit). The backend is restarted`;
+  if (oversized)
+    return `: its answer was larger than ${Math.round(Number(oversized[1]) / 2 ** 20)} MiB, the most one MCP stdio message may be; ask for less (a smaller page, range or limit). The backend is restarted`;
   return message ? ` after an error: ${message}` : "";
 }
 

@@ -12,7 +12,14 @@
  * (one client's calls at a time; a client's own calls still overlap), so
  * every later question has one possible addressee.
  */
-import { ErrorCode, McpError, type CreateMessageRequest, type CreateMessageResult, type ElicitRequest, type ElicitResult } from "@modelcontextprotocol/sdk/types.js";
+import {
+  ErrorCode,
+  McpError,
+  type CreateMessageRequest,
+  type CreateMessageResult,
+  type ElicitRequest,
+  type ElicitResult,
+} from "@modelcontextprotocol/sdk/types.js";
 import type { ClientPeer } from "../model/peer.js";
 import type { Redact } from "../util/redact.js";
 
@@ -58,7 +65,15 @@ export class CallingPeers {
       };
       const wake = () => done();
       const onAbort = () => done(signal?.reason instanceof Error ? signal.reason : new Error("cancelled while waiting for its turn"));
-      const timer = setTimeout(() => done(new TurnTimeout(`${this.namespace} was busy with another client's call that asks its user or model questions; this call's time ran out waiting for its turn`)), Math.max(0, Math.min(deadline - Date.now(), 2 ** 31 - 1)));
+      const timer = setTimeout(
+        () =>
+          done(
+            new TurnTimeout(
+              `${this.namespace} was busy with another client's call that asks its user or model questions; this call's time ran out waiting for its turn`,
+            ),
+          ),
+        Math.max(0, Math.min(deadline - Date.now(), 2 ** 31 - 1)),
+      );
       this.waiting.add(wake);
       signal?.addEventListener("abort", onAbort, { once: true });
     });
@@ -66,22 +81,37 @@ export class CallingPeers {
 
   ask(kind: "elicitation", params: ElicitRequest["params"], signal: AbortSignal): Promise<ElicitResult>;
   ask(kind: "sampling", params: CreateMessageRequest["params"], signal: AbortSignal): Promise<CreateMessageResult>;
-  async ask(kind: "elicitation" | "sampling", params: ElicitRequest["params"] | CreateMessageRequest["params"], signal: AbortSignal): Promise<ElicitResult | CreateMessageResult> {
+  async ask(
+    kind: "elicitation" | "sampling",
+    params: ElicitRequest["params"] | CreateMessageRequest["params"],
+    signal: AbortSignal,
+  ): Promise<ElicitResult | CreateMessageResult> {
     this.asks = true;
     const peers = [...this.calls.values()].map((c) => c.peer);
     const what = kind === "elicitation" ? "a question for the user (elicitation)" : "a request for the model (sampling)";
-    if (!peers.length) throw refused(`${this.namespace} sent ${what} with no call of its open from a client that can answer (a command-line run cannot); it can only ask during a client's call`);
+    if (!peers.length)
+      throw refused(
+        `${this.namespace} sent ${what} with no call of its open from a client that can answer (a command-line run cannot); it can only ask during a client's call`,
+      );
     if (peers.length > 1) {
-      throw refused(`${this.namespace} sent ${what} while calls from ${peers.length} clients were in progress on it; metatools cannot tell whose it is, so it is asked of none. Retry the call when the others are done`);
+      throw refused(
+        `${this.namespace} sent ${what} while calls from ${peers.length} clients were in progress on it; metatools cannot tell whose it is, so it is asked of none. Retry the call when the others are done`,
+      );
     }
     const peer = peers[0]!;
     const meta = { ...(params._meta ?? {}), "io.metatools/namespace": this.namespace };
     if (kind === "elicitation") {
-      if (!peer.elicitation) throw refused(`the client connected to metatools does not support elicitation (it did not declare it when it connected), so ${this.namespace} cannot ask its user`);
+      if (!peer.elicitation)
+        throw refused(
+          `the client connected to metatools does not support elicitation (it did not declare it when it connected), so ${this.namespace} cannot ask its user`,
+        );
       const form = params as ElicitRequest["params"];
       return peer.elicit({ ...form, message: `[${this.namespace}] ${this.redact(form.message)}`, _meta: meta }, signal);
     }
-    if (!peer.sampling) throw refused(`the client connected to metatools does not support sampling (it did not declare it when it connected), so ${this.namespace} cannot ask its model`);
+    if (!peer.sampling)
+      throw refused(
+        `the client connected to metatools does not support sampling (it did not declare it when it connected), so ${this.namespace} cannot ask its model`,
+      );
     return peer.createMessage({ ...(params as CreateMessageRequest["params"]), _meta: meta }, signal);
   }
 }

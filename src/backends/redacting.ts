@@ -53,7 +53,9 @@ export class RedactingBackend implements Backend {
 
   async callTool(name: string, args: Record<string, unknown>, options: CallOptions): Promise<ToolCallResult> {
     const { onProgress } = options;
-    const forward = onProgress && ((update: Parameters<typeof onProgress>[0]) => onProgress(update.message === undefined ? update : { ...update, message: this.redact(update.message) }));
+    const forward =
+      onProgress &&
+      ((update: Parameters<typeof onProgress>[0]) => onProgress(update.message === undefined ? update : { ...update, message: this.redact(update.message) }));
     const result = await this.guard(() => this.inner.callTool(this.realNames.get(name) ?? name, args, { ...options, onProgress: forward }));
     return redactResult(result, this.redact);
   }

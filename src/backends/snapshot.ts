@@ -49,7 +49,13 @@ export class ToolSnapshot {
 
   set(spec: BackendSpec, tools: readonly UpstreamTool[], info: BackendInfo | undefined, hashes?: readonly string[]): void {
     if (!this.file) return;
-    const entry: SnapshotEntry = { identity: identityOf(spec), ...(info ? { info } : {}), tools: [...tools], ...(hashes ? { hashes: [...hashes] } : {}), savedAt: "" };
+    const entry: SnapshotEntry = {
+      identity: identityOf(spec),
+      ...(info ? { info } : {}),
+      tools: [...tools],
+      ...(hashes ? { hashes: [...hashes] } : {}),
+      savedAt: "",
+    };
     const old = this.load().backends[spec.namespace];
     // The same list as last time (the usual start) is not written again.
     if (old && JSON.stringify({ ...old, savedAt: "" }) === JSON.stringify(entry)) return;

@@ -49,7 +49,6 @@ export interface ManagerOptions {
   redact?: Redact;
 }
 
-
 /** `promise`, or the signal's reason once it aborts. */
 export function raceAbort<T>(promise: Promise<T>, signal: AbortSignal): Promise<T> {
   if (signal.aborted) return Promise.reject(signal.reason);

@@ -147,7 +147,12 @@ export function cappedFetch(maxBytes: number, inner: FetchLike = fetch): FetchLi
       new TransformStream<Uint8Array, Uint8Array>({
         transform(chunk, controller) {
           seen += chunk.byteLength;
-          if (seen > maxBytes) controller.error(new Error(`the answer was larger than ${Math.round(maxBytes / 2 ** 20)} MiB, the most one answer may be; ask for less (a smaller page, range or limit)`));
+          if (seen > maxBytes)
+            controller.error(
+              new Error(
+                `the answer was larger than ${Math.round(maxBytes / 2 ** 20)} MiB, the most one answer may be; ask for less (a smaller page, range or limit)`,
+              ),
+            );
           else controller.enqueue(chunk);
         },
       }),

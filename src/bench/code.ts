@@ -18,9 +18,21 @@ export interface CodeBenchRow {
 }
 
 const TEMPLATES: [ext: string, body: (i: number) => string][] = [
-  [".ts", (i) => `import { helper${i % 50} } from "./helpers";\n\nexport interface Options${i} {\n  name: string;\n  retries: number;\n}\n\nexport class Service${i} {\n  private cache = new Map<string, number>();\n  constructor(private readonly options: Options${i}) {}\n\n  async fetchRecord(id: string): Promise<number> {\n    // TODO: batch these lookups\n    const hit = this.cache.get(id);\n    if (hit !== undefined) return hit;\n    const value = helper${i % 50}(id.length + ${i});\n    this.cache.set(id, value);\n    return value;\n  }\n\n  reset(): void {\n    this.cache.clear();\n  }\n}\n\nexport function createService${i}(name: string): Service${i} {\n  return new Service${i}({ name, retries: 3 });\n}\n`],
-  [".py", (i) => `MAX_ITEMS_${i} = 100\n\n\nclass Repository${i}:\n    """Stores records for module ${i}."""\n\n    def __init__(self):\n        self.items = {}\n\n    def fetch_record(self, key):\n        # TODO: add caching\n        return self.items.get(key)\n\n    def save(self, key, value):\n        self.items[key] = value\n\n\ndef build_repository_${i}():\n    return Repository${i}()\n`],
-  [".go", (i) => `package pkg${i % 20}\n\nimport "fmt"\n\ntype Handler${i} struct {\n\tname string\n}\n\nfunc NewHandler${i}(name string) *Handler${i} {\n\treturn &Handler${i}{name: name}\n}\n\n// FetchRecord looks a record up. TODO: cache it.\nfunc (h *Handler${i}) FetchRecord(id int) string {\n\treturn fmt.Sprintf("%s-%d", h.name, id)\n}\n`],
+  [
+    ".ts",
+    (i) =>
+      `import { helper${i % 50} } from "./helpers";\n\nexport interface Options${i} {\n  name: string;\n  retries: number;\n}\n\nexport class Service${i} {\n  private cache = new Map<string, number>();\n  constructor(private readonly options: Options${i}) {}\n\n  async fetchRecord(id: string): Promise<number> {\n    // TODO: batch these lookups\n    const hit = this.cache.get(id);\n    if (hit !== undefined) return hit;\n    const value = helper${i % 50}(id.length + ${i});\n    this.cache.set(id, value);\n    return value;\n  }\n\n  reset(): void {\n    this.cache.clear();\n  }\n}\n\nexport function createService${i}(name: string): Service${i} {\n  return new Service${i}({ name, retries: 3 });\n}\n`,
+  ],
+  [
+    ".py",
+    (i) =>
+      `MAX_ITEMS_${i} = 100\n\n\nclass Repository${i}:\n    """Stores records for module ${i}."""\n\n    def __init__(self):\n        self.items = {}\n\n    def fetch_record(self, key):\n        # TODO: add caching\n        return self.items.get(key)\n\n    def save(self, key, value):\n        self.items[key] = value\n\n\ndef build_repository_${i}():\n    return Repository${i}()\n`,
+  ],
+  [
+    ".go",
+    (i) =>
+      `package pkg${i % 20}\n\nimport "fmt"\n\ntype Handler${i} struct {\n\tname string\n}\n\nfunc NewHandler${i}(name string) *Handler${i} {\n\treturn &Handler${i}{name: name}\n}\n\n// FetchRecord looks a record up. TODO: cache it.\nfunc (h *Handler${i}) FetchRecord(id int) string {\n\treturn fmt.Sprintf("%s-%d", h.name, id)\n}\n`,
+  ],
 ];
 
 /** Writes `count` source files into `dir`, 100 per folder, cycling through TypeScript, Python and Go. */

@@ -21,7 +21,9 @@ export interface EncoderBench {
 export async function encoderBench(spec: EmbedderConfig, tools = 256, queries = 100): Promise<EncoderBench> {
   const embedder = await openEmbedder(spec);
   try {
-    const texts = syntheticTools(tools).map((t) => embeddingText({ name: t.name, group: t.server, summary: t.description, description: t.description, tags: [], aliases: [] }));
+    const texts = syntheticTools(tools).map((t) =>
+      embeddingText({ name: t.name, group: t.server, summary: t.description, description: t.description, tags: [], aliases: [] }),
+    );
     const start = performance.now();
     await embedder.embed(texts, "document");
     const toolsPerSecond = (texts.length * 1000) / (performance.now() - start);

@@ -44,7 +44,13 @@ export async function httpLoad(dir: string, options: { clients: number; calls: n
   if (!entry) throw new Error("the http benchmark needs @modelcontextprotocol/server-everything (npm install it, or run from the repository)");
   const config = join(dir, "http-bench.json");
   // The rate limit is lifted: this measures the server, not the limiter.
-  writeFileSync(config, JSON.stringify({ mcpServers: { everything: { command: process.execPath, args: [entry, "stdio"] } }, metatools: { code: { enabled: false }, search: { embeddingCache: false }, http: { rateLimit: { perMinute: 10_000_000 } } } }));
+  writeFileSync(
+    config,
+    JSON.stringify({
+      mcpServers: { everything: { command: process.execPath, args: [entry, "stdio"] } },
+      metatools: { code: { enabled: false }, search: { embeddingCache: false }, http: { rateLimit: { perMinute: 10_000_000 } } },
+    }),
+  );
   const cli = CLI_ENTRY;
   // --expose-gc lets /healthz?gc=1 measure live memory after a full collection, so garbage is not mistaken for a leak.
   const child = spawn(process.execPath, ["--expose-gc", cli, "serve", "--http", "0", "--config", config, ...(options.stateless ? ["--stateless"] : [])], {

@@ -19,7 +19,7 @@ const INTRO: Record<string, string> = {
   tokens:
     "What an agent's context pays to know the tools, per task. Without metatools a client puts every backend's `tools/list` in the context. Through metatools it holds three tool definitions, then one search reply and one describe reply for the tool it needs. Counted with a real tokenizer (OpenAI's cl100k_base via js-tiktoken) over the JSON an MCP client receives.",
   search:
-    "search_tools latency through the whole path (ranking, formatting, budget) over synthetic catalogs, BM25 alone and hybrid (BM25 fused with the embedder's ranking). Hybrid is the default: what a fresh install serves, with the built-in embedder; `\"metatools\": { \"search\": { \"embedder\": false } }` turns it off. First-time indexing starts from an empty embedding cache. Cold start is a real `metatools serve` child from spawn to the first answered search: BM25 alone, and hybrid over every tool with a warm embedding cache.",
+    'search_tools latency through the whole path (ranking, formatting, budget) over synthetic catalogs, BM25 alone and hybrid (BM25 fused with the embedder\'s ranking). Hybrid is the default: what a fresh install serves, with the built-in embedder; `"metatools": { "search": { "embedder": false } }` turns it off. First-time indexing starts from an empty embedding cache. Cold start is a real `metatools serve` child from spawn to the first answered search: BM25 alone, and hybrid over every tool with a warm embedding cache.',
   hybrid: "What hybrid search costs over BM25 alone, per search, on the same catalogs and queries.",
   exec: "run_tool against a direct MCP client calling the same stdio backend (the public everything server's `echo`), and cache hits.",
   code: "The built-in code tools over a generated source tree.",
@@ -76,7 +76,9 @@ function tokenSummary(report: BenchReport): string {
   const big = rows[0]!;
   const small = rows[rows.length - 1]!;
   const perTask = (t: (typeof rows)[number]) => int(t.search + t.describe);
-  const lines = [`On the largest catalog (${big.catalog}, ${int(big.tools)} tools) a task costs ${int(big.flow)} tokens through metatools against ${int(big.allSchemas)} with every schema loaded: ${big.ratio.toFixed(1)}× fewer.`];
+  const lines = [
+    `On the largest catalog (${big.catalog}, ${int(big.tools)} tools) a task costs ${int(big.flow)} tokens through metatools against ${int(big.allSchemas)} with every schema loaded: ${big.ratio.toFixed(1)}× fewer.`,
+  ];
   if (small !== big) {
     lines.push(
       `The flow's cost hardly depends on the catalog (about ${int(big.definitions)} tokens of definitions once, then ${perTask(big)} per task for the search and describe replies), so a small catalog saves less: ${small.catalog}, ${int(small.tools)} tools, ${small.ratio.toFixed(1)}×.`,
@@ -92,9 +94,18 @@ function latencyChart(report: BenchReport): string | undefined {
     { name: "BM25 p99", color: BLUE, dashed: true, points: report.search.map((l) => [l.tools, l.p99Ms]) },
   ];
   if (report.hybrid.length) {
-    series.push({ name: "hybrid p50", color: ORANGE, points: report.hybrid.map((l) => [l.tools, l.p50Ms]) }, { name: "hybrid p99", color: ORANGE, dashed: true, points: report.hybrid.map((l) => [l.tools, l.p99Ms]) });
+    series.push(
+      { name: "hybrid p50", color: ORANGE, points: report.hybrid.map((l) => [l.tools, l.p50Ms]) },
+      { name: "hybrid p99", color: ORANGE, dashed: true, points: report.hybrid.map((l) => [l.tools, l.p99Ms]) },
+    );
   }
-  return lineChart({ title: "search_tools latency against catalog size", xLabel: "tools in the catalog", yLabel: "milliseconds", series, format: (v) => `${compact(v)}` });
+  return lineChart({
+    title: "search_tools latency against catalog size",
+    xLabel: "tools in the catalog",
+    yLabel: "milliseconds",
+    series,
+    format: (v) => `${compact(v)}`,
+  });
 }
 
 function tokensChart(report: BenchReport): string {

@@ -51,7 +51,13 @@ export async function searchLatency(size: number, dir: string, semantic?: Semant
   writeFileSync(file, toJsonl(syntheticTools(size)));
   // BM25 alone unless an embedder is given (the default config would embed with the built-in one).
   const settings = semantic ? { embedder: semantic.embedder, embeddingCache: semantic.cacheDir } : { embedder: false as const };
-  const config = parseConfig({ mcpServers: { bench: { type: "catalog", tools: file } }, metatools: { builtinCatalog: false, security: { scan: false, lockFile: false }, search: settings } }, { file });
+  const config = parseConfig(
+    {
+      mcpServers: { bench: { type: "catalog", tools: file } },
+      metatools: { builtinCatalog: false, security: { scan: false, lockFile: false }, search: settings },
+    },
+    { file },
+  );
   const app = createMetatools(config);
   const started = performance.now();
   await app.start();
@@ -95,7 +101,12 @@ export async function coldStart(size: number, dir: string, semantic?: SemanticBe
   const started = performance.now();
   // A cache folder of its own, empty: a cold start analyzes every tool (the index cache and snapshot start empty).
   const env = { ...getDefaultEnvironment(), XDG_CACHE_HOME: mkdtempSync(join(dir, "cold-cache-")) };
-  const transport = new StdioClientTransport({ command: process.execPath, args: [cli, "serve", "--config", configFile, "--log-level", "error"], env, stderr: "ignore" });
+  const transport = new StdioClientTransport({
+    command: process.execPath,
+    args: [cli, "serve", "--config", configFile, "--log-level", "error"],
+    env,
+    stderr: "ignore",
+  });
   const client = new Client({ name: "bench", version: "1" });
   await client.connect(transport);
   for (;;) {
@@ -139,9 +150,24 @@ export async function cliSearch(dir: string, runs: number, servers: { everything
   mkdirSync(root, { recursive: true });
   const marks = join(dir, "cli-spawned.log");
   // Each server, when started, leaves a line in `marks`: the timed runs must leave none.
-  const marked = (name: string, entry: string, args: string[]) => ({ command: process.execPath, args: ["-e", `require("fs").appendFileSync(${JSON.stringify(marks)}, "${name}\\n"); process.argv.splice(1, 1); import(${JSON.stringify(pathToFileURL(entry).href)})`, "--", entry, ...args] });
+  const marked = (name: string, entry: string, args: string[]) => ({
+    command: process.execPath,
+    args: [
+      "-e",
+      `require("fs").appendFileSync(${JSON.stringify(marks)}, "${name}\\n"); process.argv.splice(1, 1); import(${JSON.stringify(pathToFileURL(entry).href)})`,
+      "--",
+      entry,
+      ...args,
+    ],
+  });
   const configFile = join(dir, "cli.json");
-  writeFileSync(configFile, JSON.stringify({ mcpServers: { everything: marked("everything", servers.everything, ["stdio"]), files: marked("files", servers.filesystem, [root]) }, metatools: { code: { root }, security: { lockFile: false } } }));
+  writeFileSync(
+    configFile,
+    JSON.stringify({
+      mcpServers: { everything: marked("everything", servers.everything, ["stdio"]), files: marked("files", servers.filesystem, [root]) },
+      metatools: { code: { root }, security: { lockFile: false } },
+    }),
+  );
   const env = { ...process.env, XDG_CACHE_HOME: join(dir, "cli-cache") };
   const run = () => spawnSync(process.execPath, [CLI_ENTRY, "search", "read a file", "--config", configFile], { env, stdio: "ignore" });
   run();

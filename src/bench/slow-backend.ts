@@ -24,6 +24,8 @@ async function serve(path: string): Promise<void> {
     });
   const server = new Server({ name: "slow-bench", version: "1.0.0" }, { capabilities: { tools: {} } });
   server.setRequestHandler(ListToolsRequestSchema, () => ({ tools }));
-  server.setRequestHandler(CallToolRequestSchema, (request) => ({ content: [{ type: "text", text: `${request.params.name} ${JSON.stringify(request.params.arguments ?? {})}` }] }));
+  server.setRequestHandler(CallToolRequestSchema, (request) => ({
+    content: [{ type: "text", text: `${request.params.name} ${JSON.stringify(request.params.arguments ?? {})}` }],
+  }));
   await server.connect(new StdioServerTransport());
 }

@@ -40,7 +40,11 @@ export async function snapshotStart(size: number, dir: string, runs: number): Pr
 
   // Warm: serve until the backend is up and listed (a run waits for it), then close, which writes the snapshot.
   const warm = await open(configFile, env);
-  await warm.callTool({ name: "run_tool", arguments: { tool_id: `slow:${tools[0]!.name}`, args: { [Object.keys(tools[0]!.inputSchema.properties)[0]!]: "x" } } }, undefined, { timeout: 60_000 });
+  await warm.callTool(
+    { name: "run_tool", arguments: { tool_id: `slow:${tools[0]!.name}`, args: { [Object.keys(tools[0]!.inputSchema.properties)[0]!]: "x" } } },
+    undefined,
+    { timeout: 60_000 },
+  );
   await warm.close();
 
   const times: number[] = [];
@@ -62,6 +66,8 @@ export async function snapshotStart(size: number, dir: string, runs: number): Pr
 
 async function open(config: string, env: Record<string, string>): Promise<Client> {
   const client = new Client({ name: "bench", version: "1" });
-  await client.connect(new StdioClientTransport({ command: process.execPath, args: [CLI_ENTRY, "serve", "--config", config, "--log-level", "error"], env, stderr: "ignore" }));
+  await client.connect(
+    new StdioClientTransport({ command: process.execPath, args: [CLI_ENTRY, "serve", "--config", config, "--log-level", "error"], env, stderr: "ignore" }),
+  );
   return client;
 }

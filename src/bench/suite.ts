@@ -81,7 +81,11 @@ export async function runBench(options: BenchOptions, progress: (line: string) =
   process.env.XDG_CACHE_HOME = join(dir, "cache");
   try {
     // Asked for alone, a missing tokenizer is an error; within "all" the other suites still run.
-    const count = has("tokens") ? await loadTokenizer().catch((error: unknown) => (options.suites.size === 1 ? Promise.reject(error) : (progress(`token economics skipped: ${(error as Error).message}`), undefined))) : undefined;
+    const count = has("tokens")
+      ? await loadTokenizer().catch((error: unknown) =>
+          options.suites.size === 1 ? Promise.reject(error) : (progress(`token economics skipped: ${(error as Error).message}`), undefined),
+        )
+      : undefined;
     if (count) {
       for (const dataset of options.datasets) {
         progress(`token economics on ${dataset}, ${options.tasks} tasks…`);

@@ -39,9 +39,16 @@ export function lineChart(options: { title: string; xLabel: string; yLabel: stri
     parts.push(`<line x1="${plot.left}" y1="${y}" x2="${plot.right}" y2="${y}" stroke="#e5e7eb"/>`, text(plot.left - 8, y + 4, compact(t), "end"));
   }
   for (const x of xs.filter((v, i) => xs.indexOf(v) === i)) {
-    parts.push(`<line x1="${xAxis.at(x)}" y1="${plot.top}" x2="${xAxis.at(x)}" y2="${plot.bottom}" stroke="#f3f4f6"/>`, text(xAxis.at(x), plot.bottom + 18, compact(x), "middle"));
+    parts.push(
+      `<line x1="${xAxis.at(x)}" y1="${plot.top}" x2="${xAxis.at(x)}" y2="${plot.bottom}" stroke="#f3f4f6"/>`,
+      text(xAxis.at(x), plot.bottom + 18, compact(x), "middle"),
+    );
   }
-  parts.push(axes(plot), text((plot.left + plot.right) / 2, height - 14, options.xLabel, "middle"), text(16, (plot.top + plot.bottom) / 2, options.yLabel, "middle", "rotate(-90 16 " + (plot.top + plot.bottom) / 2 + ")"));
+  parts.push(
+    axes(plot),
+    text((plot.left + plot.right) / 2, height - 14, options.xLabel, "middle"),
+    text(16, (plot.top + plot.bottom) / 2, options.yLabel, "middle", "rotate(-90 16 " + (plot.top + plot.bottom) / 2 + ")"),
+  );
   options.series.forEach((s, i) => {
     const path = s.points.map((p, j) => `${j ? "L" : "M"}${xAxis.at(p[0])},${yAxis.at(p[1])}`).join(" ");
     parts.push(`<path d="${path}" fill="none" stroke="${s.color}" stroke-width="2.5"${s.dashed ? ` stroke-dasharray="6 4"` : ""}/>`);
@@ -57,7 +64,13 @@ export function lineChart(options: { title: string; xLabel: string; yLabel: stri
 }
 
 /** One group of bars per category (a catalog), one bar per series, on a logarithmic value axis. */
-export function barChart(options: { title: string; xLabel: string; categories: readonly string[]; series: readonly BarSeries[]; format?: (v: number) => string }): string {
+export function barChart(options: {
+  title: string;
+  xLabel: string;
+  categories: readonly string[];
+  series: readonly BarSeries[];
+  format?: (v: number) => string;
+}): string {
   const width = 760;
   const bar = 18;
   const group = options.series.length * bar + 18;
@@ -71,7 +84,10 @@ export function barChart(options: { title: string; xLabel: string; categories: r
   const parts = [header(width, height, options.title)];
   options.series.forEach((s, i) => legend(parts, plot.left + i * 180, 50, s.color, s.name));
   for (const t of axis.ticks) {
-    parts.push(`<line x1="${axis.at(t)}" y1="${plot.top}" x2="${axis.at(t)}" y2="${plot.bottom}" stroke="#e5e7eb"/>`, text(axis.at(t), plot.bottom + 18, compact(t), "middle"));
+    parts.push(
+      `<line x1="${axis.at(t)}" y1="${plot.top}" x2="${axis.at(t)}" y2="${plot.bottom}" stroke="#e5e7eb"/>`,
+      text(axis.at(t), plot.bottom + 18, compact(t), "middle"),
+    );
   }
   options.categories.forEach((category, c) => {
     const top = plot.top + c * group + 9;
@@ -79,10 +95,17 @@ export function barChart(options: { title: string; xLabel: string; categories: r
     options.series.forEach((s, i) => {
       const v = s.values[c] ?? 0;
       const end = v > 0 ? axis.at(v) : plot.left;
-      parts.push(`<rect x="${plot.left}" y="${top + i * bar}" width="${Math.max(1, end - plot.left)}" height="${bar - 4}" fill="${s.color}"/>`, text(end + 5, top + i * bar + bar - 8, format(v), "start"));
+      parts.push(
+        `<rect x="${plot.left}" y="${top + i * bar}" width="${Math.max(1, end - plot.left)}" height="${bar - 4}" fill="${s.color}"/>`,
+        text(end + 5, top + i * bar + bar - 8, format(v), "start"),
+      );
     });
   });
-  parts.push(`<line x1="${plot.left}" y1="${plot.top}" x2="${plot.left}" y2="${plot.bottom}" stroke="#374151"/>`, text((plot.left + plot.right) / 2, height - 14, options.xLabel, "middle"), "</svg>");
+  parts.push(
+    `<line x1="${plot.left}" y1="${plot.top}" x2="${plot.left}" y2="${plot.bottom}" stroke="#374151"/>`,
+    text((plot.left + plot.right) / 2, height - 14, options.xLabel, "middle"),
+    "</svg>",
+  );
   return `${parts.join("\n")}\n`;
 }
 
@@ -131,7 +154,10 @@ function axes(plot: { left: number; right: number; top: number; bottom: number }
 }
 
 function legend(parts: string[], x: number, y: number, color: string, name: string, dashed = false, thickness = 8): void {
-  parts.push(`<line x1="${x}" y1="${y}" x2="${x + 22}" y2="${y}" stroke="${color}" stroke-width="${thickness}"${dashed ? ` stroke-dasharray="6 4"` : ""}/>`, text(x + 28, y + 4, name, "start"));
+  parts.push(
+    `<line x1="${x}" y1="${y}" x2="${x + 22}" y2="${y}" stroke="${color}" stroke-width="${thickness}"${dashed ? ` stroke-dasharray="6 4"` : ""}/>`,
+    text(x + 28, y + 4, name, "start"),
+  );
 }
 
 function text(x: number, y: number, content: string, anchor: "start" | "middle" | "end", transform?: string, color = "#374151"): string {

@@ -71,9 +71,17 @@ function searchTable(report: BenchReport): Table {
   const rows: [string, number, number | undefined][] = [];
   for (const l of report.search) {
     const target = l.tools === 10_000 ? TARGETS.p50At10k : l.tools === 100_000 ? TARGETS.p50At100k : undefined;
-    rows.push([`BM25 search p50 @ ${int(l.tools)} tools (ms)`, l.p50Ms, target], [`BM25 search p99 @ ${int(l.tools)} tools (ms)`, l.p99Ms, undefined], [`BM25 index build @ ${int(l.tools)} tools (ms)`, l.indexMs, undefined]);
+    rows.push(
+      [`BM25 search p50 @ ${int(l.tools)} tools (ms)`, l.p50Ms, target],
+      [`BM25 search p99 @ ${int(l.tools)} tools (ms)`, l.p99Ms, undefined],
+      [`BM25 index build @ ${int(l.tools)} tools (ms)`, l.indexMs, undefined],
+    );
   }
-  if (report.coldStart) rows.push(["BM25 only: start → first search @ 10,000 tools (ms)", report.coldStart.medianMs, TARGETS.coldStartMs], ["BM25 only: RSS @ 10,000 tools (MB)", report.coldStart.rssMb, TARGETS.rssMb]);
+  if (report.coldStart)
+    rows.push(
+      ["BM25 only: start → first search @ 10,000 tools (ms)", report.coldStart.medianMs, TARGETS.coldStartMs],
+      ["BM25 only: RSS @ 10,000 tools (MB)", report.coldStart.rssMb, TARGETS.rssMb],
+    );
   for (const h of report.hybrid) {
     rows.push(
       [`first-time indexing (BM25 + embedding, empty cache) @ ${int(h.tools)} tools (ms)`, h.indexMs, TARGETS.indexMs[h.tools]],
@@ -83,21 +91,47 @@ function searchTable(report: BenchReport): Table {
   const e = report.embedding;
   if (e) rows.push(["query embedding p50 (ms)", e.queryP50Ms, TARGETS.queryEmbeddingP50], ["query embedding p99 (ms)", e.queryP99Ms, undefined]);
   for (const h of report.hybrid) {
-    rows.push([`hybrid p50 @ ${int(h.tools)} tools (ms)`, h.p50Ms, h.tools === 10_000 ? TARGETS.hybridP50At10k : undefined], [`hybrid p99 @ ${int(h.tools)} tools (ms)`, h.p99Ms, undefined]);
+    rows.push(
+      [`hybrid p50 @ ${int(h.tools)} tools (ms)`, h.p50Ms, h.tools === 10_000 ? TARGETS.hybridP50At10k : undefined],
+      [`hybrid p99 @ ${int(h.tools)} tools (ms)`, h.p99Ms, undefined],
+    );
   }
   if (report.warmColdStart) {
-    rows.push(["hybrid, warm cache: start → first hybrid search @ 10,000 tools (ms)", report.warmColdStart.medianMs, TARGETS.warmColdStartMs], ["hybrid: RSS with vectors @ 10,000 tools (MB)", report.warmColdStart.rssMb, TARGETS.hybridRssMb]);
+    rows.push(
+      ["hybrid, warm cache: start → first hybrid search @ 10,000 tools (ms)", report.warmColdStart.medianMs, TARGETS.warmColdStartMs],
+      ["hybrid: RSS with vectors @ 10,000 tools (MB)", report.warmColdStart.rssMb, TARGETS.hybridRssMb],
+    );
   }
-  if (report.snapshotStart) rows.push([`warm snapshot: start → first search finding a backend still starting @ ${int(report.snapshotStart.tools)} tools (ms)${report.snapshotStart.fromSnapshot ? "" : " — NOT answered from the snapshot"}`, report.snapshotStart.medianMs, TARGETS.snapshotStartMs]);
-  if (report.cliSearch) rows.push([`metatools search from the snapshot, spawn to exit (ms; backends started: ${report.cliSearch.spawned})`, report.cliSearch.medianMs, TARGETS.cliSearchMs]);
+  if (report.snapshotStart)
+    rows.push([
+      `warm snapshot: start → first search finding a backend still starting @ ${int(report.snapshotStart.tools)} tools (ms)${report.snapshotStart.fromSnapshot ? "" : " — NOT answered from the snapshot"}`,
+      report.snapshotStart.medianMs,
+      TARGETS.snapshotStartMs,
+    ]);
+  if (report.cliSearch)
+    rows.push([
+      `metatools search from the snapshot, spawn to exit (ms; backends started: ${report.cliSearch.spawned})`,
+      report.cliSearch.medianMs,
+      TARGETS.cliSearchMs,
+    ]);
   if (report.useEmbedder) {
     const u = report.useEmbedder;
-    rows.push(["use embedder: query p50 (ms)", u.queryP50Ms, undefined], ["use embedder: query p99 (ms)", u.queryP99Ms, undefined], ["use embedder: tools/s", u.toolsPerSecond, undefined]);
+    rows.push(
+      ["use embedder: query p50 (ms)", u.queryP50Ms, undefined],
+      ["use embedder: query p99 (ms)", u.queryP99Ms, undefined],
+      ["use embedder: tools/s", u.toolsPerSecond, undefined],
+    );
   }
   return {
     head: ["metric", "measured", "target", "ratio", ""],
     align: ["left", "right", "right", "right", "left"],
-    rows: rows.map(([name, value, target]) => [name, fixed(value), target ? `≤${target}` : "", target ? fixed(value / target) : "", target ? (value <= target ? "ok" : "OVER") : ""]),
+    rows: rows.map(([name, value, target]) => [
+      name,
+      fixed(value),
+      target ? `≤${target}` : "",
+      target ? fixed(value / target) : "",
+      target ? (value <= target ? "ok" : "OVER") : "",
+    ]),
     note: `synthetic catalogs; latency through the whole search_tools path (ranking, formatting, budget)${report.embedder ? `; hybrid and embedding rows with the ${report.embedder} embedder` : ""}; start and RSS from a real metatools serve child. ratio = measured / target, ≤ 1.00 meets it`,
   };
 }
@@ -112,7 +146,15 @@ function hybridTable(report: BenchReport): Table | undefined {
   const times = (v: number, of: number) => (of > 0 ? `${fixed(v / of, 1)}×` : "");
   return {
     head: ["tools", "BM25 p50 ms", "hybrid p50 ms", "hybrid / BM25", "BM25 p99 ms", "hybrid p99 ms", "hybrid / BM25"],
-    rows: pairs.map(({ tools, b, h }) => [int(tools), fixed(b.p50Ms), fixed(h.p50Ms), times(h.p50Ms, b.p50Ms), fixed(b.p99Ms), fixed(h.p99Ms), times(h.p99Ms, b.p99Ms)]),
+    rows: pairs.map(({ tools, b, h }) => [
+      int(tools),
+      fixed(b.p50Ms),
+      fixed(h.p50Ms),
+      times(h.p50Ms, b.p50Ms),
+      fixed(b.p99Ms),
+      fixed(h.p99Ms),
+      times(h.p99Ms, b.p99Ms),
+    ]),
     note: `the same synthetic catalogs and queries; hybrid = query embedding + exact vector search + BM25, fused${report.embedder ? ` (${report.embedder} embedder)` : ""}. Targets: BM25 p50 ≤ ${TARGETS.p50At10k} ms and hybrid p50 ≤ ${TARGETS.hybridP50At10k} ms at 10,000 tools`,
   };
 }
@@ -125,7 +167,15 @@ function execTable(report: BenchReport): Table {
     rows: report.exec.map((r) => {
       const measured = r.addedMs ?? r.medianMs;
       const target = r.targetMs === undefined ? "" : `≤${r.targetMs}${r.addedMs !== undefined ? " added" : ""}`;
-      return [r.name, cell(r.medianMs), cell(r.p90Ms), cell(r.addedMs), cell(r.ratio, 2), target, r.targetMs === undefined ? "" : measured <= r.targetMs ? "ok" : "OVER"];
+      return [
+        r.name,
+        cell(r.medianMs),
+        cell(r.p90Ms),
+        cell(r.addedMs),
+        cell(r.ratio, 2),
+        target,
+        r.targetMs === undefined ? "" : measured <= r.targetMs ? "ok" : "OVER",
+      ];
     }),
     note: 'added = median minus the direct client\'s median; ratio = median / direct median. "stdio" is what an agent sees: one more process hop than direct. "in-process" is metatools\' own work on a call: validation, cache policy, presentation, telemetry, budget',
   };
@@ -145,7 +195,19 @@ function httpTable(report: BenchReport): Table {
     rows: report.http.map((r) => {
       const ratio = r.after.heapMb / r.before.heapMb;
       const ok = r.errors === 0 && ratio <= 1.1 && r.after.sessions === 0;
-      return [r.mode, String(r.clients * r.callsPerClient), String(r.errors), fixed(r.p50Ms), fixed(r.p99Ms), fixed(r.callsPerSecond, 0), `${r.before.heapMb} → ${r.after.heapMb}`, fixed(ratio), `${r.before.rssMb} → ${r.after.rssMb}`, `${r.before.sessions} → ${r.after.sessions}`, ok ? "ok" : "FAIL"];
+      return [
+        r.mode,
+        String(r.clients * r.callsPerClient),
+        String(r.errors),
+        fixed(r.p50Ms),
+        fixed(r.p99Ms),
+        fixed(r.callsPerSecond, 0),
+        `${r.before.heapMb} → ${r.after.heapMb}`,
+        fixed(ratio),
+        `${r.before.rssMb} → ${r.after.rssMb}`,
+        `${r.before.sessions} → ${r.after.sessions}`,
+        ok ? "ok" : "FAIL",
+      ];
     }),
     note: `${report.http[0]?.clients ?? 0} concurrent clients, mixed search/describe/run. heap = the server's live heap after a full GC, after a warm-up and after the run; targets: 0 errors, heap after ≤ 1.10 × before, no session left open${report.http.find((r) => r.firstError) ? `. first error: ${report.http.find((r) => r.firstError)!.firstError}` : ""}`,
   };

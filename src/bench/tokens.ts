@@ -129,7 +129,11 @@ async function callText(client: Client, name: string, args: Record<string, unkno
 export async function datasetTokens(dir: string, count: CountTokens, tasks: number): Promise<TokenRow> {
   const dataset = loadDataset(resolve(dir));
   // The folder's name labels the row and becomes the namespace, so it is made a valid one.
-  const name = basename(resolve(dir)).replace(/[^A-Za-z0-9_.-]+/g, "-").replace(/^[^A-Za-z0-9]+/, "").slice(0, 64) || "dataset";
+  const name =
+    basename(resolve(dir))
+      .replace(/[^A-Za-z0-9_.-]+/g, "-")
+      .replace(/^[^A-Za-z0-9]+/, "")
+      .slice(0, 64) || "dataset";
   // Measured as given, like `metatools eval`: one catalog-only backend, nothing else in the context.
   const config = datasetConfig(name, dataset.toolsFile);
   const queries = sampleQueries(dataset.queries, tasks).map((q) => ({ query: q.query, relevant: q.relevant.map((id) => `${name}:${id}`) }));
@@ -137,7 +141,18 @@ export async function datasetTokens(dir: string, count: CountTokens, tasks: numb
 }
 
 /** Everyday tasks for the live servers: files, code and the everything server's demos. */
-const LIVE_TASKS = ["read a text file", "list the files in a directory", "write text to a file", "search for files by name", "find where a function is defined", "search the code for a string", "echo a message back", "add two numbers", "show the project tree", "get file metadata like size and modification time"];
+const LIVE_TASKS = [
+  "read a text file",
+  "list the files in a directory",
+  "write text to a file",
+  "search for files by name",
+  "find where a function is defined",
+  "search the code for a string",
+  "echo a message back",
+  "add two numbers",
+  "show the project tree",
+  "get file metadata like size and modification time",
+];
 
 /** Real servers from npm over stdio (everything, filesystem) plus the built-in code tools; undefined when they are not installed. */
 export async function liveTokens(dir: string, count: CountTokens): Promise<TokenRow | undefined> {
@@ -155,7 +170,14 @@ export async function liveTokens(dir: string, count: CountTokens): Promise<Token
     },
     { file: join(dir, "live.json") },
   );
-  return withStartedApp(config, (app) => tokenEconomics("everything + filesystem + code (live)", app, LIVE_TASKS.map((query) => ({ query })), count));
+  return withStartedApp(config, (app) =>
+    tokenEconomics(
+      "everything + filesystem + code (live)",
+      app,
+      LIVE_TASKS.map((query) => ({ query })),
+      count,
+    ),
+  );
 }
 
 async function withStartedApp<T>(config: ReturnType<typeof parseConfig>, body: (app: Metatools) => Promise<T>): Promise<T> {

@@ -102,7 +102,10 @@ export class BuiltinBackend implements Backend {
     const tool = this.byName.get(name);
     if (!tool) throw new BackendError("upstream_error", `${this.namespace} has no tool "${name}"`);
     const controller = new AbortController();
-    const timer = setTimeout(() => controller.abort(new BackendError("timeout", `${this.namespace}:${name} gave no answer within ${options.timeoutMs} ms`)), options.timeoutMs);
+    const timer = setTimeout(
+      () => controller.abort(new BackendError("timeout", `${this.namespace}:${name} gave no answer within ${options.timeoutMs} ms`)),
+      options.timeoutMs,
+    );
     const onAbort = () => controller.abort(new BackendError("cancelled", `${this.namespace}:${name} was cancelled`));
     options.signal?.addEventListener("abort", onAbort, { once: true });
     try {

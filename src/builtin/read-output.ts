@@ -19,14 +19,20 @@ const readArgs = z.strictObject({
   handle: z.string().regex(HANDLE_PATTERN).describe('The handle from the earlier reply, e.g. "@out_3kq9ZJ0aLx2mQ1vT".'),
   start_line: z.int().min(1).optional().describe("First line to read (default 1)."),
   end_line: z.int().min(1).optional().describe("Last line to read, inclusive (default: as many as fit)."),
-  start_column: z.int().min(1).optional().describe("For a line too long to send whole: the character of start_line to read from (replies say when this is needed)."),
+  start_column: z
+    .int()
+    .min(1)
+    .optional()
+    .describe("For a line too long to send whole: the character of start_line to read from (replies say when this is needed)."),
   json_path: z.string().optional().describe('For JSON outputs: the part to return, e.g. "$.items[0]" or "$.items[0:10].name".'),
   grep: z
     .string()
     .min(1)
     .max(MAX_PATTERN)
     .optional()
-    .describe("Regular expression (RE2 syntax: no lookaround or backreferences): return the matching lines with their numbers. Case-insensitive unless it has a capital letter."),
+    .describe(
+      "Regular expression (RE2 syntax: no lookaround or backreferences): return the matching lines with their numbers. Case-insensitive unless it has a capital letter.",
+    ),
 });
 type ReadArgs = z.output<typeof readArgs>;
 
@@ -56,7 +62,11 @@ function readOutputTool(store: OutputStore, budget: number, matchers: MatcherPoo
       } catch (error) {
         if (!(error instanceof StoreError)) throw error;
         const next = call(args);
-        return recoverable("store_unavailable", `Could not read ${args.handle}: ${error.message}.`, hint(`The store may be back shortly; retry: ${formatCall(next)}`, next));
+        return recoverable(
+          "store_unavailable",
+          `Could not read ${args.handle}: ${error.message}.`,
+          hint(`The store may be back shortly; retry: ${formatCall(next)}`, next),
+        );
       }
       if (!output) {
         return recoverable(
@@ -66,7 +76,10 @@ function readOutputTool(store: OutputStore, budget: number, matchers: MatcherPoo
         );
       }
       // Media (images, audio) come back as they were sent: the agent asked for them by this call.
-      if (output.kind === "media") return new RawResult({ content: [{ type: "text", text: `${output.media?.length ?? 0} item(s) from ${output.source}: ${output.text}` }, ...(output.media ?? [])] });
+      if (output.kind === "media")
+        return new RawResult({
+          content: [{ type: "text", text: `${output.media?.length ?? 0} item(s) from ${output.source}: ${output.text}` }, ...(output.media ?? [])],
+        });
       const room = budget - 400;
       if (args.json_path !== undefined) {
         let root: unknown;
@@ -91,7 +104,12 @@ function readOutputTool(store: OutputStore, budget: number, matchers: MatcherPoo
           handle: args.handle,
           json_path: args.json_path,
           value_bytes: size,
-          ...guidanceFields(hint(`The value is ${size} bytes, over the budget. ${next ? `Take part of it: ${formatCall(next)}` : "Use a deeper json_path, or read it by line range."}`, next)),
+          ...guidanceFields(
+            hint(
+              `The value is ${size} bytes, over the budget. ${next ? `Take part of it: ${formatCall(next)}` : "Use a deeper json_path, or read it by line range."}`,
+              next,
+            ),
+          ),
         };
       }
       const lines = output.text.split("\n");
@@ -122,9 +140,21 @@ function readColumns(args: ReadArgs, lines: string[], start: number, room: numbe
     else high = mid - 1;
   }
   const to = from + Math.max(0, Math.min(low, line.length - from));
-  const body: Body = { handle: args.handle, start_line: start, start_column: from + 1, end_column: to, line_chars: line.length, total_lines: lines.length, content: line.slice(from, to) };
+  const body: Body = {
+    handle: args.handle,
+    start_line: start,
+    start_column: from + 1,
+    end_column: to,
+    line_chars: line.length,
+    total_lines: lines.length,
+    content: line.slice(from, to),
+  };
   const next =
-    to < line.length ? call({ handle: args.handle, start_line: start, start_column: to + 1 }) : start < lines.length ? call({ handle: args.handle, start_line: start + 1 }) : undefined;
+    to < line.length
+      ? call({ handle: args.handle, start_line: start, start_column: to + 1 })
+      : start < lines.length
+        ? call({ handle: args.handle, start_line: start + 1 })
+        : undefined;
   if (!next) return body;
   const what = to < line.length ? `Line ${start} is ${line.length} characters; this is ${from + 1}-${to}.` : `End of line ${start}.`;
   return { ...body, ...guidanceFields(hint(`${what} Continue: ${formatCall(next)}`, next)) };
@@ -146,7 +176,11 @@ async function grepLines(
   } catch (error) {
     const literal = args.grep!.slice(0, MAX_PATTERN / 2);
     const next = call({ handle: args.handle, grep: escapeRegExp(literal) });
-    return recoverable("invalid_regex", `"${shownPattern(args.grep!, 200)}" is not a usable regular expression: ${(error as Error).message}.`, hint(`Search for it literally: ${formatCall(next)}`, next));
+    return recoverable(
+      "invalid_regex",
+      `"${shownPattern(args.grep!, 200)}" is not a usable regular expression: ${(error as Error).message}.`,
+      hint(`Search for it literally: ${formatCall(next)}`, next),
+    );
   }
   const searcher = matchers.open(regex, signal);
   let found;
@@ -170,5 +204,10 @@ async function grepLines(
   if (shown.length === all.length) return body;
   const lastLine = Number(shown.at(-1)?.split(":")[0] ?? 0);
   const next = call({ handle: args.handle, start_line: lastLine + 1 });
-  return { ...body, ...guidanceFields(hint(`Showing ${shown.length} of ${all.length} matching lines. Use a narrower regex, or read on from line ${lastLine + 1}: ${formatCall(next)}`, next)) };
+  return {
+    ...body,
+    ...guidanceFields(
+      hint(`Showing ${shown.length} of ${all.length} matching lines. Use a narrower regex, or read on from line ${lastLine + 1}: ${formatCall(next)}`, next),
+    ),
+  };
 }

@@ -29,10 +29,17 @@ export function readResourceTool(reader: () => ResourceReader) {
 
     async handle({ uri }, { principal, signal }): Promise<Body | RawResult> {
       const outcome = await reader().read(uri, principal, signal);
-      if (outcome.kind === "unknown") return recoverable("unknown_resource", outcome.message, hint("Run the call that returned the link again; its reply carries a fresh one."));
+      if (outcome.kind === "unknown")
+        return recoverable("unknown_resource", outcome.message, hint("Run the call that returned the link again; its reply carries a fresh one."));
       if (outcome.kind === "failed") {
         const again: NextCall = { tool: "run_tool", arguments: { tool_id: READ_RESOURCE_ID, args: { uri } } };
-        return recoverable(outcome.code, outcome.message, outcome.code === "backend_unavailable" ? hint(`Retry once it is up: ${formatCall(again)}`, again) : warning("The backend refused or failed the read; its message is above."));
+        return recoverable(
+          outcome.code,
+          outcome.message,
+          outcome.code === "backend_unavailable"
+            ? hint(`Retry once it is up: ${formatCall(again)}`, again)
+            : warning("The backend refused or failed the read; its message is above."),
+        );
       }
       return new RawResult({ content: asContent(outcome.result) });
     },

@@ -67,11 +67,23 @@ export async function diagnose(app: Metatools): Promise<DoctorReport> {
     const status = ready && quarantined.length ? "quarantined" : shownStatus(state);
     const error = state.error?.startsWith(`${state.namespace}: `) ? state.error.slice(state.namespace.length + 2) : state.error;
     if (state.status === "needs_login") {
-      problems.push({ subject: state.namespace, problem: `needs_login: ${(error ?? "the server asks for a sign-in").replace(/: run `.*$/, "")}`, fix: `${loginCommand(state.namespace, config)} (a running metatools picks the sign-in up without a restart)` });
+      problems.push({
+        subject: state.namespace,
+        problem: `needs_login: ${(error ?? "the server asks for a sign-in").replace(/: run `.*$/, "")}`,
+        fix: `${loginCommand(state.namespace, config)} (a running metatools picks the sign-in up without a restart)`,
+      });
     } else if (!ready && state.status !== "connecting") {
       const spec = config.backends.find((b) => b.namespace === state.namespace);
-      const run = !spec ? "this backend is built in: run with --log-level debug and report the error" : "command" in spec ? `run it by hand to see why: ${[spec.command, ...spec.args].join(" ")}` : "check the URL, the network and its headers";
-      problems.push({ subject: state.namespace, problem: `${status}: ${error ?? "no answer"}`, fix: `${run}${state.retryAt ? `; a running metatools retries ${retryIn(state.retryAt)}` : ""}` });
+      const run = !spec
+        ? "this backend is built in: run with --log-level debug and report the error"
+        : "command" in spec
+          ? `run it by hand to see why: ${[spec.command, ...spec.args].join(" ")}`
+          : "check the URL, the network and its headers";
+      problems.push({
+        subject: state.namespace,
+        problem: `${status}: ${error ?? "no answer"}`,
+        fix: `${run}${state.retryAt ? `; a running metatools retries ${retryIn(state.retryAt)}` : ""}`,
+      });
     }
     if (quarantined.length) {
       problems.push({
@@ -88,17 +100,29 @@ export async function diagnose(app: Metatools): Promise<DoctorReport> {
       tools,
       quarantined: quarantined.length,
       ...(state.connectMs === undefined ? {} : { connectMs: state.connectMs }),
-      detail: ready ? [server, quarantined.length ? `${quarantined.map((q) => q.name).join(", ")} held until approved` : ""].filter(Boolean).join("; ") : (error ?? ""),
+      detail: ready
+        ? [server, quarantined.length ? `${quarantined.map((q) => q.name).join(", ")} held until approved` : ""].filter(Boolean).join("; ")
+        : (error ?? ""),
     };
   });
 
   problems.push(...sameServers(config.backends, config.file));
 
   const store = await app.checkStore();
-  if (!store.ok) problems.push({ subject: "store", problem: store.error ?? "unreachable", fix: `start it, or check metatools.store.url (${maskUrl(config.store.url)}); until then results are not cached and large outputs cannot be kept` });
+  if (!store.ok)
+    problems.push({
+      subject: "store",
+      problem: store.error ?? "unreachable",
+      fix: `start it, or check metatools.store.url (${maskUrl(config.store.url)}); until then results are not cached and large outputs cannot be kept`,
+    });
 
   const embedder = embedderStatus(app);
-  if (embedder.status === "failed") problems.push({ subject: "embedder", problem: embedder.error ?? "failed", fix: "fix metatools.search.embedder (see docs/retrieval.md); search runs on BM25 alone meanwhile" });
+  if (embedder.status === "failed")
+    problems.push({
+      subject: "embedder",
+      problem: embedder.error ?? "failed",
+      fix: "fix metatools.search.embedder (see docs/retrieval.md); search runs on BM25 alone meanwhile",
+    });
 
   const lock = app.gate.lock;
   return {
@@ -124,7 +148,10 @@ function embedderStatus(app: Metatools): DoctorEmbedder {
     ...(embedder ? { id: embedder.id, dimensions: embedder.dimensions } : {}),
     embedded: semantic.size,
     // metatools' own tools are ranked by their words only: not counted as waiting to be embedded.
-    total: app.registry.namespaces().filter((n) => app.search.embeds(n.namespace)).reduce((sum, n) => sum + n.count, 0),
+    total: app.registry
+      .namespaces()
+      .filter((n) => app.search.embeds(n.namespace))
+      .reduce((sum, n) => sum + n.count, 0),
     ...(cacheFile ? { cacheFile, cached: embedder ? EmbeddingCache.countIn(cacheFile, embedder.dimensions) : 0 } : {}),
     ...(semantic.error ? { error: semantic.error } : {}),
   };

@@ -32,7 +32,8 @@ export function printBody(tool: string, body: MetaBody, json: boolean): number {
     const tools = (Array.isArray(body.tools) ? (body.tools as MetaBody[]) : [body]).map((t) => mapStrings(t, printable) as MetaBody);
     if (tools.length) process.stdout.write(`${tools.map((t) => describeText(t, style)).join("\n\n")}\n`);
     const unknown = (body.unknown as { id: string; did_you_mean: string[] }[] | undefined) ?? [];
-    for (const u of unknown) process.stderr.write(`${err.bad("unknown")}: ${u.id}${u.did_you_mean.length ? ` (did you mean ${u.did_you_mean.join(", ")}?)` : ""}\n`);
+    for (const u of unknown)
+      process.stderr.write(`${err.bad("unknown")}: ${u.id}${u.did_you_mean.length ? ` (did you mean ${u.did_you_mean.join(", ")}?)` : ""}\n`);
     if (Array.isArray(body.not_shown)) process.stderr.write(`${err.warn("not shown")}: ${(body.not_shown as string[]).join(", ")}\n`);
     printGuidance(body, err);
     return unknown.length ? 1 : 0;
@@ -52,14 +53,22 @@ export function printable(text: string): string {
   );
 }
 
-
 function searchText(body: MetaBody, style: Style): string {
   const hits = body.hits as { id: string; summary: string; call: string; read_only?: boolean; destructive?: boolean; status?: string }[];
   const byNs = ((body.by_namespace as { namespace: string; count: number }[] | undefined) ?? []).map((n) => `${n.namespace} ${n.count}`).join(", ");
-  const lines = [`${body.total} matching tools${byNs ? ` (${byNs})` : ""}; showing ${body.shown} from ${Number(body.offset) + 1}${body.mode ? `, ranked ${String(body.mode)}` : ""}`];
+  const lines = [
+    `${body.total} matching tools${byNs ? ` (${byNs})` : ""}; showing ${body.shown} from ${Number(body.offset) + 1}${body.mode ? `, ranked ${String(body.mode)}` : ""}`,
+  ];
   hits.forEach((h, i) => {
-    const flags = [h.read_only ? "read-only" : "", h.destructive ? style.warn("destructive") : "", h.status ? style.warn(h.status) : ""].filter(Boolean).join(", ");
-    lines.push("", `${String(Number(body.offset) + i + 1).padStart(3)}. ${style.bold(h.id)}${flags ? `  ${flags}` : ""}`, `     ${h.summary}`, `     ${style.dim(h.call)}`);
+    const flags = [h.read_only ? "read-only" : "", h.destructive ? style.warn("destructive") : "", h.status ? style.warn(h.status) : ""]
+      .filter(Boolean)
+      .join(", ");
+    lines.push(
+      "",
+      `${String(Number(body.offset) + i + 1).padStart(3)}. ${style.bold(h.id)}${flags ? `  ${flags}` : ""}`,
+      `     ${h.summary}`,
+      `     ${style.dim(h.call)}`,
+    );
   });
   for (const u of (body.unavailable as { namespace: string; status: string; error?: string }[] | undefined) ?? []) {
     lines.push(style.warn(`  ! ${u.namespace}: ${u.status}${u.error ? ` — ${u.error}` : ""}`));
@@ -70,17 +79,27 @@ function searchText(body: MetaBody, style: Style): string {
 /** One tool's docs as a person reads them: what it does, its call, a parameter table, notes and examples. */
 function describeText(tool: MetaBody, style: Style): string {
   const a = (tool.annotations ?? {}) as Record<string, boolean | undefined>;
-  const hints = [a.readOnlyHint ? "read-only" : "", a.destructiveHint ? style.warn("destructive") : "", a.idempotentHint ? "idempotent" : ""].filter(Boolean).join(", ");
+  const hints = [a.readOnlyHint ? "read-only" : "", a.destructiveHint ? style.warn("destructive") : "", a.idempotentHint ? "idempotent" : ""]
+    .filter(Boolean)
+    .join(", ");
   const lines = [`${style.bold(String(tool.id))}${tool.title ? ` — ${String(tool.title)}` : ""}${hints ? `  (${hints})` : ""}`];
   if (tool.summary) lines.push(String(tool.summary));
   if (tool.description && tool.description !== tool.summary) lines.push("", String(tool.description));
-  const call = tool.call ?? (tool.input_schema ? callSignature(String(tool.id).slice(String(tool.id).indexOf(":") + 1), tool.input_schema as JsonSchema) : undefined);
+  const call =
+    tool.call ?? (tool.input_schema ? callSignature(String(tool.id).slice(String(tool.id).indexOf(":") + 1), tool.input_schema as JsonSchema) : undefined);
   if (call) lines.push("", `call: ${String(call)}`);
   const schema = tool.input_schema as { properties?: Record<string, Record<string, unknown>>; required?: string[] } | undefined;
   const props = Object.entries(schema?.properties ?? {});
   if (props.length) {
     const required = new Set(schema?.required ?? []);
-    lines.push("", textTable({ head: ["parameter", "type", "meaning"], align: ["left", "left", "left"], rows: props.map(([name, p]) => [`${name}${required.has(name) ? "*" : ""}`, typeOf(p), String(p.description ?? "")]) }));
+    lines.push(
+      "",
+      textTable({
+        head: ["parameter", "type", "meaning"],
+        align: ["left", "left", "left"],
+        rows: props.map(([name, p]) => [`${name}${required.has(name) ? "*" : ""}`, typeOf(p), String(p.description ?? "")]),
+      }),
+    );
     if (required.size) lines.push(style.dim("(* required)"));
   }
   if (tool.notes) lines.push("", `notes: ${String(tool.notes)}`);
@@ -97,7 +116,10 @@ function printRun(body: MetaBody, err: Style): void {
   if (typeof body.result === "string") process.stdout.write(`${body.result}\n`);
   if (body.structured !== undefined) process.stdout.write(`${JSON.stringify(body.structured, null, 2)}\n`);
   if (body.content) process.stdout.write(`${JSON.stringify(body.content, null, 2)}\n`);
-  const facts = [typeof body.cache === "string" ? `cache ${body.cache}${typeof body.cache_age_s === "number" ? ` (${body.cache_age_s} s old)` : ""}` : "", typeof body.duration_ms === "number" ? `${body.duration_ms} ms` : ""].filter(Boolean);
+  const facts = [
+    typeof body.cache === "string" ? `cache ${body.cache}${typeof body.cache_age_s === "number" ? ` (${body.cache_age_s} s old)` : ""}` : "",
+    typeof body.duration_ms === "number" ? `${body.duration_ms} ms` : "",
+  ].filter(Boolean);
   if (facts.length) process.stderr.write(`${err.dim(`${String(body.tool_id ?? "")}: ${facts.join(", ")}`)}\n`);
 }
 

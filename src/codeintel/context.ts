@@ -54,7 +54,11 @@ export function globProblem(context: CodeContext, tool: string, args: Record<str
     return undefined;
   } catch (error) {
     const next = codeCall(context, tool, { ...args, glob: undefined, offset: undefined });
-    return recoverable("invalid_glob", `The glob cannot be used: ${(error as Error).message}.`, hint(`Use a shorter glob such as "*.ts" or "src/**", or none: ${formatCall(next)}`, next));
+    return recoverable(
+      "invalid_glob",
+      `The glob cannot be used: ${(error as Error).message}.`,
+      hint(`Use a shorter glob such as "*.ts" or "src/**", or none: ${formatCall(next)}`, next),
+    );
   }
 }
 
@@ -85,7 +89,11 @@ function refusalBody(context: CodeContext, tool: string, args: Record<string, un
   if (refusal.code === "path_not_found" && best !== undefined) {
     const next = codeCall(context, tool, { ...args, path: best });
     const others = refusal.suggestions!.slice(1).map((s) => `"${s}"`);
-    return recoverable(refusal.code, refusal.message, hint(`Did you mean "${best}"${others.length ? ` (or ${others.join(", ")})` : ""}? ${formatCall(next)}`, next));
+    return recoverable(
+      refusal.code,
+      refusal.message,
+      hint(`Did you mean "${best}"${others.length ? ` (or ${others.join(", ")})` : ""}? ${formatCall(next)}`, next),
+    );
   }
   if (refusal.code === "not_a_file") {
     const next = codeCall(context, "tree", { path: args.path });

@@ -36,7 +36,10 @@ export interface CodeBackendOptions {
 }
 
 export class CodeBackend extends BuiltinBackend {
-  constructor(private readonly context: CodeContext, outputs: OutputStore) {
+  constructor(
+    private readonly context: CodeContext,
+    outputs: OutputStore,
+  ) {
     super(
       CODE_NAMESPACE,
       { name: CODE_SERVER_NAME },
@@ -53,7 +56,12 @@ export class CodeBackend extends BuiltinBackend {
 
 export function createCodeBackend(options: CodeBackendOptions): CodeBackend {
   const context: CodeContext = {
-    ws: new Workspace(options.root, options.limits, { deny: options.deny, allowHardLinks: options.allowHardLinks, redact: options.redact, redactForSearch: options.redactForSearch }),
+    ws: new Workspace(options.root, options.limits, {
+      deny: options.deny,
+      allowHardLinks: options.allowHardLinks,
+      redact: options.redact,
+      redactForSearch: options.redactForSearch,
+    }),
     parser: new CodeParser(),
     matchers: new MatcherPool(),
     namespace: CODE_NAMESPACE,

@@ -99,7 +99,16 @@ export const LANGUAGES: readonly LanguageSpec[] = [
     id: "go",
     grammar: "go",
     extensions: [".go"],
-    defs: { function_declaration: "function", method_declaration: "method", type_spec: "type", type_alias: "type", const_spec: "constant", var_spec: "variable", method_elem: "method", field_declaration: "field" },
+    defs: {
+      function_declaration: "function",
+      method_declaration: "method",
+      type_spec: "type",
+      type_alias: "type",
+      const_spec: "constant",
+      var_spec: "variable",
+      method_elem: "method",
+      field_declaration: "field",
+    },
     define(node, kind) {
       const name = node.childForFieldName("name")?.text;
       if (!name) return undefined;
@@ -195,7 +204,9 @@ export const LANGUAGES: readonly LanguageSpec[] = [
 function declaratorName(node: Node, kind: SymbolKind): Definition | undefined {
   let name = node.childForFieldName("name");
   if (!name) {
-    const holder = node.childForFieldName("declarator") ?? node.namedChildren.find((c) => c?.type === "variable_declaration")?.namedChildren.find((c) => c?.type === "variable_declarator");
+    const holder =
+      node.childForFieldName("declarator") ??
+      node.namedChildren.find((c) => c?.type === "variable_declaration")?.namedChildren.find((c) => c?.type === "variable_declarator");
     name = holder?.childForFieldName("name") ?? null;
   }
   return name ? { name: name.text, kind } : undefined;

@@ -19,7 +19,12 @@ export interface Located {
  * The outline of a file. `mustContain` (lower-case) lets a search skip
  * parsing a file whose text cannot hold a matching name.
  */
-export async function outlineOf(parser: CodeParser, info: FileInfo, read: () => Promise<string | undefined>, mustContain?: string): Promise<CodeSymbol[] | undefined> {
+export async function outlineOf(
+  parser: CodeParser,
+  info: FileInfo,
+  read: () => Promise<string | undefined>,
+  mustContain?: string,
+): Promise<CodeSymbol[] | undefined> {
   const spec = languageFor(info.entry.rel);
   if (!spec) return undefined;
   const cached = parser.cachedOutline(info.entry.abs, info.mtimeMs, info.size);
@@ -66,14 +71,19 @@ export async function bodies(located: readonly Located[], maxBytes: number, poli
   const texts = new Map<string, Promise<string | undefined>>();
   const out = new Map<CodeSymbol, string>();
   for (const { abs, file, symbol } of located) {
-    if (!texts.has(abs)) texts.set(abs, readText(abs, policy).then((read) => (isReadRefusal(read) ? undefined : read.text)));
+    if (!texts.has(abs))
+      texts.set(
+        abs,
+        readText(abs, policy).then((read) => (isReadRefusal(read) ? undefined : read.text)),
+      );
     const text = await texts.get(abs)!;
     if (text === undefined) continue;
     const lines = text.split(/\r?\n/).slice(symbol.startLine - 1, symbol.endLine);
     let body = "";
     let used = 0;
     for (; used < lines.length && body.length + lines[used]!.length < maxBytes; used++) body += `${lines[used]}\n`;
-    if (used < lines.length) body += `… ${lines.length - used} more lines: code:read_file {path: "${file}", start_line: ${symbol.startLine + used}, end_line: ${symbol.endLine}}`;
+    if (used < lines.length)
+      body += `… ${lines.length - used} more lines: code:read_file {path: "${file}", start_line: ${symbol.startLine + used}, end_line: ${symbol.endLine}}`;
     out.set(symbol, body.trimEnd());
   }
   return out;

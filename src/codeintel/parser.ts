@@ -27,7 +27,17 @@ interface CachedOutline {
 }
 
 /** Subtrees that never hold definitions; skipping them keeps the walk short. */
-const OPAQUE = new Set(["comment", "string", "template_string", "string_literal", "raw_string_literal", "interpreted_string_literal", "regex", "line_comment", "block_comment"]);
+const OPAQUE = new Set([
+  "comment",
+  "string",
+  "template_string",
+  "string_literal",
+  "raw_string_literal",
+  "interpreted_string_literal",
+  "regex",
+  "line_comment",
+  "block_comment",
+]);
 
 export class CodeParser {
   private parser?: Promise<Parser>;

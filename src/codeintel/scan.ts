@@ -95,5 +95,7 @@ export function describeSkips(report: ScanReport, maxFileBytes: number): string 
   if (report.skipped.special) parts.push(`${report.skipped.special} pipes, sockets or devices`);
   if (report.skipped.hard_link) parts.push(`${report.skipped.hard_link} hard-linked files`);
   const text = parts.length ? `Skipped ${parts.join(", ")}.` : "";
-  return [text, report.bounded ? `The scan ${report.bounded}; counts cover the files scanned. Narrow with path or glob.` : ""].filter(Boolean).join(" ") || undefined;
+  return (
+    [text, report.bounded ? `The scan ${report.bounded}; counts cover the files scanned. Narrow with path or glob.` : ""].filter(Boolean).join(" ") || undefined
+  );
 }

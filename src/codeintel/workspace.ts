@@ -13,7 +13,6 @@ import { nearest } from "../search/suggest.js";
 import { isInside, type ReadPolicy } from "./files.js";
 import { DEFAULT_SECRET_PATTERNS } from "./secrets.js";
 
-
 export interface WorkspaceLimits {
   /** Files larger than this are listed but not read whole, parsed or searched. */
   maxFileBytes: number;
@@ -125,7 +124,10 @@ export class Workspace {
       };
     }
     if (expect && kind !== expect) {
-      return { code: expect === "file" ? "not_a_file" : "not_a_dir", message: `${given} is a ${kind === "dir" ? "directory" : "file"}, not a ${expect === "file" ? "file" : "directory"}.` };
+      return {
+        code: expect === "file" ? "not_a_file" : "not_a_dir",
+        message: `${given} is a ${kind === "dir" ? "directory" : "file"}, not a ${expect === "file" ? "file" : "directory"}.`,
+      };
     }
     return { abs: real, rel, kind, size: stats.size, mtimeMs: stats.mtimeMs };
   }

@@ -29,6 +29,8 @@ export function withTokenFileDenied(code: CodeConfig, auth: ResolvedConfig["auth
 export function oauthSecrets(config: ResolvedConfig): Secret[] {
   return config.backends.flatMap((b): Secret[] => {
     const value = b.kind === "http" || b.kind === "sse" ? b.oauth?.clientSecret : undefined;
-    return value && value.length >= MIN_SECRET_CHARS ? [{ name: "clientSecret", value, credential: true, label: `[redacted OAuth client secret of ${b.namespace}]` }] : [];
+    return value && value.length >= MIN_SECRET_CHARS
+      ? [{ name: "clientSecret", value, credential: true, label: `[redacted OAuth client secret of ${b.namespace}]` }]
+      : [];
   });
 }

@@ -30,4 +30,3 @@ function explain(issue: z.core.$ZodIssue): { issue: z.core.$ZodIssue; path: Prop
   const expected = branches.map((b) => b.detail.replace(/^Invalid input: (expected )?/, "").replace(/, received .*$/, ""));
   return { issue: deepest.issue, path: issue.path, detail: `expected ${expected.join(" or ")}` };
 }
-

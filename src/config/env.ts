@@ -35,11 +35,7 @@ export function substituteEnv(value: unknown, env: NodeJS.ProcessEnv, file: stri
         return found;
       }
       if (fallback !== undefined) return fallback;
-      throw new ConfigError(
-        file,
-        formatPath(path),
-        `environment variable ${name} is not set (set it, or write \${${name}:-default} to give a default)`,
-      );
+      throw new ConfigError(file, formatPath(path), `environment variable ${name} is not set (set it, or write \${${name}:-default} to give a default)`);
     });
   }
   if (Array.isArray(value)) return value.map((item, i) => substituteEnv(item, env, file, [...path, String(i)], secrets, value[i - 1]));

@@ -16,7 +16,9 @@ export const httpSectionSchema = z
     allowedOrigins: z
       .array(z.string().url())
       .optional()
-      .describe("Browser origins allowed to call /mcp, e.g. https://app.example.com. Requests with another Origin get 403; requests without one (non-browser clients) pass. Loopback origins are always allowed on a loopback bind."),
+      .describe(
+        "Browser origins allowed to call /mcp, e.g. https://app.example.com. Requests with another Origin get 403; requests without one (non-browser clients) pass. Loopback origins are always allowed on a loopback bind.",
+      ),
     maxBodyBytes: z
       .number()
       .int()
@@ -35,16 +37,39 @@ export const httpSectionSchema = z
       ),
     rateLimit: z
       .object({
-        perMinute: z.number().int().min(1).describe(`Requests per minute per token (per client address without tokens). Default ${DEFAULTS.http.rateLimit.perMinute} when rateLimit is left out.`),
+        perMinute: z
+          .number()
+          .int()
+          .min(1)
+          .describe(
+            `Requests per minute per token (per client address without tokens). Default ${DEFAULTS.http.rateLimit.perMinute} when rateLimit is left out.`,
+          ),
         burst: z.number().int().min(1).optional().describe("Requests allowed at once before the rate applies. Default perMinute / 6, at least 10."),
       })
       .strict()
       .optional()
       .describe(`Per-token rate limit; over it, 429 with Retry-After. Default ${DEFAULTS.http.rateLimit.perMinute} per minute.`),
-    sessionIdleMs: z.number().int().min(1000).optional().describe(`A session unused this long is closed. Default ${msWords(DEFAULTS.http.sessionIdleMs)}.`),
+    sessionIdleMs: z
+      .number()
+      .int()
+      .min(1000)
+      .optional()
+      .describe(`A session unused this long is closed. Default ${msWords(DEFAULTS.http.sessionIdleMs)}.`),
     maxSessions: z.number().int().min(1).optional().describe(`Open sessions at most; an initialize beyond it gets 503. Default ${DEFAULTS.http.maxSessions}.`),
-    maxSessionsPerToken: z.number().int().min(1).optional().describe(`Open sessions one token may hold; an initialize beyond it gets 429. Default ${DEFAULTS.http.maxSessionsPerToken}.`),
-    shutdownGraceMs: z.number().int().min(0).optional().describe(`On SIGTERM, how long in-flight requests may finish before backends close; the process is gone 2.5 s after that whatever is left (backends get 2 s to stop). Default ${DEFAULTS.http.shutdownGraceMs}.`),
+    maxSessionsPerToken: z
+      .number()
+      .int()
+      .min(1)
+      .optional()
+      .describe(`Open sessions one token may hold; an initialize beyond it gets 429. Default ${DEFAULTS.http.maxSessionsPerToken}.`),
+    shutdownGraceMs: z
+      .number()
+      .int()
+      .min(0)
+      .optional()
+      .describe(
+        `On SIGTERM, how long in-flight requests may finish before backends close; the process is gone 2.5 s after that whatever is left (backends get 2 s to stop). Default ${DEFAULTS.http.shutdownGraceMs}.`,
+      ),
   })
   .strict();
 

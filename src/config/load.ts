@@ -31,7 +31,6 @@ export const RESERVED_NAMESPACES = ["code", "metatools"];
 
 export const DEFAULT_CONFIG_NAME = "metatools.json";
 
-
 /** Finds and loads the config; with no file anywhere, returns the defaults. */
 export function loadConfig(options: LoadOptions = {}): ResolvedConfig {
   const cwd = options.cwd ?? process.cwd();
@@ -71,19 +70,26 @@ export function parseConfig(
     }
     const schema = pickServerSchema(server);
     if (!schema) {
-      throw new ConfigError(
-        file,
-        formatPath(["mcpServers", name]),
-        'a server needs `command` (stdio), `url` (http or sse), or `type: "catalog"` with `tools`',
-      );
+      throw new ConfigError(file, formatPath(["mcpServers", name]), 'a server needs `command` (stdio), `url` (http or sse), or `type: "catalog"` with `tools`');
     }
     check(schema, server, file, ["mcpServers", name]);
   }
   const parsed = check(configFileSchema, substituted, file, []);
-  const config = resolveConfig(parsed, { file, baseDir: dirname(file), cwd: options.cwd ?? process.cwd(), builtinCatalogDir: options.builtinCatalogDir, root: options.root, env: options.env });
+  const config = resolveConfig(parsed, {
+    file,
+    baseDir: dirname(file),
+    cwd: options.cwd ?? process.cwd(),
+    builtinCatalogDir: options.builtinCatalogDir,
+    root: options.root,
+    env: options.env,
+  });
   config.secrets = [...secrets, ...oauthSecrets(config), ...config.secrets];
   if (config.auth?.kind === "store" && config.store.url.startsWith("memory")) {
-    throw new ConfigError(file, "metatools.auth.storage", '"store" keeps sign-ins in metatools.store, which is memory (this process only, so `metatools auth login` could not hand tokens to a running server): set metatools.store.url to redis://… or sqlite://…, or use "file"');
+    throw new ConfigError(
+      file,
+      "metatools.auth.storage",
+      '"store" keeps sign-ins in metatools.store, which is memory (this process only, so `metatools auth login` could not hand tokens to a running server): set metatools.store.url to redis://… or sqlite://…, or use "file"',
+    );
   }
   return config;
 }
@@ -121,7 +127,9 @@ function resolveConfig(
       mode: m.search?.mode ?? DEFAULTS.search.mode,
       // Omitted: the built-in embedder; false: none (BM25 only).
       ...(m.search?.embedder === false ? {} : { embedder: resolveEmbedder(m.search?.embedder ?? DEFAULTS.search.embedder, where.baseDir) }),
-      ...(m.search?.embeddingCache === false ? {} : { embeddingCache: m.search?.embeddingCache ? resolve(where.baseDir, m.search.embeddingCache) : defaultCacheDir(where.env ?? process.env) }),
+      ...(m.search?.embeddingCache === false
+        ? {}
+        : { embeddingCache: m.search?.embeddingCache ? resolve(where.baseDir, m.search.embeddingCache) : defaultCacheDir(where.env ?? process.env) }),
       fusion: {
         k: m.search?.fusion?.k ?? DEFAULTS.search.fusion.k,
         ...(m.search?.fusion?.semanticWeight !== undefined ? { semanticWeight: m.search.fusion.semanticWeight } : {}),
@@ -132,7 +140,11 @@ function resolveConfig(
     http: resolveHttp(m.http, where.env ?? process.env),
     ...(auth ? { auth } : {}),
     // Tokens from METATOOLS_TOKENS are secrets too; those written as ${VAR} in the file are found as it is read.
-    secrets: (where.env ?? process.env).METATOOLS_TOKENS?.split(",").map((t) => t.trim()).filter(Boolean).map((value) => ({ name: "METATOOLS_TOKENS", value, credential: true })) ?? [],
+    secrets:
+      (where.env ?? process.env).METATOOLS_TOKENS?.split(",")
+        .map((t) => t.trim())
+        .filter(Boolean)
+        .map((value) => ({ name: "METATOOLS_TOKENS", value, credential: true })) ?? [],
     security: {
       scan: m.security?.scan ?? DEFAULTS.security.scan,
       ...(m.security?.lockFile === false || !where.file ? {} : { lockFile: resolve(where.baseDir, m.security?.lockFile ?? DEFAULTS.security.lockFile) }),
@@ -141,7 +153,10 @@ function resolveConfig(
     timeouts: { connectMs, callMs, startupGraceMs: m.timeouts?.startupGraceMs ?? DEFAULTS.timeouts.startupGraceMs },
     catalogs,
     access: { allow: m.tools?.allow ?? [...DEFAULTS.tools.allow], deny: m.tools?.deny ?? [...DEFAULTS.tools.deny] },
-    run: { rejectUnknownArgs: m.run?.rejectUnknownArgs ?? DEFAULTS.run.rejectUnknownArgs, outputValidation: m.run?.outputValidation ?? DEFAULTS.run.outputValidation },
+    run: {
+      rejectUnknownArgs: m.run?.rejectUnknownArgs ?? DEFAULTS.run.rejectUnknownArgs,
+      outputValidation: m.run?.outputValidation ?? DEFAULTS.run.outputValidation,
+    },
     store: {
       url: resolveStoreUrl(m.store?.url ?? DEFAULTS.store.url, where.baseDir),
       prefix: m.store?.prefix ?? DEFAULTS.store.prefix,
@@ -157,8 +172,6 @@ function resolveConfig(
     ...(code ? { code: withTokenFileDenied(code, auth) } : {}),
   };
 }
-
-
 
 /** Paths resolved against the config's folder; a model that is no local folder stays a hub id only when downloads are allowed. */
 function resolveEmbedder(spec: Exclude<NonNullable<MetatoolsSection["search"]>["embedder"], false | undefined>, baseDir: string): EmbedderConfig {
@@ -234,7 +247,6 @@ function resolveBackend(namespace: string, server: ServerConfig, baseDir: string
   }
   return { ...common, kind: "catalog", toolsFile: isAbsolute(server.tools) ? server.tools : resolve(baseDir, server.tools) };
 }
-
 
 /** Picks the variant by its telltale field, so errors speak of that variant and not of a union. */
 function pickServerSchema(server: unknown): z.ZodType | undefined {

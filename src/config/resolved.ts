@@ -122,4 +122,3 @@ export interface CodeConfig {
   allowHardLinks: boolean;
   limits: { maxFileBytes: number; maxFiles: number; maxBytes: number; maxMs: number };
 }
-

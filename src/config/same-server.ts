@@ -17,7 +17,13 @@ export function serverKey(entry: Readonly<Record<string, unknown>>): string {
   const disabled = entry.disabled === true ? { disabled: true } : {};
   if (typeof entry.command === "string") {
     const args = Array.isArray(entry.args) ? entry.args.map(String) : [];
-    return canonicalJson({ command: entry.command, args: isNpx(entry.command) ? withoutYes(args) : args, ...nonEmpty("env", entry.env), ...nonEmpty("cwd", entry.cwd), ...disabled });
+    return canonicalJson({
+      command: entry.command,
+      args: isNpx(entry.command) ? withoutYes(args) : args,
+      ...nonEmpty("env", entry.env),
+      ...nonEmpty("cwd", entry.cwd),
+      ...disabled,
+    });
   }
   if (typeof entry.url === "string") {
     // Header names are case-insensitive in HTTP.
@@ -36,7 +42,11 @@ export function backendKey(spec: BackendSpec): string {
 
 /** The field, unless it is absent or empty (`{}`, `[]`, `""`): those mean the default. */
 function nonEmpty(name: string, value: unknown): Record<string, unknown> {
-  const empty = value === undefined || value === null || value === "" || (Array.isArray(value) ? value.length === 0 : isPlainObject(value) && Object.keys(value).length === 0);
+  const empty =
+    value === undefined ||
+    value === null ||
+    value === "" ||
+    (Array.isArray(value) ? value.length === 0 : isPlainObject(value) && Object.keys(value).length === 0);
   return empty ? {} : { [name]: value };
 }
 

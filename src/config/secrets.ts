@@ -77,7 +77,8 @@ export function secretReason(name: string, at: Reference): string | undefined {
   if (parameter && looksLikeCredential(parameter[1]!)) return `it is the URL parameter "${parameter[1]}"`;
   if (top !== "mcpServers") return undefined;
   if (third === "oauth" && key === "clientSecret") return "it is an OAuth client secret";
-  if ((third === "env" || third === "headers") && key !== undefined && looksLikeCredential(key)) return `it is the value of ${third === "env" ? "the variable" : "the header"} ${key}`;
+  if ((third === "env" || third === "headers") && key !== undefined && looksLikeCredential(key))
+    return `it is the value of ${third === "env" ? "the variable" : "the header"} ${key}`;
   if (third === "args") {
     const flag = /(?:^|\s)--?([\w.-]+)[=\s]$/.exec(before)?.[1] ?? (before === "" ? /^--?([\w.-]+)$/.exec(at.previous ?? "")?.[1] : undefined);
     if (flag && looksLikeCredential(flag)) return `it follows the flag --${flag}`;

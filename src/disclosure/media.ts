@@ -31,7 +31,8 @@ export function mediaBytes(block: Media): number {
 }
 
 export function noteOf(block: Media): MediaNote {
-  if (block.type === "resource") return { type: "resource", uri: block.resource.uri, ...(block.resource.mimeType ? { mimeType: block.resource.mimeType } : {}), bytes: mediaBytes(block) };
+  if (block.type === "resource")
+    return { type: "resource", uri: block.resource.uri, ...(block.resource.mimeType ? { mimeType: block.resource.mimeType } : {}), bytes: mediaBytes(block) };
   return { type: block.type, mimeType: block.mimeType, bytes: mediaBytes(block) };
 }
 

@@ -91,7 +91,12 @@ const LONG_LINE = 1000;
  * reads by JSON path). An output over the store's size bound keeps its
  * first lines, and the hint says how much was dropped.
  */
-export async function spill(store: OutputStore, output: StoredOutput, budget: number, owner: string): Promise<{ handle: string; summary: Record<string, unknown>; next: NextCall; hint: string }> {
+export async function spill(
+  store: OutputStore,
+  output: StoredOutput,
+  budget: number,
+  owner: string,
+): Promise<{ handle: string; summary: Record<string, unknown>; next: NextCall; hint: string }> {
   let value = output.kind === "json" || /^\s*[[{]/.test(output.text) ? parseJson(output.text) : NOT_JSON;
   let text = output.text;
   if (value !== NOT_JSON && text.split("\n", 200).some((line) => line.length > LONG_LINE)) text = indentJson(text);

@@ -80,7 +80,6 @@ function discriminator(schema: Schema): string {
   return type?.const !== undefined ? `type: ${JSON.stringify(type.const)}` : "object";
 }
 
-
 function table(rows: readonly Row[]): string {
   return ["| field | type | meaning |", "| --- | --- | --- |", ...rows.map((r) => `| \`${r.path}\` | ${cell(r.type)} | ${cell(r.description)} |`)].join("\n");
 }

@@ -14,7 +14,11 @@ const END = "<!-- defaults:end -->";
 function configurable(): Record<string, unknown> {
   const { search, transformers: _t, describe: _d, code, ...rest } = DEFAULTS;
   // The semantic weight is the embedder's own; the one here is for embedders that name none.
-  const { maxLimit: _m, fusion: { semanticWeight: _w, ...fusion }, ...searchSection } = search;
+  const {
+    maxLimit: _m,
+    fusion: { semanticWeight: _w, ...fusion },
+    ...searchSection
+  } = search;
   const { maxBytes: _b, ...codeSection } = code;
   return { search: { ...searchSection, fusion }, ...rest, code: codeSection };
 }
@@ -50,6 +54,9 @@ function cell(value: unknown): string {
 /** JSON on one line, with a space inside braces and after colons and commas, as the guide writes it. */
 function inline(value: unknown): string {
   if (Array.isArray(value)) return `[${value.map(inline).join(", ")}]`;
-  if (value && typeof value === "object") return `{ ${Object.entries(value).map(([k, v]) => `"${k}": ${inline(v)}`).join(", ")} }`;
+  if (value && typeof value === "object")
+    return `{ ${Object.entries(value)
+      .map(([k, v]) => `"${k}": ${inline(v)}`)
+      .join(", ")} }`;
   return JSON.stringify(value);
 }

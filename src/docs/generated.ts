@@ -40,18 +40,37 @@ export async function generatedFiles(): Promise<GeneratedFile[]> {
     { path: "docs/reference/cli.md", content: cliReference() },
     { path: "README.md", content: readmeWithCommands(readFileSync(new URL("../../README.md", import.meta.url), "utf8")) },
     { path: "docs/configuration.md", content: configurationWithDefaults(readFileSync(new URL("../../docs/configuration.md", import.meta.url), "utf8")) },
-    { path: "docs/reference/tools.md", content: toolReference(META_TOOLS.map((t) => ({ id: t.name, title: t.annotations.title, description: t.description, inputSchema: t.inputSchema, annotations: t.annotations })), await builtinTools()) },
+    {
+      path: "docs/reference/tools.md",
+      content: toolReference(
+        META_TOOLS.map((t) => ({ id: t.name, title: t.annotations.title, description: t.description, inputSchema: t.inputSchema, annotations: t.annotations })),
+        await builtinTools(),
+      ),
+    },
   ];
 }
 
 /** The built-in tools as an agent finds them: definitions with the shipped catalog's summaries and notes. */
 async function builtinTools(): Promise<DocumentedTool[]> {
   const file = join(tmpdir(), "metatools-generate.json");
-  const app = createMetatools(parseConfig({ mcpServers: {}, metatools: { security: { scan: false, lockFile: false }, search: { embedder: false } } }, { file, builtinCatalogDir: BUILTIN_CATALOG_DIR, cwd: tmpdir() }));
+  const app = createMetatools(
+    parseConfig(
+      { mcpServers: {}, metatools: { security: { scan: false, lockFile: false }, search: { embedder: false } } },
+      { file, builtinCatalogDir: BUILTIN_CATALOG_DIR, cwd: tmpdir() },
+    ),
+  );
   await app.start();
   try {
     return ["code", "metatools"].flatMap((ns) =>
-      app.registry.namespaceRecords(ns).map((r) => ({ id: r.id, title: r.title, summary: r.summary, description: r.description, inputSchema: r.inputSchema, annotations: r.annotations, notes: r.notes })),
+      app.registry.namespaceRecords(ns).map((r) => ({
+        id: r.id,
+        title: r.title,
+        summary: r.summary,
+        description: r.description,
+        inputSchema: r.inputSchema,
+        annotations: r.annotations,
+        notes: r.notes,
+      })),
     );
   } finally {
     await app.close();

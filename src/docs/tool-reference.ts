@@ -49,13 +49,22 @@ function section(tool: DocumentedTool, level: number): string[] {
 }
 
 function annotationWords(a: ToolAnnotations): string {
-  return [a.readOnlyHint ? "read-only" : "", a.destructiveHint ? "destructive" : "", a.idempotentHint ? "idempotent" : "", a.openWorldHint === false ? "closed world" : a.openWorldHint ? "open world" : ""].filter(Boolean).join(", ");
+  return [
+    a.readOnlyHint ? "read-only" : "",
+    a.destructiveHint ? "destructive" : "",
+    a.idempotentHint ? "idempotent" : "",
+    a.openWorldHint === false ? "closed world" : a.openWorldHint ? "open world" : "",
+  ]
+    .filter(Boolean)
+    .join(", ");
 }
 
 function parameters(schema: JsonSchema): string {
   const props = (schema.properties ?? {}) as Record<string, JsonSchema>;
   const required = new Set((schema.required ?? []) as string[]);
   if (!Object.keys(props).length) return "No parameters.";
-  const rows = Object.entries(props).map(([name, p]) => `| \`${name}\`${required.has(name) ? " **(required)**" : ""} | ${cell(typeOf(p))} | ${cell(String(p.description ?? ""))} |`);
+  const rows = Object.entries(props).map(
+    ([name, p]) => `| \`${name}\`${required.has(name) ? " **(required)**" : ""} | ${cell(typeOf(p))} | ${cell(String(p.description ?? ""))} |`,
+  );
   return ["| parameter | type | meaning |", "| --- | --- | --- |", ...rows].join("\n");
 }

@@ -14,6 +14,10 @@ import { StaticEmbedder } from "./static.js";
 export const BUILTIN_MODEL_FILE = join(PACKAGE_ROOT, "models", "builtin.mtvec");
 
 export function loadBuiltinEmbedder(file = BUILTIN_MODEL_FILE): StaticEmbedder {
-  if (!existsSync(file)) throw new MetatoolsError("embedder_unavailable", `the built-in embedder's table ${file} is missing from this install; reinstall metatools, or set metatools.search.embedder to false for BM25 only`);
+  if (!existsSync(file))
+    throw new MetatoolsError(
+      "embedder_unavailable",
+      `the built-in embedder's table ${file} is missing from this install; reinstall metatools, or set metatools.search.embedder to false for BM25 only`,
+    );
   return StaticEmbedder.fromFile(file, "builtin");
 }

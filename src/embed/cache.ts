@@ -11,7 +11,10 @@ import { join } from "node:path";
 const HASH_BYTES = 16;
 
 export function textHash(text: string): string {
-  return createHash("sha256").update(text).digest("hex").slice(0, HASH_BYTES * 2);
+  return createHash("sha256")
+    .update(text)
+    .digest("hex")
+    .slice(0, HASH_BYTES * 2);
 }
 
 export class EmbeddingCache {

@@ -64,5 +64,10 @@ export function importWinkVectors(from: string, out: string, limit: number): Vec
     vectors.push(Float32Array.from(v.slice(0, json.dimensions)));
   }
   removeTopComponents(vectors);
-  return WordVectors.write(out, `GloVe 6B ${json.dimensions}d via ${WINK_PACKAGE} (PDDL), ${words.length} most frequent words, mean and top ${TOP_COMPONENTS} components removed`, words, vectors);
+  return WordVectors.write(
+    out,
+    `GloVe 6B ${json.dimensions}d via ${WINK_PACKAGE} (PDDL), ${words.length} most frequent words, mean and top ${TOP_COMPONENTS} components removed`,
+    words,
+    vectors,
+  );
 }

@@ -41,10 +41,12 @@ export class TransformersEmbedder implements Embedder {
   /** Loads the model; every failure names the folder and what is wrong with it. */
   static async load(spec: TransformersSpec): Promise<TransformersEmbedder> {
     const local = existsSync(spec.model);
-    if (!local && !spec.allowDownload) throw unavailable(`model folder ${spec.model} not found (a folder with config.json, tokenizer.json and ${WEIGHTS[spec.dtype]})`);
+    if (!local && !spec.allowDownload)
+      throw unavailable(`model folder ${spec.model} not found (a folder with config.json, tokenizer.json and ${WEIGHTS[spec.dtype]})`);
     if (local) {
       for (const file of ["config.json", "tokenizer.json", WEIGHTS[spec.dtype]]) {
-        if (!existsSync(join(spec.model, file))) throw unavailable(`model folder ${spec.model} has no ${file}${file.startsWith("onnx/") ? ` (the weights for dtype "${spec.dtype}")` : ""}`);
+        if (!existsSync(join(spec.model, file)))
+          throw unavailable(`model folder ${spec.model} has no ${file}${file.startsWith("onnx/") ? ` (the weights for dtype "${spec.dtype}")` : ""}`);
       }
     }
     let transformers: TransformersModule;
@@ -88,7 +90,8 @@ async function runModel(extractor: Extractor, texts: string[], pooling: "mean" |
   const tensor = await extractor(texts, { pooling, normalize: true });
   try {
     const [rows, dims] = tensor.dims as [number, number];
-    if (tensor.dims.length !== 2 || rows !== texts.length) throw new Error(`expected ${texts.length} pooled vectors, got a tensor of shape [${tensor.dims.join(", ")}]`);
+    if (tensor.dims.length !== 2 || rows !== texts.length)
+      throw new Error(`expected ${texts.length} pooled vectors, got a tensor of shape [${tensor.dims.join(", ")}]`);
     return Array.from({ length: rows }, (_, r) => {
       const v = Float32Array.from({ length: dims }, (_, d) => tensor.data[r * dims + d]!);
       // A text with no known token pools to zero, which the library's normalizing turns into NaN.

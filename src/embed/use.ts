@@ -72,7 +72,12 @@ export class UseEmbedder implements Embedder {
     let input: WorkerInput;
     try {
       const require = createRequire(import.meta.url);
-      input = { core: require.resolve(USE_PACKAGES[0]), embeddings: require.resolve(USE_PACKAGES[1]), vocab: join(model, "vocab.json"), modelUrl: `file://${join(model, "model.json")}` };
+      input = {
+        core: require.resolve(USE_PACKAGES[0]),
+        embeddings: require.resolve(USE_PACKAGES[1]),
+        vocab: join(model, "vocab.json"),
+        modelUrl: `file://${join(model, "model.json")}`,
+      };
     } catch (error) {
       throw unavailable(`the use embedder needs ${USE_PACKAGES.slice(0, 2).join(" and ")} (${errorMessage(error)}); install them with \`${INSTALL}\``);
     }
@@ -84,7 +89,8 @@ export class UseEmbedder implements Embedder {
         outcome();
       };
       const fail = (message: string) => done(() => reject(unavailable(`cannot load the model in ${model}: ${message}`)));
-      const onMessage = (reply: WorkerReply) => (reply.type === "ready" ? done(() => resolve(reply.dimensions)) : fail(reply.type === "failed" ? reply.message : "unexpected reply"));
+      const onMessage = (reply: WorkerReply) =>
+        reply.type === "ready" ? done(() => resolve(reply.dimensions)) : fail(reply.type === "failed" ? reply.message : "unexpected reply");
       const onError = (error: Error) => fail(error.message);
       const onExit = (code: number) => fail(`the worker exited with code ${code}`);
       worker.on("message", onMessage).on("error", onError).on("exit", onExit);

@@ -74,7 +74,10 @@ function recordedDigest(file: string, size: number, head: Buffer): string | unde
 /** Writes the digest file `read` trusts beside a table: whenever a table is written. */
 export function writeDigest(file: string): void {
   const whole = readFileSync(file);
-  const spot = createHash("sha256").update(whole.subarray(0, SPOT_BYTES)).update(whole.subarray(Math.max(0, whole.length - SPOT_BYTES))).digest("hex");
+  const spot = createHash("sha256")
+    .update(whole.subarray(0, SPOT_BYTES))
+    .update(whole.subarray(Math.max(0, whole.length - SPOT_BYTES)))
+    .digest("hex");
   writeFileSync(`${file}.sha256`, `${createHash("sha256").update(whole).digest("hex")} ${whole.length} ${spot}\n`);
 }
 
@@ -117,7 +120,10 @@ export class WordVectors {
     if (this.index) return this.index.get(word);
     if (++this.lookups > LOOKUPS_BEFORE_INDEX || word.includes("\n")) {
       const index = new Map<string, number>();
-      this.blob.slice(0, -1).split("\n").forEach((w, i) => index.has(w) || index.set(w, i));
+      this.blob
+        .slice(0, -1)
+        .split("\n")
+        .forEach((w, i) => index.has(w) || index.set(w, i));
       this.index = index;
       return index.get(word);
     }
@@ -162,7 +168,8 @@ export class WordVectors {
    * else the whole file is read and hashed.
    */
   static read(file: string): WordVectors {
-    const bad = (why: string) => new MetatoolsError("embedder_unavailable", `${file} is not a metatools word-vectors file (${why}); build one with \`metatools vectors import\``);
+    const bad = (why: string) =>
+      new MetatoolsError("embedder_unavailable", `${file} is not a metatools word-vectors file (${why}); build one with \`metatools vectors import\``);
     let size: number;
     let head: Buffer;
     try {
@@ -224,7 +231,18 @@ export class WordVectors {
       b.writeUInt32LE(n, 0);
       return b;
     };
-    writeFileSync(file, Buffer.concat([Buffer.from(MAGIC, "latin1"), u32(headerJson.length), headerJson, u32(wordsBlob.length), wordsBlob, Buffer.from(scales.buffer), Buffer.from(matrix.buffer)]));
+    writeFileSync(
+      file,
+      Buffer.concat([
+        Buffer.from(MAGIC, "latin1"),
+        u32(headerJson.length),
+        headerJson,
+        u32(wordsBlob.length),
+        wordsBlob,
+        Buffer.from(scales.buffer),
+        Buffer.from(matrix.buffer),
+      ]),
+    );
     writeDigest(file);
     return header;
   }

@@ -45,16 +45,21 @@ export async function evaluateDataset(dir: string, modes: readonly EvalMode[], o
     const tools = app.registry.namespaceRecords(NAMESPACE).length;
     for (const mode of modes) {
       if (mode !== "bm25" && !app.search.semantic) {
-        throw new MetatoolsError("mode_unavailable", `mode "${mode}" needs an embedder, and metatools.search.embedder is false: pass --embedder builtin or use, or --vectors FILE (made by \`metatools vectors import\`)`);
+        throw new MetatoolsError(
+          "mode_unavailable",
+          `mode "${mode}" needs an embedder, and metatools.search.embedder is false: pass --embedder builtin or use, or --vectors FILE (made by \`metatools vectors import\`)`,
+        );
       }
-      if (mode !== "bm25" && app.search.semantic?.error) throw new MetatoolsError("mode_unavailable", `mode "${mode}" is unavailable: ${app.search.semantic.error}`);
+      if (mode !== "bm25" && app.search.semantic?.error)
+        throw new MetatoolsError("mode_unavailable", `mode "${mode}" is unavailable: ${app.search.semantic.error}`);
       const acc = createAccumulator();
       const prefix = `${NAMESPACE}:`;
       for (const [i, q] of queries.entries()) {
         if (i % 25 === 0) progress?.(mode, i, queries.length);
         const outcome = await app.search.search({ query: q.query, limit: 10, offset: 0, namespaces: [NAMESPACE], tags: [], mode: mode as SearchMode });
         // A search that fell back (an embedding that failed) must not be scored under the mode asked for.
-        if (outcome.mode !== mode && outcome.mode !== "browse") throw new MetatoolsError("mode_unavailable", `query ${q.id} was ranked with ${outcome.mode}, not ${mode}: ${outcome.modeNote ?? "no reason given"}`);
+        if (outcome.mode !== mode && outcome.mode !== "browse")
+          throw new MetatoolsError("mode_unavailable", `query ${q.id} was ranked with ${outcome.mode}, not ${mode}: ${outcome.modeNote ?? "no reason given"}`);
         acc.add(
           outcome.hits.map((h) => h.record.id.slice(prefix.length)),
           q.relevant,

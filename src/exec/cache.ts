@@ -96,7 +96,8 @@ export class ResultCache {
       const [gen, entry] = await Promise.all([this.store.get<string>(genKey(record.namespace)), read ? this.store.get<Entry>(key) : undefined]);
       // No generation (never written, expired, evicted): start a fresh one, so nothing cached before it can match.
       const current = gen ?? (await this.invalidate(record.namespace));
-      if (entry && entry.gen === current && current !== UNKNOWN) return { namespace, key, gen: current, hit: { result: entry.result, ageMs: Math.max(0, Date.now() - entry.at) } };
+      if (entry && entry.gen === current && current !== UNKNOWN)
+        return { namespace, key, gen: current, hit: { result: entry.result, ageMs: Math.max(0, Date.now() - entry.at) } };
       return { namespace, key, gen: current };
     } catch (error) {
       this.report("read", error);

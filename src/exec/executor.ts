@@ -90,7 +90,13 @@ export class Executor {
     const check = this.validator.validate(record.inputSchema, request.args);
     if (check.ok === false) {
       const repair = this.repair(record, request.args, check.errors);
-      return { kind: "invalid_args", record, problems: explainErrors(check.errors, request.args, record.inputSchema), corrected: repair.args, unknown: repair.unknown };
+      return {
+        kind: "invalid_args",
+        record,
+        problems: explainErrors(check.errors, request.args, record.inputSchema),
+        corrected: repair.args,
+        unknown: repair.unknown,
+      };
     }
     const unchecked = check.ok === "unchecked" ? check.reason : undefined;
     const policy = this.cache.policy(record);
@@ -136,10 +142,17 @@ export class Executor {
     const started = performance.now();
     let result: ToolCallResult;
     try {
-      result = await backend.callTool(record.upstreamName ?? record.name, request.args, { timeoutMs, signal: request.signal, onProgress: request.onProgress, principal: request.principal, peer: request.peer });
+      result = await backend.callTool(record.upstreamName ?? record.name, request.args, {
+        timeoutMs,
+        signal: request.signal,
+        onProgress: request.onProgress,
+        principal: request.principal,
+        peer: request.peer,
+      });
     } catch (error) {
       const durationMs = Math.round(performance.now() - started);
-      if (error instanceof BackendError) return { kind: "call_failed", record, code: error.code, message: error.message, durationMs, narrowed: error.details.narrowed };
+      if (error instanceof BackendError)
+        return { kind: "call_failed", record, code: error.code, message: error.message, durationMs, narrowed: error.details.narrowed };
       throw error;
     }
     return this.finish({ kind: "ok", record, result, durationMs: Math.round(performance.now() - started), cache, unchecked });

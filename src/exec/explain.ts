@@ -134,8 +134,17 @@ export function placeholder(schema: JsonSchema | undefined): unknown {
 }
 
 /** The one missing required field at this level whose type the value has (`{"file": "README.md"}` for a tool that takes `path`), if exactly one. */
-function fittingRequired(here: JsonSchema | undefined, value: unknown, args: unknown, parts: string[], errors: readonly ErrorObject[], at: string): string | undefined {
-  const missing = errors.filter((e) => e.keyword === "required" && e.instancePath === at).map((e) => String((e.params as Record<string, unknown>).missingProperty));
+function fittingRequired(
+  here: JsonSchema | undefined,
+  value: unknown,
+  args: unknown,
+  parts: string[],
+  errors: readonly ErrorObject[],
+  at: string,
+): string | undefined {
+  const missing = errors
+    .filter((e) => e.keyword === "required" && e.instancePath === at)
+    .map((e) => String((e.params as Record<string, unknown>).missingProperty));
   const fits = missing.filter((name) => getAt(args, [...parts, name]) === undefined && valueFits(propertySchema(here, name), value));
   return fits.length === 1 ? fits[0] : undefined;
 }

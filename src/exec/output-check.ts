@@ -23,7 +23,11 @@ export class OutputChecker {
     }
     const check = this.validator.validate(record.outputSchema, structured);
     if (check.ok !== false) return [];
-    return explainErrors(check.errors, structured, record.outputSchema).map((p) => ({ ...p, field: p.field.replace(/^args/, "structuredContent"), ...brief(p.got) }));
+    return explainErrors(check.errors, structured, record.outputSchema).map((p) => ({
+      ...p,
+      field: p.field.replace(/^args/, "structuredContent"),
+      ...brief(p.got),
+    }));
   }
 }
 

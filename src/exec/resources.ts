@@ -41,12 +41,18 @@ export class ResourceReader {
     if (status === "connecting" || status === "reconnecting") await this.backends.whenReady(target.namespace, signal);
     const backend = this.backends.backend(target.namespace);
     if (!backend?.readResource || this.backends.state(target.namespace)?.status !== "ready") {
-      return { kind: "failed", code: "backend_unavailable", message: `Backend "${target.namespace}" is ${this.backends.state(target.namespace)?.status ?? "not configured"}; its resources cannot be read now.` };
+      return {
+        kind: "failed",
+        code: "backend_unavailable",
+        message: `Backend "${target.namespace}" is ${this.backends.state(target.namespace)?.status ?? "not configured"}; its resources cannot be read now.`,
+      };
     }
     try {
       const result = await backend.readResource(target.uri, { signal, timeoutMs: this.timeoutMs });
       // Contents name themselves: under shared names too, so what they point to can be read the same way.
-      const contents = await Promise.all(result.contents.map(async (c) => ({ ...c, uri: await this.links.share(principal, { namespace: target.namespace, uri: c.uri }) })));
+      const contents = await Promise.all(
+        result.contents.map(async (c) => ({ ...c, uri: await this.links.share(principal, { namespace: target.namespace, uri: c.uri }) })),
+      );
       return { kind: "ok", target, result: { ...result, contents } };
     } catch (error) {
       return { kind: "failed", code: error instanceof BackendError ? error.code : "upstream_error", message: errorMessage(error) };

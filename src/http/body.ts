@@ -21,7 +21,10 @@ const DRAIN_BYTES = 1 << 20;
  * must not let a slow sender hold a connection open.
  */
 export async function readJsonBody(req: IncomingMessage, maxBytes: number, timeoutMs: number): Promise<ParsedBody | Refusal> {
-  const tooLarge = (size: string): Refusal => ({ status: 413, message: `request body of ${size} exceeds the limit of ${maxBytes} bytes (metatools.http.maxBodyBytes)` });
+  const tooLarge = (size: string): Refusal => ({
+    status: 413,
+    message: `request body of ${size} exceeds the limit of ${maxBytes} bytes (metatools.http.maxBodyBytes)`,
+  });
   const declared = Number(req.headers["content-length"]);
   if (declared > maxBytes) return tooLarge(`${declared} bytes`);
   const read = await collect(req, maxBytes, timeoutMs);

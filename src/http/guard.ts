@@ -108,7 +108,11 @@ export class RateLimiter {
       return undefined;
     }
     const waitS = Math.ceil((cost - bucket.tokens) / rate / 1000);
-    return { status: 429, message: `rate limit of ${this.perMinute} requests per minute reached; retry in ${waitS} s`, headers: { "Retry-After": String(waitS) } };
+    return {
+      status: 429,
+      message: `rate limit of ${this.perMinute} requests per minute reached; retry in ${waitS} s`,
+      headers: { "Retry-After": String(waitS) },
+    };
   }
 
   /** Forgets buckets that have refilled, so idle clients cost no memory. */

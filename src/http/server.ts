@@ -38,7 +38,12 @@ export async function serveHttp(app: Metatools, options: HttpOptions, logger: Lo
   const auth = new BearerAuth(http.tokens);
   const loopbackBind = isLoopback(options.host);
   const limiter = new RateLimiter(http.rateLimit.perMinute, http.rateLimit.burst);
-  const sessions = new Sessions({ idleMs: http.sessionIdleMs, max: http.maxSessions, maxPerOwner: auth.enabled ? http.maxSessionsPerToken : http.maxSessions, logger });
+  const sessions = new Sessions({
+    idleMs: http.sessionIdleMs,
+    max: http.maxSessions,
+    maxPerOwner: auth.enabled ? http.maxSessionsPerToken : http.maxSessions,
+    logger,
+  });
   let started = false;
   void app.start().then(() => (started = true));
   // As on stdio: the first requests wait for backends up to the startup grace, so the instructions and searches see them.
@@ -51,7 +56,9 @@ export async function serveHttp(app: Metatools, options: HttpOptions, logger: Lo
   const owner = (key: string) => (auth.enabled ? key : "anyone");
 
   async function mcp(req: IncomingMessage, res: ServerResponse): Promise<void> {
-    const caller: Caller | Refusal = auth.enabled ? auth.check(req.headers.authorization) : { key: `address:${req.socket.remoteAddress ?? "?"}`, principal: ANONYMOUS_PRINCIPAL };
+    const caller: Caller | Refusal = auth.enabled
+      ? auth.check(req.headers.authorization)
+      : { key: `address:${req.socket.remoteAddress ?? "?"}`, principal: ANONYMOUS_PRINCIPAL };
     if ("status" in caller) return refuse(res, caller);
     // A POST's body is read here, under the limit, so a batch is charged per message; GET and DELETE cost one.
     let parsed: ParsedBody | undefined;
@@ -65,10 +72,21 @@ export async function serveHttp(app: Metatools, options: HttpOptions, logger: Lo
     if (closing) return refuse(res, { status: 503, message: "the server is shutting down" });
     await startup;
     if (options.stateless) {
-      if (!parsed) return refuse(res, { status: 405, message: "stateless mode takes POST only (no sessions, no server-sent event stream)", headers: { Allow: "POST" } });
+      if (!parsed)
+        return refuse(res, { status: 405, message: "stateless mode takes POST only (no sessions, no server-sent event stream)", headers: { Allow: "POST" } });
       const server = createSessionServer(app, logger, tools, caller.principal);
       const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
-      res.on("close", () => void transport.close().then(() => server.close(), () => server.close()).catch(() => {}));
+      res.on(
+        "close",
+        () =>
+          void transport
+            .close()
+            .then(
+              () => server.close(),
+              () => server.close(),
+            )
+            .catch(() => {}),
+      );
       await server.connect(transport);
       await transport.handleRequest(req, res, parsed.body);
       return;
@@ -83,7 +101,9 @@ export async function serveHttp(app: Metatools, options: HttpOptions, logger: Lo
     if (!parsed) return refuse(res, { status: 400, message: "no mcp-session-id header: start a session with an initialize POST" });
     const full = sessions.refuses(owner(caller.key));
     if (full) return refuse(res, full);
-    await sessions.open(createSessionServer(app, logger, tools, caller.principal), owner(caller.key), (transport) => transport.handleRequest(req, res, parsed.body));
+    await sessions.open(createSessionServer(app, logger, tools, caller.principal), owner(caller.key), (transport) =>
+      transport.handleRequest(req, res, parsed.body),
+    );
   }
 
   const server: HttpServer = createServer(requestTimeouts(http.bodyTimeoutMs), (req, res) => {
@@ -101,7 +121,12 @@ export async function serveHttp(app: Metatools, options: HttpOptions, logger: Lo
         const gc = (globalThis as { gc?: () => void }).gc;
         if (target?.searchParams.has("gc") && gc) gc();
         const memory = process.memoryUsage();
-        return json(res, 200, { status: "ok", sessions: sessions.size, rssMb: Math.round(memory.rss / 2 ** 20), heapMb: Math.round(memory.heapUsed / 2 ** 20) });
+        return json(res, 200, {
+          status: "ok",
+          sessions: sessions.size,
+          rssMb: Math.round(memory.rss / 2 ** 20),
+          heapMb: Math.round(memory.heapUsed / 2 ** 20),
+        });
       }
       if (path === "/readyz") return readiness(req, res);
       if (path !== "/mcp") return refuse(res, { status: 404, message: `nothing at ${path}; MCP is served on /mcp` });
@@ -148,7 +173,9 @@ export async function serveHttp(app: Metatools, options: HttpOptions, logger: Lo
   const address = server.address() as AddressInfo;
   const host = address.family === "IPv6" ? `[${address.address}]` : address.address;
   const url = `http://${host}:${address.port}/mcp`;
-  logger.info(`serving MCP on ${url} (${options.stateless ? "stateless" : "sessions"}; ${auth.enabled ? `${http.tokens.length} bearer token(s)` : "no authentication"})`);
+  logger.info(
+    `serving MCP on ${url} (${options.stateless ? "stateless" : "sessions"}; ${auth.enabled ? `${http.tokens.length} bearer token(s)` : "no authentication"})`,
+  );
 
   let closed: Promise<void> | undefined;
   return {
@@ -178,7 +205,11 @@ export async function serveHttp(app: Metatools, options: HttpOptions, logger: Lo
  * SSE stream or a long call's streamed response is not cut.
  */
 function requestTimeouts(bodyTimeoutMs: number): { headersTimeout: number; requestTimeout: number; connectionsCheckingInterval: number } {
-  return { headersTimeout: bodyTimeoutMs, requestTimeout: 2 * bodyTimeoutMs, connectionsCheckingInterval: Math.min(1000, Math.max(100, Math.floor(bodyTimeoutMs / 4))) };
+  return {
+    headersTimeout: bodyTimeoutMs,
+    requestTimeout: 2 * bodyTimeoutMs,
+    connectionsCheckingInterval: Math.min(1000, Math.max(100, Math.floor(bodyTimeoutMs / 4))),
+  };
 }
 
 function json(res: ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}): void {
@@ -191,5 +222,10 @@ function json(res: ServerResponse, status: number, body: unknown, headers: Recor
  * request's body is not read, and must not be.
  */
 function refuse(res: ServerResponse, refusal: Refusal): void {
-  json(res, refusal.status, { jsonrpc: "2.0", error: { code: refusal.code ?? -32000, message: refusal.message }, id: null }, { ...refusal.headers, Connection: "close" });
+  json(
+    res,
+    refusal.status,
+    { jsonrpc: "2.0", error: { code: refusal.code ?? -32000, message: refusal.message }, id: null },
+    { ...refusal.headers, Connection: "close" },
+  );
 }

@@ -31,10 +31,16 @@ export class Sessions {
   /** Why `owner` may not open another session now (the server's limit, or its own share), or undefined. */
   refuses(owner: string): Refusal | undefined {
     const pending = [...this.opening.values()].reduce((a, b) => a + b, 0);
-    if (this.byId.size + pending >= this.options.max) return { status: 503, message: `the server has ${this.options.max} open sessions, its limit; retry later`, headers: { "Retry-After": "5" } };
+    if (this.byId.size + pending >= this.options.max)
+      return { status: 503, message: `the server has ${this.options.max} open sessions, its limit; retry later`, headers: { "Retry-After": "5" } };
     let own = this.opening.get(owner) ?? 0;
     for (const session of this.byId.values()) if (session.owner === owner) own++;
-    if (own >= this.options.maxPerOwner) return { status: 429, message: `this token has ${own} open sessions, its limit (metatools.http.maxSessionsPerToken); end one with DELETE /mcp`, headers: { "Retry-After": "5" } };
+    if (own >= this.options.maxPerOwner)
+      return {
+        status: 429,
+        message: `this token has ${own} open sessions, its limit (metatools.http.maxSessionsPerToken); end one with DELETE /mcp`,
+        headers: { "Retry-After": "5" },
+      };
     return undefined;
   }
 

@@ -20,12 +20,21 @@ export function attach(reply: MetaBody, blocks: Attachment[]): MetaBody {
 }
 
 /** Resource links under metatools:// names the caller can read back, with the call that reads the first. */
-export async function handOn(links: ResourceLink[], store: ResourceLinks | undefined, namespace: string, principal: string): Promise<{ links: ResourceLink[]; next?: NextCall; note?: string }> {
+export async function handOn(
+  links: ResourceLink[],
+  store: ResourceLinks | undefined,
+  namespace: string,
+  principal: string,
+): Promise<{ links: ResourceLink[]; next?: NextCall; note?: string }> {
   if (!links.length || !store) return { links };
   try {
     const shared = await Promise.all(links.map(async (link) => ({ ...link, uri: await store.share(principal, { namespace, uri: link.uri }) })));
     const next: NextCall = { tool: "run_tool", arguments: { tool_id: READ_RESOURCE_ID, args: { uri: shared[0]!.uri } } };
-    return { links: shared, next, note: `${shared.length === 1 ? "A resource link" : `${shared.length} resource links`} (links): read one with resources/read, or ${formatCall(next)}.` };
+    return {
+      links: shared,
+      next,
+      note: `${shared.length === 1 ? "A resource link" : `${shared.length} resource links`} (links): read one with resources/read, or ${formatCall(next)}.`,
+    };
   } catch (error) {
     if (!(error instanceof StoreError)) throw error;
     return { links, note: `The resource links could not be kept for reading through metatools (${error.message}); they are as the backend wrote them.` };
@@ -36,7 +45,13 @@ export async function handOn(links: ResourceLink[], store: ResourceLinks | undef
  * Media within the budget go with the reply; more are kept under a handle
  * (one, for all of them) with the call that returns them.
  */
-export async function sendMedia(media: Media[], budget: number, outputs: OutputStore, toolId: string, principal: string): Promise<{ attached: Media[]; handle?: string; next?: NextCall; note?: string }> {
+export async function sendMedia(
+  media: Media[],
+  budget: number,
+  outputs: OutputStore,
+  toolId: string,
+  principal: string,
+): Promise<{ attached: Media[]; handle?: string; next?: NextCall; note?: string }> {
   if (!media.length) return { attached: [] };
   const bytes = media.reduce((sum, m) => sum + mediaBytes(m), 0);
   const what = media.length === 1 ? `The ${media[0]!.type}` : `The ${media.length} images, audio and files`;
@@ -44,9 +59,17 @@ export async function sendMedia(media: Media[], budget: number, outputs: OutputS
   try {
     const handle = await keepMedia(outputs, media, toolId, principal);
     const next = mediaCall(handle);
-    return { attached: [], handle, next, note: `${what} (${bytes} bytes) ${media.length === 1 ? "is" : "are"} over the ${budget}-byte media budget, so ${media.length === 1 ? "it was" : "they were"} kept under ${handle}: ${formatCall(next)} returns ${media.length === 1 ? "it" : "them"}.` };
+    return {
+      attached: [],
+      handle,
+      next,
+      note: `${what} (${bytes} bytes) ${media.length === 1 ? "is" : "are"} over the ${budget}-byte media budget, so ${media.length === 1 ? "it was" : "they were"} kept under ${handle}: ${formatCall(next)} returns ${media.length === 1 ? "it" : "them"}.`,
+    };
   } catch (error) {
     if (!(error instanceof StoreError)) throw error;
-    return { attached: [], note: `${what} (${bytes} bytes) ${media.length === 1 ? "is" : "are"} over the ${budget}-byte media budget and could not be kept (${error.message}); run the call again once the store is back.` };
+    return {
+      attached: [],
+      note: `${what} (${bytes} bytes) ${media.length === 1 ? "is" : "are"} over the ${budget}-byte media budget and could not be kept (${error.message}); run the call again once the store is back.`,
+    };
   }
 }

@@ -71,5 +71,9 @@ function single(record: ToolRecord, level: DetailLevel, examplesMax: number, bud
     if (jsonBytes(body) <= budget) return body;
   }
   const next: NextCall = { tool: "describe_tool", arguments: { tool_id: record.id, detail_level: "summary" } };
-  return recoverable("too_large", `The docs of ${record.id} do not fit the response budget even abridged.`, hint(`Read the summary: ${formatCall(next)}`, next));
+  return recoverable(
+    "too_large",
+    `The docs of ${record.id} do not fit the response budget even abridged.`,
+    hint(`Read the summary: ${formatCall(next)}`, next),
+  );
 }

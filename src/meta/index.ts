@@ -35,7 +35,11 @@ function spanOf(services: MetaServices, name: MetaTool["name"], args: Record<str
   const id = typeof args.tool_id === "string" ? args.tool_id : undefined;
   const known = id !== undefined && services.registry.get(id) !== undefined;
   if (name !== "run_tool") return { name: `metatools.${OPERATIONS[name]}`, attributes: known && name === "describe_tool" ? { [ATTR.toolId]: id } : {} };
-  if (!known) return { name: "tool.exec (unknown)", attributes: { [ATTR.toolId]: "(unknown)", [ATTR.namespace]: "(unknown)", [ATTR.requested]: String(id ?? "").slice(0, 200) } };
+  if (!known)
+    return {
+      name: "tool.exec (unknown)",
+      attributes: { [ATTR.toolId]: "(unknown)", [ATTR.namespace]: "(unknown)", [ATTR.requested]: String(id ?? "").slice(0, 200) },
+    };
   const namespace = splitToolId(id)?.namespace ?? "?";
   return { name: `tool.exec ${id}`, attributes: { [ATTR.toolId]: id, [ATTR.namespace]: namespace, [ATTR.genAiTool]: id } };
 }
@@ -56,7 +60,13 @@ export function createMetaDispatcher(services: MetaServices) {
       // One place for the budget, whichever way the reply was made (a refusal can quote what was sent).
       let raw: MetaBody;
       try {
-        raw = await dispatch(services, validator, tool, args, { signal: extra.signal, onProgress: extra.onProgress, span: notes, principal: extra.principal ?? LOCAL_PRINCIPAL, peer: extra.peer });
+        raw = await dispatch(services, validator, tool, args, {
+          signal: extra.signal,
+          onProgress: extra.onProgress,
+          span: notes,
+          principal: extra.principal ?? LOCAL_PRINCIPAL,
+          peer: extra.peer,
+        });
       } catch (error) {
         // A fault's message reaches the client, the span and the log.
         throw redactError(error, services.redact);
@@ -72,13 +82,25 @@ export function createMetaDispatcher(services: MetaServices) {
   };
 }
 
-async function dispatch(services: MetaServices, validator: SchemaValidator, tool: MetaTool, args: Record<string, unknown>, context: Omit<MetaContext, "services" | "budget">): Promise<MetaBody> {
+async function dispatch(
+  services: MetaServices,
+  validator: SchemaValidator,
+  tool: MetaTool,
+  args: Record<string, unknown>,
+  context: Omit<MetaContext, "services" | "budget">,
+): Promise<MetaBody> {
   const budget = services.config.budgets.inlineBytes;
   // An object sent as JSON text (`"args": "{\"path\": …}"`, a frequent slip) is read as the object it spells.
   args = withJsonObjects(tool.inputSchema, args);
   // The shape first: nothing, not even the validator, walks a hostile structure.
   const bad = shapeProblem(args);
-  if (bad) return recoverable("invalid_args", `Arguments for ${tool.name} were refused at ${bad.path}: ${bad.problem}.`, hint("Send plain JSON data: fewer levels, less of it, and no __proto__ keys."), { problems: [{ field: bad.path, expected: bad.problem }] });
+  if (bad)
+    return recoverable(
+      "invalid_args",
+      `Arguments for ${tool.name} were refused at ${bad.path}: ${bad.problem}.`,
+      hint("Send plain JSON data: fewer levels, less of it, and no __proto__ keys."),
+      { problems: [{ field: bad.path, expected: bad.problem }] },
+    );
   const check = validator.validate(tool.inputSchema, args);
   if (check.ok === false) {
     const problems = explainErrors(check.errors, args, tool.inputSchema);
@@ -113,9 +135,13 @@ function withJsonObjects(schema: MetaTool["inputSchema"], args: Record<string, u
 /** What to supply when a meta-tool's required argument is missing: for run_tool's tool_id, where to find one. */
 function missingHint(tool: string, unknown: readonly string[]): string {
   const fields = unknown.filter((f) => f !== "args").map((f) => f.replace(/^args\./, ""));
-  if (tool === "run_tool" && fields.includes("tool_id")) return "run_tool needs tool_id, the id of the tool to run (namespace:name): find it with search_tools, describing the task in plain words, then call run_tool with that id and the tool's arguments.";
-  if (tool === "describe_tool" && fields.includes("tool_id")) return "describe_tool needs tool_id (namespace:name): find it with search_tools, describing the task in plain words.";
-  return fields.length ? `Send ${fields.map((f) => `"${f}"`).join(", ")}: only you know ${fields.length === 1 ? "its value" : "their values"}; see the tool's input schema.` : "Send arguments that match the input schema.";
+  if (tool === "run_tool" && fields.includes("tool_id"))
+    return "run_tool needs tool_id, the id of the tool to run (namespace:name): find it with search_tools, describing the task in plain words, then call run_tool with that id and the tool's arguments.";
+  if (tool === "describe_tool" && fields.includes("tool_id"))
+    return "describe_tool needs tool_id (namespace:name): find it with search_tools, describing the task in plain words.";
+  return fields.length
+    ? `Send ${fields.map((f) => `"${f}"`).join(", ")}: only you know ${fields.length === 1 ? "its value" : "their values"}; see the tool's input schema.`
+    : "Send arguments that match the input schema.";
 }
 
 /** `ok`, or the error code when it looks like one (a backend's own structured errors can carry anything). */
@@ -132,7 +158,10 @@ export function servedTools(services: MetaServices): ServedTool[] {
     description: tool.description,
     inputSchema: advertisedSchema(tool) as ServedTool["inputSchema"],
     // Only what changes how a client treats the call: titles and open-world flags cost tokens in every session.
-    annotations: { ...(tool.annotations.readOnlyHint !== undefined ? { readOnlyHint: tool.annotations.readOnlyHint } : {}), ...(tool.annotations.destructiveHint ? { destructiveHint: true } : {}) },
+    annotations: {
+      ...(tool.annotations.readOnlyHint !== undefined ? { readOnlyHint: tool.annotations.readOnlyHint } : {}),
+      ...(tool.annotations.destructiveHint ? { destructiveHint: true } : {}),
+    },
     async call(args, extra) {
       const body = await dispatch(tool.name, args, extra);
       // A backend's images, audio, links and resources follow the JSON as content of their own.
@@ -151,7 +180,11 @@ function enforceBudget(body: MetaBody, budget: number, tool: string): MetaBody {
   if (size <= budget) return body;
   const shortened = shortenStrings(body, 200) as MetaBody;
   if (jsonBytes(shortened) <= budget) return shortened;
-  return recoverable("over_budget", `${tool} built a ${size}-byte response, over the ${budget}-byte budget; it was withheld.`, hint("Ask for less: a smaller limit, one tool id, or a lower detail_level."));
+  return recoverable(
+    "over_budget",
+    `${tool} built a ${size}-byte response, over the ${budget}-byte budget; it was withheld.`,
+    hint("Ask for less: a smaller limit, one tool id, or a lower detail_level."),
+  );
 }
 
 /** A copy with every string over `max` characters cut, saying how long it was. */

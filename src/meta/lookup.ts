@@ -54,7 +54,9 @@ export function unknownTool(services: MetaServices, id: string, retry: (suggesti
     return recoverable(
       "quarantined",
       `Tool "${id}" is quarantined: ${held.reason}.`,
-      warning(`Do not try to reach it another way. A person must read its definition and approve it: \`metatools approve ${id}\`. Search for another tool meanwhile.`),
+      warning(
+        `Do not try to reach it another way. A person must read its definition and approve it: \`metatools approve ${id}\`. Search for another tool meanwhile.`,
+      ),
     );
   }
   const suggestions = suggestIds(services, id);
@@ -63,8 +65,19 @@ export function unknownTool(services: MetaServices, id: string, retry: (suggesti
   if (down && down.status !== "ready") {
     const why = `Tool "${id}" cannot be found now: its backend "${down.namespace}" is ${down.status}${down.error ? ` (${down.error})` : ""}.`;
     const others = suggestions.length ? ` Similar tools that can run now: ${suggestions.join(", ")}.` : "";
-    if (down.status === "needs_login") return recoverable("needs_login", why, warning(`Only a person can sign in, in a terminal: ${loginCommand(down.namespace, services.config)}. The running server picks it up without a restart; then retry this call.${others}`));
-    return recoverable("backend_unavailable", why, warning(`Its tools come back when it connects${down.retryAt ? ` (next try at ${down.retryAt})` : ""}.${others || " Search for another tool meanwhile."}`));
+    if (down.status === "needs_login")
+      return recoverable(
+        "needs_login",
+        why,
+        warning(
+          `Only a person can sign in, in a terminal: ${loginCommand(down.namespace, services.config)}. The running server picks it up without a restart; then retry this call.${others}`,
+        ),
+      );
+    return recoverable(
+      "backend_unavailable",
+      why,
+      warning(`Its tools come back when it connects${down.retryAt ? ` (next try at ${down.retryAt})` : ""}.${others || " Search for another tool meanwhile."}`),
+    );
   }
   if (!suggestions.length) {
     const next: NextCall = { tool: "search_tools", arguments: { query: id.replace(/^[^:]*:/, "").replace(/[_\-.]+/g, " ") } };

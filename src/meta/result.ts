@@ -40,7 +40,10 @@ export interface Presenting {
   recovery?: NextCall;
 }
 
-export async function presentResult(outcome: Ok, { budget, mediaBudget, outputs, principal, builtin = false, recovery, links: linkStore }: Presenting): Promise<MetaBody> {
+export async function presentResult(
+  outcome: Ok,
+  { budget, mediaBudget, outputs, principal, builtin = false, recovery, links: linkStore }: Presenting,
+): Promise<MetaBody> {
   const { record, result, durationMs } = outcome;
   const texts: string[] = [];
   const others: Record<string, unknown>[] = [];
@@ -87,7 +90,9 @@ export async function presentResult(outcome: Ok, { budget, mediaBudget, outputs,
   const next = sent.next ?? handed.next;
   if (outcome.outputProblems?.length) {
     const fields = outcome.outputProblems.map((p) => `${p.field}: expected ${p.expected}`).join("; ");
-    notes.push(`The structured content does not match the tool's output schema (${fields}); fields may be missing or of another type than describe_tool shows.`);
+    notes.push(
+      `The structured content does not match the tool's output schema (${fields}); fields may be missing or of another type than describe_tool shows.`,
+    );
   }
   let guided: MetaBody;
   const own = lifted.guidance;
@@ -102,18 +107,31 @@ export async function presentResult(outcome: Ok, { budget, mediaBudget, outputs,
   } else if (next) guided = { ...body, ...guidanceFields(hint(notes.join(" "), next)) };
   else guided = { ...body, ...(notes.length ? guidanceFields(warning(notes.join(" "))) : {}) };
   // What the media and links are stays in the reply even when its text goes to a handle.
-  const carried: MetaBody = { ...(body.media ? { media: body.media } : {}), ...(body.media_handle ? { media_handle: body.media_handle } : {}), ...(body.links ? { links: body.links } : {}) };
+  const carried: MetaBody = {
+    ...(body.media ? { media: body.media } : {}),
+    ...(body.media_handle ? { media_handle: body.media_handle } : {}),
+    ...(body.links ? { links: body.links } : {}),
+  };
   const reply = jsonBytes(guided) <= budget ? guided : await handOff({ ...head, ...carried }, body, notes, budget, outputs, record.id, principal);
   return attach(reply, [...sent.attached, ...links]);
 }
 
 /** Stores the whole result under a handle; the reply keeps the head, a summary and the call that reads it. */
-async function handOff(head: MetaBody, body: MetaBody, notes: string[], budget: number, outputs: OutputStore, toolId: string, principal: string): Promise<MetaBody> {
+async function handOff(
+  head: MetaBody,
+  body: MetaBody,
+  notes: string[],
+  budget: number,
+  outputs: OutputStore,
+  toolId: string,
+  principal: string,
+): Promise<MetaBody> {
   const { result, structured, content } = body as { result?: string; structured?: unknown; content?: unknown[] };
   // Structured content that only wraps one text (`{content: "<a file>"}`) is stored as that text, read as a document of its own.
   const wrapped = result === undefined && content === undefined ? onlyText(structured) : undefined;
   const json = wrapped === undefined ? result === undefined && content === undefined : isJson(wrapped);
-  const text = wrapped ?? (json ? JSON.stringify(structured, null, 2) : [result ?? "", ...(content ?? []).map((c) => JSON.stringify(c))].filter(Boolean).join("\n"));
+  const text =
+    wrapped ?? (json ? JSON.stringify(structured, null, 2) : [result ?? "", ...(content ?? []).map((c) => JSON.stringify(c))].filter(Boolean).join("\n"));
   let stored: Awaited<ReturnType<typeof spill>>;
   try {
     stored = await spill(outputs, { kind: json ? "json" : "text", text, source: toolId }, budget, principal);
@@ -122,7 +140,10 @@ async function handOff(head: MetaBody, body: MetaBody, notes: string[], budget: 
     const bytes = Buffer.byteLength(text, "utf8");
     return {
       ...head,
-      ...recoverable("store_unavailable", `The result (${bytes} bytes) is over the ${budget}-byte budget and could not be stored under a handle: ${error.message}.`),
+      ...recoverable(
+        "store_unavailable",
+        `The result (${bytes} bytes) is over the ${budget}-byte budget and could not be stored under a handle: ${error.message}.`,
+      ),
       ...guidanceFields(warning([...notes, "Ask for less (a narrower call), or retry once the store is back."].join(" "))),
     };
   }

@@ -27,7 +27,8 @@ type RunArgs = z.output<typeof runArgs>;
 
 export const runTool = defineMetaTool({
   name: "run_tool",
-  description: "Run a tool. args are checked first (a mistake returns a fixed call); read-only results may be cached; too large a result returns a handle and the call that reads it.",
+  description:
+    "Run a tool. args are checked first (a mistake returns a fixed call); read-only results may be cached; too large a result returns a handle and the call that reads it.",
   args: runArgs,
   annotations: { title: "Run tool", readOnlyHint: false, destructiveHint: true, openWorldHint: true },
 
@@ -66,10 +67,18 @@ function respond(outcome: Exclude<RunOutcome, { kind: "ok" }>, args: RunArgs, to
   switch (outcome.kind) {
     case "unknown_tool":
       // The suggested tool with these arguments only when they fit it; else its docs, which always answer.
-      return unknownTool(services, outcome.id, (id) => (services.executor.accepts(id, toolArgs) ? { tool: "run_tool", arguments: { tool_id: id, args: toolArgs } } : { tool: "describe_tool", arguments: { tool_id: id } }));
+      return unknownTool(services, outcome.id, (id) =>
+        services.executor.accepts(id, toolArgs)
+          ? { tool: "run_tool", arguments: { tool_id: id, args: toolArgs } }
+          : { tool: "describe_tool", arguments: { tool_id: id } },
+      );
     case "not_runnable": {
       const next: NextCall = { tool: "describe_tool", arguments: { tool_id: outcome.record.id, detail_level: "full" } };
-      return recoverable("not_runnable", `${outcome.record.id} comes from a catalog-only tool list: it can be searched and described, not run.`, hint(`Its docs: ${formatCall(next)}`, next));
+      return recoverable(
+        "not_runnable",
+        `${outcome.record.id} comes from a catalog-only tool list: it can be searched and described, not run.`,
+        hint(`Its docs: ${formatCall(next)}`, next),
+      );
     }
     case "invalid_args": {
       const fields = outcome.problems.map((p) => `${p.field}: expected ${p.expected}${p.got !== undefined ? `, got ${JSON.stringify(p.got)}` : ""}`);
@@ -78,7 +87,9 @@ function respond(outcome: Exclude<RunOutcome, { kind: "ok" }>, args: RunArgs, to
       // Only the agent (or its user) knows these: said, with no call that would fail again.
       const unknown = outcome.unknown.filter((f) => f !== "args");
       if (outcome.unknown.length) {
-        const ask = unknown.length ? `Supply ${unknown.map((f) => `"${f.replace(/^args\./, "")}"`).join(", ")} (required; ${unknown.length === 1 ? "its value" : "their values"} cannot be guessed: find ${unknown.length === 1 ? "it" : "them"} or ask the user)` : "Fix the arguments";
+        const ask = unknown.length
+          ? `Supply ${unknown.map((f) => `"${f.replace(/^args\./, "")}"`).join(", ")} (required; ${unknown.length === 1 ? "its value" : "their values"} cannot be guessed: find ${unknown.length === 1 ? "it" : "them"} or ask the user)`
+          : "Fix the arguments";
         return recoverable("invalid_args", message, hint(`${ask}, then run it again. Schema: ${docs}.`), { problems: outcome.problems });
       }
       const next = again({ args: outcome.corrected });
@@ -94,10 +105,12 @@ function respond(outcome: Exclude<RunOutcome, { kind: "ok" }>, args: RunArgs, to
         state?.status === "connecting" || state?.status === "reconnecting"
           ? hint(`It is ${state.status}; retry in a few seconds: ${formatCall(next)}`, next)
           : state?.status === "needs_login"
-            ? warning(`A person must sign in first, in a terminal: ${loginCommand(outcome.record.namespace, services.config)}. The running server picks the sign-in up without a restart; then retry: ${formatCall(next)}`)
-          : warning(
-              `Its tools cannot run until it connects${state?.retryAt ? `; metatools tries it again at ${state.retryAt}` : ""}. If it keeps failing, check its command or URL in the config.`,
-            ),
+            ? warning(
+                `A person must sign in first, in a terminal: ${loginCommand(outcome.record.namespace, services.config)}. The running server picks the sign-in up without a restart; then retry: ${formatCall(next)}`,
+              )
+            : warning(
+                `Its tools cannot run until it connects${state?.retryAt ? `; metatools tries it again at ${state.retryAt}` : ""}. If it keeps failing, check its command or URL in the config.`,
+              ),
       );
     }
     case "invalid_output": {
@@ -118,10 +131,20 @@ function respond(outcome: Exclude<RunOutcome, { kind: "ok" }>, args: RunArgs, to
         if (!outcome.narrowed) return recoverable("timeout", outcome.message, hint(`Retry with more time: ${formatCall(longer)}`, longer));
         // Less work first: more time is the fallback, since the same work may well time out again.
         const narrower = again({ args: outcome.narrowed });
-        return recoverable("timeout", `${outcome.message}; its work was stopped`, hint(`Narrow it: ${formatCall(narrower)}; or give it more time: ${formatCall(longer)}`, narrower));
+        return recoverable(
+          "timeout",
+          `${outcome.message}; its work was stopped`,
+          hint(`Narrow it: ${formatCall(narrower)}; or give it more time: ${formatCall(longer)}`, narrower),
+        );
       }
       if (outcome.code === "needs_login") {
-        return recoverable("needs_login", outcome.message, warning(`Only a person can sign in (the message names the command, to run in a terminal); the running server picks it up without a restart. Then retry: ${formatCall(again({}))}`));
+        return recoverable(
+          "needs_login",
+          outcome.message,
+          warning(
+            `Only a person can sign in (the message names the command, to run in a terminal); the running server picks it up without a restart. Then retry: ${formatCall(again({}))}`,
+          ),
+        );
       }
       const next: NextCall = { tool: "describe_tool", arguments: { tool_id: outcome.record.id, detail_level: "full" } };
       return recoverable(outcome.code, outcome.message, hint(`Check the tool's docs and examples: ${formatCall(next)}`, next));
@@ -135,12 +158,23 @@ function respond(outcome: Exclude<RunOutcome, { kind: "ok" }>, args: RunArgs, to
  * Every word of its name but the verb is in the error text.
  */
 function siblingFor(services: MetaServices, record: ToolRecord, result: { content?: { type: string; text?: string }[] }): NextCall | undefined {
-  const text = (result.content ?? []).map((c) => (c.type === "text" ? (c.text ?? "") : "")).join(" ").toLowerCase();
+  const text = (result.content ?? [])
+    .map((c) => (c.type === "text" ? (c.text ?? "") : ""))
+    .join(" ")
+    .toLowerCase();
   if (!text) return undefined;
-  const words = new Set(text.split(/[^a-z0-9]+/).filter((w) => w.length >= 3).map((w) => w.slice(0, 6)));
+  const words = new Set(
+    text
+      .split(/[^a-z0-9]+/)
+      .filter((w) => w.length >= 3)
+      .map((w) => w.slice(0, 6)),
+  );
   for (const sibling of services.registry.namespaceRecords(record.namespace)) {
     if (sibling.id === record.id || !sibling.runnable || (sibling.inputSchema.required as unknown[] | undefined)?.length) continue;
-    const named = sibling.name.toLowerCase().split(/[^a-z0-9]+/).filter((w) => w.length >= 3 && !VERBS.has(w));
+    const named = sibling.name
+      .toLowerCase()
+      .split(/[^a-z0-9]+/)
+      .filter((w) => w.length >= 3 && !VERBS.has(w));
     if (named.length >= 2 && named.every((w) => words.has(w.slice(0, 6)))) return { tool: "run_tool", arguments: { tool_id: sibling.id, args: {} } };
   }
   return undefined;

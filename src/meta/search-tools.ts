@@ -62,10 +62,20 @@ function capQuery(query: string): { text: string; note?: string } {
   const head = query.slice(0, MAX_QUERY_CHARS);
   const space = head.search(/\s\S*$/);
   const text = (space > MAX_QUERY_CHARS / 2 ? head.slice(0, space) : head).trimEnd();
-  return { text, note: `The query is ${query.length} characters; only its first ${text.length} were used. Search with the few words that name what the tool does.` };
+  return {
+    text,
+    note: `The query is ${query.length} characters; only its first ${text.length} were used. Search with the few words that name what the tool does.`,
+  };
 }
 
-function present(request: SearchRequest, outcome: SearchOutcome, hits: readonly SearchHit[], extra: MetaBody, services: MetaServices, notes: string[]): MetaBody {
+function present(
+  request: SearchRequest,
+  outcome: SearchOutcome,
+  hits: readonly SearchHit[],
+  extra: MetaBody,
+  services: MetaServices,
+  notes: string[],
+): MetaBody {
   const shown = hits.length;
   const end = request.offset + shown;
   const more = outcome.total > end;
@@ -103,10 +113,14 @@ function guide(request: SearchRequest, outcome: SearchOutcome, shown: number, se
   const base = baseArgs(request, services.config.search.defaultLimit);
   const notes = [...given];
   if (outcome.modeNote) notes.push(outcome.modeNote + ".");
-  if (outcome.relaxed) notes.push(`No tool matched a word of "${request.query}" exactly (or it has only common words such as "the"); these are prefix and typo-tolerant matches.`);
+  if (outcome.relaxed)
+    notes.push(`No tool matched a word of "${request.query}" exactly (or it has only common words such as "the"); these are prefix and typo-tolerant matches.`);
 
   for (const { namespace, suggestions } of outcome.unknownNamespaces) {
-    const known = services.registry.namespaces().slice(0, 8).map((n) => n.namespace);
+    const known = services.registry
+      .namespaces()
+      .slice(0, 8)
+      .map((n) => n.namespace);
     const best = suggestions[0];
     const next: NextCall | undefined = best ? { tool: "search_tools", arguments: { ...base, namespace: best } } : undefined;
     const text = `Namespace "${namespace}" does not exist${best ? `; did you mean "${best}"? Try ${formatCall(next!)}` : ""}. Namespaces: ${known.join(", ") || "none connected"}.`;
@@ -119,7 +133,10 @@ function guide(request: SearchRequest, outcome: SearchOutcome, shown: number, se
     const next: NextCall = filtered
       ? { tool: "search_tools", arguments: { query: request.query } }
       : { tool: "search_tools", arguments: { query: terms[0] ?? "" } };
-    const namespaces = services.registry.namespaces().slice(0, 6).map((n) => `${n.namespace} (${n.count})`);
+    const namespaces = services.registry
+      .namespaces()
+      .slice(0, 6)
+      .map((n) => `${n.namespace} (${n.count})`);
     const text = [
       `No tool matches "${request.query}"${filtered ? " with these filters" : ""}.`,
       terms.length ? `Indexed terms near it: ${terms.join(", ")}.` : "",

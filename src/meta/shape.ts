@@ -30,7 +30,8 @@ export function shapeProblem(value: unknown, limits: ShapeLimits = DEFAULT_SHAPE
       // A parser that assigns keys one by one turns `"__proto__": {…}` into this object's prototype rather than a key:
       // its fields would then pass validation by inheritance and vanish when the arguments are sent on.
       const proto = Object.getPrototypeOf(v) as unknown;
-      if (proto !== Object.prototype && proto !== null) return { path, problem: 'a "__proto__" key replaced this object\'s prototype; the key "__proto__" is not accepted' };
+      if (proto !== Object.prototype && proto !== null)
+        return { path, problem: 'a "__proto__" key replaced this object\'s prototype; the key "__proto__" is not accepted' };
       for (const key of Object.keys(v)) {
         const child = (v as Record<string, unknown>)[key];
         if (key === "__proto__" || ((key === "constructor" || key === "prototype") && child !== null && typeof child === "object")) {

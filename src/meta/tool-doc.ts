@@ -37,14 +37,15 @@ export function toolDoc(record: ToolRecord, level: DetailLevel, examplesMax: num
   if (level === "schema") return doc;
   if (record.notes) doc.notes = record.notes;
   if (record.examples.length) {
-    doc.examples = record.examples.slice(0, examplesMax).map((e) => ({ title: e.title, call: { tool_id: record.id, args: e.args }, ...(e.result ? { result: e.result } : {}) }));
+    doc.examples = record.examples
+      .slice(0, examplesMax)
+      .map((e) => ({ title: e.title, call: { tool_id: record.id, args: e.args }, ...(e.result ? { result: e.result } : {}) }));
     if (record.examples.length > examplesMax) doc.examples_total = record.examples.length;
   }
   if (record.externalRefs.length) doc.external_refs = record.externalRefs;
   if (!record.notes && !record.examples.length && !record.externalRefs.length) doc.catalog = "no curated docs for this tool yet";
   return doc;
 }
-
 
 function firstParagraph(text: string): string {
   return (text.split(/\n\s*\n/)[0] ?? "").trim();
@@ -58,7 +59,11 @@ export function abridge(value: unknown, depth: number): unknown {
   if (Array.isArray(value)) return depth <= 0 ? `… ${value.length} items elided` : value.map((v) => abridge(v, depth - 1));
   if (value && typeof value === "object") {
     const entries = Object.entries(value);
-    if (depth <= 0) return `… ${entries.length} keys elided (${entries.slice(0, 5).map(([k]) => k).join(", ")}${entries.length > 5 ? ", …" : ""})`;
+    if (depth <= 0)
+      return `… ${entries.length} keys elided (${entries
+        .slice(0, 5)
+        .map(([k]) => k)
+        .join(", ")}${entries.length > 5 ? ", …" : ""})`;
     return Object.fromEntries(entries.map(([k, v]) => [k, abridge(v, depth - 1)]));
   }
   return value;

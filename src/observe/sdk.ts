@@ -35,7 +35,10 @@ export async function startTelemetrySdk(
   if (!telemetryRequested(env)) return undefined;
   if (options.stdoutIsProtocol) {
     for (const name of ["OTEL_TRACES_EXPORTER", "OTEL_METRICS_EXPORTER", "OTEL_LOGS_EXPORTER"]) {
-      const listed = (env[name] ?? "").split(",").map((e) => e.trim()).filter(Boolean);
+      const listed = (env[name] ?? "")
+        .split(",")
+        .map((e) => e.trim())
+        .filter(Boolean);
       if (!listed.includes("console")) continue;
       const kept = listed.filter((e) => e !== "console");
       // The SDK reads these variables itself, so the change is made where it looks.

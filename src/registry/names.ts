@@ -51,6 +51,9 @@ function hash(text: string): string {
 
 /** How describe_tool tells the agent about a renamed tool: the original quoted, printable and short. */
 export function renameNote(original: string, served: string): string {
-  const shown = JSON.stringify(original.length > 80 ? `${original.slice(0, 80)}…` : original).replace(/[\u0080-\u009f\u2028\u2029]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, "0")}`);
+  const shown = JSON.stringify(original.length > 80 ? `${original.slice(0, 80)}…` : original).replace(
+    /[\u0080-\u009f\u2028\u2029]/g,
+    (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, "0")}`,
+  );
   return `The backend names this tool ${shown} (${original.length} characters), which is not a valid MCP tool name; it is served as "${served}" and called by its own name.`;
 }

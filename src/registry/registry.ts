@@ -61,8 +61,19 @@ export class ToolRegistry {
   regate(): void {
     for (const [namespace, { tools }] of this.listed) {
       const gated = this.gateOf(namespace, tools);
-      const before = [...this.held.values()].filter((q) => q.namespace === namespace).map((q) => q.id).sort().join();
-      if (before !== gated.quarantined.map((q) => q.id).sort().join()) this.place(namespace, gated);
+      const before = [...this.held.values()]
+        .filter((q) => q.namespace === namespace)
+        .map((q) => q.id)
+        .sort()
+        .join();
+      if (
+        before !==
+        gated.quarantined
+          .map((q) => q.id)
+          .sort()
+          .join()
+      )
+        this.place(namespace, gated);
     }
   }
 

@@ -31,7 +31,11 @@ export class Bm25Ranker implements Ranker {
    * Indexes a namespace's tools (`docs`: their search documents, when the
    * caller made them already). Returns what was built, for the index cache.
    */
-  replaceNamespace(namespace: string, records: readonly ToolRecord[], docs: readonly SearchDocument[] = records.map(toDocument)): Pick<PreparedNamespace, "segment" | "surface"> | undefined {
+  replaceNamespace(
+    namespace: string,
+    records: readonly ToolRecord[],
+    docs: readonly SearchDocument[] = records.map(toDocument),
+  ): Pick<PreparedNamespace, "segment" | "surface"> | undefined {
     const surface = new Map<string, string>();
     this.index.replace(
       namespace,
@@ -133,5 +137,9 @@ export class Bm25Ranker implements Ranker {
 
 /** Deprecated tools still answer searches for them, below the tools that replace them. */
 function isDeprecated(record: ToolRecord): boolean {
-  return record.tags.some((t) => t.toLowerCase() === "deprecated") || /\bdeprecated\b/i.test(record.summary) || /^\s*deprecated\b|\bdeprecated:/i.test(record.description);
+  return (
+    record.tags.some((t) => t.toLowerCase() === "deprecated") ||
+    /\bdeprecated\b/i.test(record.summary) ||
+    /^\s*deprecated\b|\bdeprecated:/i.test(record.description)
+  );
 }

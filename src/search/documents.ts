@@ -45,7 +45,11 @@ function paramText(schema: JsonSchema): string {
  * +1.5 points of the semantic leg's nDCG@10 on apigen). Identifiers are
  * split by the embedder.
  */
-export function embeddingText(record: Pick<ToolRecord, "name" | "title" | "group" | "summary" | "description" | "tags" | "aliases"> & { inputSchema?: JsonSchema }): string {
+export function embeddingText(
+  record: Pick<ToolRecord, "name" | "title" | "group" | "summary" | "description" | "tags" | "aliases"> & { inputSchema?: JsonSchema },
+): string {
   const params = record.inputSchema ? Object.keys(propertiesOf(record.inputSchema)).join(" ") : "";
-  return [record.name, record.title, record.group, record.summary, record.description, record.tags.join(" "), record.aliases.join(" "), params].filter(Boolean).join(". ");
+  return [record.name, record.title, record.group, record.summary, record.description, record.tags.join(" "), record.aliases.join(" "), params]
+    .filter(Boolean)
+    .join(". ");
 }

@@ -166,13 +166,19 @@ export class SearchEngine {
     const wantsVectors = requested === "semantic" || requested === "hybrid";
     if (!this.semantic) {
       return wantsVectors
-        ? { mode: "bm25", note: `mode "${requested}" needs an embedder, and metatools.search.embedder is false in this config; ranked with bm25. Remove that line to use the built-in one (docs/retrieval.md)` }
+        ? {
+            mode: "bm25",
+            note: `mode "${requested}" needs an embedder, and metatools.search.embedder is false in this config; ranked with bm25. Remove that line to use the built-in one (docs/retrieval.md)`,
+          }
         : { mode: "bm25" };
     }
     if (this.semantic.error) return { mode: "bm25", note: `semantic search is unavailable (${this.semantic.error}); ranked with bm25` };
     const mode = requested === "auto" ? "hybrid" : requested;
     const indexing = this.semantic.indexing;
-    return { mode, note: indexing.length && mode !== "bm25" ? `still embedding ${indexing.join(", ")}: their tools are ranked by bm25 alone until done` : undefined };
+    return {
+      mode,
+      note: indexing.length && mode !== "bm25" ? `still embedding ${indexing.join(", ")}: their tools are ranked by bm25 alone until done` : undefined,
+    };
   }
 
   /**

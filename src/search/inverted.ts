@@ -38,7 +38,6 @@ export interface ScoreParams {
   coordination: number;
 }
 
-
 export interface Postings {
   docs: Uint32Array;
   tfs: Float32Array;

@@ -36,7 +36,12 @@ export class LexicalIndexes {
       this.exact.replaceNamespace(namespace, records);
       return;
     }
-    const early = first ? cache.loadFor(namespace, records.map((r) => r.id)) : undefined;
+    const early = first
+      ? cache.loadFor(
+          namespace,
+          records.map((r) => r.id),
+        )
+      : undefined;
     if (!early) return this.index(namespace, records, cache);
     this.install(namespace, early);
     const check = new Promise<void>((resolve) => setTimeout(resolve, cache.checkAfterMs).unref()).then(() => {

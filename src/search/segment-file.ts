@@ -57,7 +57,16 @@ export function encodeNamespace(prepared: PreparedNamespace): Buffer {
   // The exact keys are stored in the segment's order, without their ids again.
   const keys = new Map(prepared.exact);
   const exact = segment.ids.map((id) => keys.get(id) ?? []);
-  const header: Header = { key: prepared.key, salt: prepared.salt, ids: segment.ids, terms, totalLength: segment.totalLength, postings: count, surface: prepared.surface, exact };
+  const header: Header = {
+    key: prepared.key,
+    salt: prepared.salt,
+    ids: segment.ids,
+    terms,
+    totalLength: segment.totalLength,
+    postings: count,
+    surface: prepared.surface,
+    exact,
+  };
   const json = Buffer.from(JSON.stringify(header));
   const head = Buffer.alloc(12);
   head.writeUInt32LE(MAGIC, 0);
@@ -100,8 +109,15 @@ export function decodeNamespace(file: Buffer): PreparedNamespace | undefined {
   for (let i = 0; i < t; i++) if (starts[i]! > starts[i + 1]!) return undefined;
   if (starts[0] !== 0 || starts[t] !== p || docs.some((d) => d >= n)) return undefined;
   const postings = new Map<string, Postings>();
-  for (let i = 0; i < t; i++) postings.set(header.terms[i]!, { docs: docs.subarray(starts[i]!, starts[i + 1]!), tfs: tfs.subarray(starts[i]!, starts[i + 1]!) });
+  for (let i = 0; i < t; i++)
+    postings.set(header.terms[i]!, { docs: docs.subarray(starts[i]!, starts[i + 1]!), tfs: tfs.subarray(starts[i]!, starts[i + 1]!) });
   if (header.exact.length !== n) return undefined;
   const exact = header.ids.map((id, i): [string, string[]] => [id, header.exact[i]!]);
-  return { key: header.key, salt: header.salt, segment: { ids: header.ids, lengths, priors, totalLength: header.totalLength, postings }, surface: header.surface, exact };
+  return {
+    key: header.key,
+    salt: header.salt,
+    segment: { ids: header.ids, lengths, priors, totalLength: header.totalLength, postings },
+    surface: header.surface,
+    exact,
+  };
 }

@@ -113,12 +113,27 @@ export class ToolGate {
       const hash = this.checked(tool);
       if (pin) {
         if (pin.hash === hash) admitted.push(tool);
-        else quarantined.push({ id, namespace, name: tool.name, kind: "changed", hash, reason: `its definition changed since it was pinned (${pin.by === "approved" ? "approved" : "first seen"} ${pin.at.slice(0, 10)})` });
+        else
+          quarantined.push({
+            id,
+            namespace,
+            name: tool.name,
+            kind: "changed",
+            hash,
+            reason: `its definition changed since it was pinned (${pin.by === "approved" ? "approved" : "first seen"} ${pin.at.slice(0, 10)})`,
+          });
         continue;
       }
       const findings = this.options.scan ? scanTool(tool, this.options) : [];
       if (findings.length) {
-        quarantined.push({ id, namespace, name: tool.name, kind: "flagged", hash, reason: `its definition looks like tool poisoning: ${describeFindings(findings)}` });
+        quarantined.push({
+          id,
+          namespace,
+          name: tool.name,
+          kind: "flagged",
+          hash,
+          reason: `its definition looks like tool poisoning: ${describeFindings(findings)}`,
+        });
         continue;
       }
       admitted.push(tool);

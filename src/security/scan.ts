@@ -21,12 +21,24 @@ export interface Finding {
 }
 
 const RULES: { rule: string; pattern: RegExp }[] = [
-  { rule: "overrides instructions", pattern: /\b(ignore|disregard|forget|override)\b[^.\n]{0,40}\b(previous|prior|above|earlier|all|other|system)\b[^.\n]{0,20}\b(instructions?|prompts?|rules|guidelines)\b/i },
+  {
+    rule: "overrides instructions",
+    pattern:
+      /\b(ignore|disregard|forget|override)\b[^.\n]{0,40}\b(previous|prior|above|earlier|all|other|system)\b[^.\n]{0,20}\b(instructions?|prompts?|rules|guidelines)\b/i,
+  },
   { rule: "hides from the user", pattern: /\b(do not|don't|never)\b[^.\n]{0,30}\b(tell|inform|mention|reveal|show|notify)\b[^.\n]{0,20}\b(the )?user\b/i },
   { rule: "hidden instruction markup", pattern: /<\/?(important|system|instructions?|secret|hidden)>/i },
   { rule: "reads credentials", pattern: /(~\/\.ssh|\bid_(rsa|ed25519|ecdsa)\b|\.aws\/credentials|\.netrc\b|\.npmrc\b|\.pgpass\b|\/etc\/(passwd|shadow)\b)/i },
-  { rule: "sends secrets", pattern: /\b(read|send|include|pass|upload|attach|forward)\b[^.\n]{0,40}(\.env\b|\bprivate[ _-]?keys?\b|\bapi[ _-]?keys?\b|\bpasswords?\b|\bcredentials\b|\bsecrets?\b)[^.\n]{0,40}\b(to|as|in|into|with)\b/i },
-  { rule: "directs other tools", pattern: /\b(before|after|instead of)\b[^.\n]{0,20}\b(using|calling|running|invoking)\b[^.\n]{0,30}\b(this|any|other|the)\b[^.\n]{0,20}\btools?\b[^.\n]{0,40}\b(must|always|first|call|send|use)\b/i },
+  {
+    rule: "sends secrets",
+    pattern:
+      /\b(read|send|include|pass|upload|attach|forward)\b[^.\n]{0,40}(\.env\b|\bprivate[ _-]?keys?\b|\bapi[ _-]?keys?\b|\bpasswords?\b|\bcredentials\b|\bsecrets?\b)[^.\n]{0,40}\b(to|as|in|into|with)\b/i,
+  },
+  {
+    rule: "directs other tools",
+    pattern:
+      /\b(before|after|instead of)\b[^.\n]{0,20}\b(using|calling|running|invoking)\b[^.\n]{0,30}\b(this|any|other|the)\b[^.\n]{0,20}\btools?\b[^.\n]{0,40}\b(must|always|first|call|send|use)\b/i,
+  },
 ];
 
 export function scanTool(tool: UpstreamTool, options: { maxDescriptionChars: number }): Finding[] {
@@ -51,7 +63,8 @@ export function scanTool(tool: UpstreamTool, options: { maxDescriptionChars: num
     }
   }
   const length = (tool.description ?? "").length;
-  if (length > options.maxDescriptionChars) findings.push({ rule: "very long description", where: "description", quote: `${length} characters (limit ${options.maxDescriptionChars})` });
+  if (length > options.maxDescriptionChars)
+    findings.push({ rule: "very long description", where: "description", quote: `${length} characters (limit ${options.maxDescriptionChars})` });
   return findings;
 }
 

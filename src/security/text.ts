@@ -21,11 +21,74 @@ const LATIN = /\p{Script=Latin}/u;
  */
 const LOOKALIKES = new Map(
   [
-    "аa", "Аa", "Вb", "сc", "Сc", "ԁd", "еe", "Еe", "һh", "Нh", "іi", "Іi", "ӏl", "Ӏl", "јj", "Јj", "Кk", "Мm", "оo", "Оo",
-    "рp", "Рp", "ԛq", "Ԛq", "ѕs", "Ѕs", "Тt", "уy", "Уy", "ѵv", "Ѵv", "ԝw", "Ԝw", "хx", "Хx", "үy", "Үy",
-    "αa", "Αa", "Βb", "ϲc", "Ϲc", "Εe", "Ηh", "ιi", "Ιi", "ϳj", "κk", "Κk", "Μm", "Νn", "νv", "οo", "Οo", "ρp", "Ρp",
-    "Τt", "υu", "Υy", "γy", "χx", "Χx", "Ζz",
-    "օo", "սu", "հh", "ոn", "ցg",
+    "аa",
+    "Аa",
+    "Вb",
+    "сc",
+    "Сc",
+    "ԁd",
+    "еe",
+    "Еe",
+    "һh",
+    "Нh",
+    "іi",
+    "Іi",
+    "ӏl",
+    "Ӏl",
+    "јj",
+    "Јj",
+    "Кk",
+    "Мm",
+    "оo",
+    "Оo",
+    "рp",
+    "Рp",
+    "ԛq",
+    "Ԛq",
+    "ѕs",
+    "Ѕs",
+    "Тt",
+    "уy",
+    "Уy",
+    "ѵv",
+    "Ѵv",
+    "ԝw",
+    "Ԝw",
+    "хx",
+    "Хx",
+    "үy",
+    "Үy",
+    "αa",
+    "Αa",
+    "Βb",
+    "ϲc",
+    "Ϲc",
+    "Εe",
+    "Ηh",
+    "ιi",
+    "Ιi",
+    "ϳj",
+    "κk",
+    "Κk",
+    "Μm",
+    "Νn",
+    "νv",
+    "οo",
+    "Οo",
+    "ρp",
+    "Ρp",
+    "Τt",
+    "υu",
+    "Υy",
+    "γy",
+    "χx",
+    "Χx",
+    "Ζz",
+    "օo",
+    "սu",
+    "հh",
+    "ոn",
+    "ցg",
   ].map((pair) => [pair[0]!, pair[1]!]),
 );
 
@@ -68,7 +131,8 @@ const FLAG = /\u{1F3F4}[\u{E0030}-\u{E0039}\u{E0061}-\u{E007A}]{2,6}\u{E007F}/gu
 /** Zero-width characters: one stray is common in pasted text; several can split words to slip past a reader or a filter. */
 const ZERO_WIDTH = /[\u200B-\u200F\u2060-\u2064\uFEFF]/gu;
 /** Joiners after an emoji or a letter of a script that needs them (Persian, Hindi, …) are spelling, not hiding. */
-const JOINER_IN_USE = /(?<=[\p{L}\p{M}\p{Extended_Pictographic}\p{Emoji_Modifier}\uFE0F])(?<![\p{Script=Latin}\p{Script=Greek}\p{Script=Cyrillic}\p{Script=Inherited}])[\u200C\u200D]/gu;
+const JOINER_IN_USE =
+  /(?<=[\p{L}\p{M}\p{Extended_Pictographic}\p{Emoji_Modifier}\uFE0F])(?<![\p{Script=Latin}\p{Script=Greek}\p{Script=Cyrillic}\p{Script=Inherited}])[\u200C\u200D]/gu;
 /**
  * Variation selectors choose a glyph for the character before them, one at a
  * time: an emoji's U+FE0F, a keycap's digit, an ideograph's variant. A run of
@@ -81,7 +145,8 @@ const VARIATION_SELECTORS = /[\uFE00-\uFE0F\u{E0100}-\u{E01EF}]+/gu;
  * a word for a filter while the reader sees it whole. Scripts whose spelling
  * needs joiners (Arabic, Persian, Indic) are not matched.
  */
-const SPLIT_WORD = /(?<=[\p{Script=Latin}\p{Script=Greek}\p{Script=Cyrillic}])\p{Default_Ignorable_Code_Point}+(?=[\p{Script=Latin}\p{Script=Greek}\p{Script=Cyrillic}])/u;
+const SPLIT_WORD =
+  /(?<=[\p{Script=Latin}\p{Script=Greek}\p{Script=Cyrillic}])\p{Default_Ignorable_Code_Point}+(?=[\p{Script=Latin}\p{Script=Greek}\p{Script=Cyrillic}])/u;
 const WORD_WITH_IGNORABLES = /[\p{L}\p{M}\p{Default_Ignorable_Code_Point}]+/gu;
 
 /** Printable, short quotes for each way `text` hides characters; empty when it hides none. */

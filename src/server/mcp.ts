@@ -80,7 +80,10 @@ const INTERACTION_TIMEOUT_MS = 10 * 60_000;
 export function createMcpServer(definition: ServerDefinition): Server {
   const server = new Server(
     { name: definition.name, version: definition.version },
-    { capabilities: { tools: { listChanged: false }, ...(definition.readResource ? { resources: {} } : {}), ...(definition.logging ? { logging: {} } : {}) }, instructions: definition.instructions() },
+    {
+      capabilities: { tools: { listChanged: false }, ...(definition.readResource ? { resources: {} } : {}), ...(definition.logging ? { logging: {} } : {}) },
+      instructions: definition.instructions(),
+    },
   );
   if (definition.logging) {
     const log = definition.logging((message) => void server.sendLoggingMessage(message).catch(() => {}));
@@ -100,7 +103,9 @@ export function createMcpServer(definition: ServerDefinition): Server {
     // Nothing is listed: a resource is reached through a link a result gave (the three tools stay the whole surface).
     server.setRequestHandler(ListResourcesRequestSchema, async () => ({ resources: [] }));
     server.setRequestHandler(ListResourceTemplatesRequestSchema, async () => ({ resourceTemplates: [] }));
-    server.setRequestHandler(ReadResourceRequestSchema, (request, extra) => readResource(request.params.uri, { signal: extra.signal, principal: definition.principal }));
+    server.setRequestHandler(ReadResourceRequestSchema, (request, extra) =>
+      readResource(request.params.uri, { signal: extra.signal, principal: definition.principal }),
+    );
   }
   const byName = new Map(definition.tools.map((tool) => [tool.name, tool]));
   server.setRequestHandler(ListToolsRequestSchema, async () => ({
@@ -125,8 +130,10 @@ export function createMcpServer(definition: ServerDefinition): Server {
         id: server,
         elicitation: declared.elicitation !== undefined,
         sampling: declared.sampling !== undefined,
-        elicit: (params, signal) => extra.sendRequest({ method: "elicitation/create", params }, ElicitResultSchema, { signal, timeout: INTERACTION_TIMEOUT_MS }),
-        createMessage: (params, signal) => extra.sendRequest({ method: "sampling/createMessage", params }, CreateMessageResultSchema, { signal, timeout: INTERACTION_TIMEOUT_MS }),
+        elicit: (params, signal) =>
+          extra.sendRequest({ method: "elicitation/create", params }, ElicitResultSchema, { signal, timeout: INTERACTION_TIMEOUT_MS }),
+        createMessage: (params, signal) =>
+          extra.sendRequest({ method: "sampling/createMessage", params }, CreateMessageResultSchema, { signal, timeout: INTERACTION_TIMEOUT_MS }),
       };
       const result = await tool.call(request.params.arguments ?? {}, { signal: extra.signal, onProgress, principal: definition.principal, peer });
       // Progress must reach the client before the result: it stops listening once the result arrives.

@@ -72,7 +72,10 @@ export class KeyvStore implements KeyValue {
     try {
       return await Promise.race([run(), timeout]);
     } catch (error) {
-      const failure = error instanceof StoreError ? error : new StoreError(this.where, `${op} failed: ${error instanceof Error ? error.message : String(error)}`, { cause: error });
+      const failure =
+        error instanceof StoreError
+          ? error
+          : new StoreError(this.where, `${op} failed: ${error instanceof Error ? error.message : String(error)}`, { cause: error });
       this.lastError = failure.message.slice(`store ${this.where}: `.length);
       this.downUntil = Date.now() + RETRY_AFTER_MS;
       throw failure;

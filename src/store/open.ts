@@ -49,7 +49,9 @@ async function adapterKeyv(kind: "redis" | "sqlite", options: StoreOptions): Pro
     return new Keyv({ store: adapter, namespace: options.namespace, throwOnErrors: true, useKeyPrefix: false });
   }
   const sqlite = await import("@keyv/sqlite").catch((error: unknown) => {
-    throw new StoreError(maskUrl(options.url), "the SQLite store needs the @keyv/sqlite package, which is not installed: run `npm install @keyv/sqlite`", { cause: error });
+    throw new StoreError(maskUrl(options.url), "the SQLite store needs the @keyv/sqlite package, which is not installed: run `npm install @keyv/sqlite`", {
+      cause: error,
+    });
   });
   const adapter = new sqlite.default({ uri: options.url, busyTimeout: 5000 });
   return new Keyv({ store: adapter, namespace: options.namespace, throwOnErrors: true });

@@ -46,8 +46,7 @@ export function parseJsonPath(path: string): Step[] | string {
         const key = quotedKey(m[1]);
         if (key === undefined) return `the key at position ${i} is not a valid quoted string (check its escapes: \\", \\\\, \\u0041)`;
         steps.push({ key });
-      }
-      else if (m[2] !== undefined) steps.push({ key: m[2] });
+      } else if (m[2] !== undefined) steps.push({ key: m[2] });
       else if (m[3]) steps.push({ all: true });
       else if (m[4] !== undefined) steps.push({ index: Number(m[4]) });
       else steps.push({ from: m[5] ? Number(m[5]) : undefined, to: m[6] ? Number(m[6]) : undefined });
@@ -85,7 +84,13 @@ export function evaluateJsonPath(root: unknown, path: string): JsonPathResult {
         else if (!many) return { ok: false, error: `no key "${step.key}"`, at, available: keysOf(value) };
       } else if ("index" in step) {
         if (Array.isArray(value) && step.index < value.length && step.index >= -value.length) next.push(value.at(step.index));
-        else if (!many) return { ok: false, error: Array.isArray(value) ? `index ${step.index} is out of range (length ${value.length})` : "not an array", at, available: keysOf(value) };
+        else if (!many)
+          return {
+            ok: false,
+            error: Array.isArray(value) ? `index ${step.index} is out of range (length ${value.length})` : "not an array",
+            at,
+            available: keysOf(value),
+          };
       } else if ("all" in step) {
         if (Array.isArray(value)) next.push(...value);
         else if (isPlainObject(value)) next.push(...Object.values(value));
@@ -98,7 +103,6 @@ export function evaluateJsonPath(root: unknown, path: string): JsonPathResult {
   }
   return { ok: true, value: many ? current : current[0] };
 }
-
 
 function keysOf(value: unknown): string[] | undefined {
   if (isPlainObject(value)) return Object.keys(value).slice(0, 30);

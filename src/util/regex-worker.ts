@@ -76,7 +76,12 @@ export class MatcherPool {
 
   /** A searcher for `regex`; its work ends when `signal` aborts. Close it when done. */
   open(regex: SafeRegex, signal: AbortSignal): LineSearcher {
-    return new LineSearcher(regex, signal, () => this.acquire(regex), (worker) => this.release(worker));
+    return new LineSearcher(
+      regex,
+      signal,
+      () => this.acquire(regex),
+      (worker) => this.release(worker),
+    );
   }
 
   private acquire(regex: SafeRegex): Worker {

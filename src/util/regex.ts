@@ -75,12 +75,19 @@ export class RegexError extends Error {
 
 /** Compiles `pattern`, or throws RegexError saying what is wrong and how to write it instead. */
 export function compileRegex(pattern: string, options: RegexOptions = {}): SafeRegex {
-  if (pattern.length > MAX_PATTERN) throw new RegexError(`the pattern is ${pattern.length} characters, over the limit of ${MAX_PATTERN}; search for a distinctive part of it`);
+  if (pattern.length > MAX_PATTERN)
+    throw new RegexError(`the pattern is ${pattern.length} characters, over the limit of ${MAX_PATTERN}; search for a distinctive part of it`);
   if (pattern.length <= MAX_FLAT && isFlat(pattern)) {
     const flags = `${options.ignoreCase ? "i" : ""}${options.multiline ? "m" : ""}u`;
     try {
       const regex = new RegExp(pattern, flags);
-      return { engine: "v8", spec: { engine: "v8", source: pattern, flags }, weight: Math.max(1, pattern.length), test: (text) => regex.test(text), search: (text) => text.search(regex) };
+      return {
+        engine: "v8",
+        spec: { engine: "v8", source: pattern, flags },
+        weight: Math.max(1, pattern.length),
+        test: (text) => regex.test(text),
+        search: (text) => text.search(regex),
+      };
     } catch {
       // Not valid for V8 under the u flag: RE2 decides, and its message is the one shown.
     }
@@ -95,7 +102,9 @@ export function compileRegex(pattern: string, options: RegexOptions = {}): SafeR
   }
   const size = programSize(compiled);
   if (size > MAX_PROGRAM) {
-    throw new RegexError(`the pattern compiles to ${size} states, over the limit of ${MAX_PROGRAM}; use smaller counted repetitions (e.g. \\w+ instead of \\w{500})`);
+    throw new RegexError(
+      `the pattern compiles to ${size} states, over the limit of ${MAX_PROGRAM}; use smaller counted repetitions (e.g. \\w+ instead of \\w{500})`,
+    );
   }
   return {
     engine: "re2",
@@ -115,7 +124,8 @@ const LINEAR = "patterns run on a linear-time engine (RE2 syntax) so that none c
 function explain(raw: string): string {
   // RE2JS quotes the pattern with the flags it prepended (`(?m)…`): the agent should see its own pattern.
   const message = raw.replace(/`\(\?[imsU]+\)/g, "`");
-  if (/`\(\?<?[=!]/.test(message)) return `lookahead and lookbehind ((?=…), (?!…), (?<=…), (?<!…)) are not supported: ${LINEAR}; match the surrounding text instead`;
+  if (/`\(\?<?[=!]/.test(message))
+    return `lookahead and lookbehind ((?=…), (?!…), (?<=…), (?<!…)) are not supported: ${LINEAR}; match the surrounding text instead`;
   if (/escape sequence: `\\([1-9]|k)/.test(message)) return `backreferences (\\1, \\k<name>) are not supported: ${LINEAR}`;
   return message;
 }
@@ -139,11 +149,14 @@ function isFlat(pattern: string): boolean {
 
 /** JavaScript escapes RE2 spells otherwise: `\uXXXX` and `\u{X}` are `\x{X}`; `\/` is `/`. */
 function translate(pattern: string): string {
-  return pattern.replace(/\\(\\)|\\u\{([0-9A-Fa-f]+)\}|\\u([0-9A-Fa-f]{4})|\\\//g, (whole, backslash: string | undefined, braced: string | undefined, four: string | undefined) => {
-    if (backslash) return whole;
-    if (braced || four) return `\\x{${braced ?? four}}`;
-    return "/";
-  });
+  return pattern.replace(
+    /\\(\\)|\\u\{([0-9A-Fa-f]+)\}|\\u([0-9A-Fa-f]{4})|\\\//g,
+    (whole, backslash: string | undefined, braced: string | undefined, four: string | undefined) => {
+      if (backslash) return whole;
+      if (braced || four) return `\\x{${braced ?? four}}`;
+      return "/";
+    },
+  );
 }
 
 /** The number of instructions in RE2's program; 0 when this RE2JS version does not expose it. */

@@ -6,7 +6,8 @@ export function typeOf(schema: Record<string, unknown>): string {
   if (variants) return variants.map(typeOf).join(" or ");
   const type = Array.isArray(schema.type) ? schema.type.join(" or ") : String(schema.type ?? "any");
   if (type === "array") return `${typeOf((schema.items ?? {}) as Record<string, unknown>)}[]`;
-  if (type === "object" && schema.additionalProperties && typeof schema.additionalProperties === "object") return `map of ${typeOf(schema.additionalProperties as Record<string, unknown>)}`;
+  if (type === "object" && schema.additionalProperties && typeof schema.additionalProperties === "object")
+    return `map of ${typeOf(schema.additionalProperties as Record<string, unknown>)}`;
   const bounds = bounded(schema);
   return bounds ? `${type} (${bounds})` : type;
 }

@@ -48,7 +48,10 @@ function oneLineCells(table: Table): Table {
 }
 
 function alignments(table: Table): ("left" | "right")[] {
-  return table.head.map((_, c) => table.align?.[c] ?? (table.rows.length && table.rows.every((r) => /^[-+≤~]?[\d.,]+[%×]?( [→/] [\d.,]+)?$|^$/.test(r[c] ?? "")) ? "right" : "left"));
+  return table.head.map(
+    (_, c) =>
+      table.align?.[c] ?? (table.rows.length && table.rows.every((r) => /^[-+≤~]?[\d.,]+[%×]?( [→/] [\d.,]+)?$|^$/.test(r[c] ?? "")) ? "right" : "left"),
+  );
 }
 
 /** Display width: code points, not UTF-16 units (✓, →, ≤ count as one). */

@@ -112,7 +112,12 @@ describe("logs", () => {
     writeFileSync(config, JSON.stringify({ mcpServers: { everything: servers.everything() }, metatools: { code: { enabled: false } } }));
     let stderr = "";
     const client = new Client({ name: "log-test", version: "1.0.0" });
-    const transport = new StdioClientTransport({ command: process.execPath, args: [CLI, "serve", "--config", config, "--log-level", "info"], env: { ...getDefaultEnvironment(), ...(process.env.XDG_CACHE_HOME ? { XDG_CACHE_HOME: process.env.XDG_CACHE_HOME } : {}) }, stderr: "pipe" });
+    const transport = new StdioClientTransport({
+      command: process.execPath,
+      args: [CLI, "serve", "--config", config, "--log-level", "info"],
+      env: { ...getDefaultEnvironment(), ...(process.env.XDG_CACHE_HOME ? { XDG_CACHE_HOME: process.env.XDG_CACHE_HOME } : {}) },
+      stderr: "pipe",
+    });
     transport.stderr?.on("data", (d: Buffer) => (stderr += d));
     await client.connect(transport);
     // server-everything announces list changes on its own schedule after start: give it time.

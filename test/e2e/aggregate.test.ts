@@ -36,9 +36,16 @@ describe("three tools over many backends", () => {
     const { tools } = await session.client.listTools();
     expect(tools.map((t) => t.name).sort()).toEqual(["describe_tool", "run_tool", "search_tools"]);
     for (const tool of tools) expect(tool.description!.length).toBeLessThanOrEqual(200);
-    const described = (name: string, prop: string) => (tools.find((t) => t.name === name)!.inputSchema.properties as Record<string, { description?: string }>)[prop]?.description;
+    const described = (name: string, prop: string) =>
+      (tools.find((t) => t.name === name)!.inputSchema.properties as Record<string, { description?: string }>)[prop]?.description;
     // The values only an agent supplies say what they are; the rest explain themselves by name, type and enum.
-    for (const [name, prop] of [["search_tools", "query"], ["describe_tool", "tool_id"], ["run_tool", "tool_id"], ["run_tool", "args"]] as const) expect(described(name, prop)).toBeTruthy();
+    for (const [name, prop] of [
+      ["search_tools", "query"],
+      ["describe_tool", "tool_id"],
+      ["run_tool", "tool_id"],
+      ["run_tool", "args"],
+    ] as const)
+      expect(described(name, prop)).toBeTruthy();
   });
 
   it("connects every backend", () => {

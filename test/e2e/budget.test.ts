@@ -100,7 +100,7 @@ describe("broad queries on 5,000 tools", () => {
     return first.total;
   }
 
-  it("total for \"\" is exact: paging to the end yields every tool once", async () => {
+  it('total for "" is exact: paging to the end yields every tool once', async () => {
     // Every tool: the 5,000 synthetic ones and the built-in code and metatools tools.
     expect(await pageThrough("")).toBe(session.app.registry.size);
   });

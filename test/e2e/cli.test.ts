@@ -73,10 +73,13 @@ describe("metatools CLI", () => {
   it("answers --help for the whole CLI and for each command, from the one command table", async () => {
     const all = await runCli(["--help"]);
     expect(all.code).toBe(0);
-    for (const name of ["init", "serve", "search", "describe", "run", "doctor", "approve", "index", "vectors", "eval", "bench"]) expect(all.stdout).toMatch(new RegExp(`^  ${name} +\\S`, "m"));
+    for (const name of ["init", "serve", "search", "describe", "run", "doctor", "approve", "index", "vectors", "eval", "bench"])
+      expect(all.stdout).toMatch(new RegExp(`^  ${name} +\\S`, "m"));
     const one = await runCli(["doctor", "--help"]);
     expect(one.code).toBe(0);
-    expect(one.stdout).toBe("metatools doctor [--json]\n  one table: config, each backend's status, tools, connect time and quarantined tools, store, embedder; problems with fixes\n");
+    expect(one.stdout).toBe(
+      "metatools doctor [--json]\n  one table: config, each backend's status, tools, connect time and quarantined tools, store, embedder; problems with fixes\n",
+    );
   });
 
   it("rejects bad flags with usage", async () => {

@@ -58,7 +58,10 @@ describe("search with no embedder named", () => {
     } finally {
       await hybrid.close();
     }
-    const off = await openSession({ mcpServers: { everything: servers.everything() }, metatools: { code: { enabled: false }, search: { embedder: false } } }, { builtinCatalog: false });
+    const off = await openSession(
+      { mcpServers: { everything: servers.everything() }, metatools: { code: { enabled: false }, search: { embedder: false } } },
+      { builtinCatalog: false },
+    );
     try {
       expect(off.app.search.semantic).toBeUndefined();
       const body = await off.call("search_tools", { query: "add two numbers" });

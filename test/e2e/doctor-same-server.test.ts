@@ -40,8 +40,16 @@ describe("metatools doctor: the same server twice", () => {
     const report = JSON.parse(json.stdout) as { problems: { subject: string; problem: string; fix: string }[] };
     const same = report.problems.filter((p) => p.problem.includes("the same server"));
     expect(same).toEqual([
-      { subject: "everything-2", problem: "everything and everything-2 are the same server: duplicate tools in search", fix: `remove one from "mcpServers" in ${file}` },
-      { subject: "remote-copy", problem: "remote and remote-copy are the same server: duplicate tools in search", fix: `remove one from "mcpServers" in ${file}` },
+      {
+        subject: "everything-2",
+        problem: "everything and everything-2 are the same server: duplicate tools in search",
+        fix: `remove one from "mcpServers" in ${file}`,
+      },
+      {
+        subject: "remote-copy",
+        problem: "remote and remote-copy are the same server: duplicate tools in search",
+        fix: `remove one from "mcpServers" in ${file}`,
+      },
     ]);
 
     const text = await runCli(["doctor", "--config", file]);

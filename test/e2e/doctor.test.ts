@@ -23,7 +23,12 @@ describe("metatools doctor", () => {
     const file = mixedConfig(dir);
     const { code, stdout } = await runCli(["doctor", "--config", file]);
     expect(code).toBe(1);
-    const rows = Object.fromEntries(stdout.split("\n").filter((l) => /^(everything|broken|weather) /.test(l)).map((l) => [l.split(/\s+/)[0], l.split(/\s+/).slice(1)]));
+    const rows = Object.fromEntries(
+      stdout
+        .split("\n")
+        .filter((l) => /^(everything|broken|weather) /.test(l))
+        .map((l) => [l.split(/\s+/)[0], l.split(/\s+/).slice(1)]),
+    );
     expect(rows.everything?.slice(0, 3)).toEqual(["stdio", "ready", "15"]);
     expect(rows.broken?.slice(0, 3)).toEqual(["stdio", "failed", "0"]);
     expect(rows.weather?.slice(0, 4)).toEqual(["stdio", "quarantined", "2", "1"]);
@@ -34,7 +39,9 @@ describe("metatools doctor", () => {
     expect(stdout).toContain("metatools approve weather:weather");
     expect(stdout).toMatch(/lock file\s+✓ .*metatools\.lock\.json: \d+ tool definitions pinned/);
     // No embedder configured: the built-in one, every tool embedded and cached under the user's cache folder.
-    expect(stdout).toMatch(/embedder\s+✓ built-in \(static:builtin:\w+, \d+ dimensions\): (\d+) of \1 tools embedded, \d+ cached in \S+metatools\/embeddings\/static_builtin_\w+\.vec/);
+    expect(stdout).toMatch(
+      /embedder\s+✓ built-in \(static:builtin:\w+, \d+ dimensions\): (\d+) of \1 tools embedded, \d+ cached in \S+metatools\/embeddings\/static_builtin_\w+\.vec/,
+    );
     // Not a terminal: no colour codes.
     expect(stdout).not.toContain("\u001b[");
   });
@@ -43,7 +50,12 @@ describe("metatools doctor", () => {
     const dir = tempDir();
     const { code, stdout } = await runCli(["doctor", "--json", "--config", mixedConfig(dir)]);
     expect(code).toBe(1);
-    const report = JSON.parse(stdout) as { backends: { namespace: string; status: string; tools: number; quarantined: number; connectMs?: number }[]; problems: { subject: string }[]; store: { ok: boolean; kind: string }; embedder: { status: string; embedded?: number; total?: number; cached?: number } };
+    const report = JSON.parse(stdout) as {
+      backends: { namespace: string; status: string; tools: number; quarantined: number; connectMs?: number }[];
+      problems: { subject: string }[];
+      store: { ok: boolean; kind: string };
+      embedder: { status: string; embedded?: number; total?: number; cached?: number };
+    };
     const by = Object.fromEntries(report.backends.map((b) => [b.namespace, b]));
     expect(by.everything).toMatchObject({ status: "ready", tools: 15, quarantined: 0 });
     expect(by.broken).toMatchObject({ status: "failed", tools: 0 });
@@ -85,7 +97,10 @@ describe("metatools doctor", () => {
 
   it("shows secrets from the environment redacted, in the table, the problems and the JSON", async () => {
     const dir = tempDir();
-    writeFileSync(join(dir, "metatools.json"), JSON.stringify({ mcpServers: { api: { command: join(dir, "no-such-server"), args: ["--token", "${DOCTOR_TOKEN}"] } } }));
+    writeFileSync(
+      join(dir, "metatools.json"),
+      JSON.stringify({ mcpServers: { api: { command: join(dir, "no-such-server"), args: ["--token", "${DOCTOR_TOKEN}"] } } }),
+    );
     const env = { DOCTOR_TOKEN: "ghp_supersecretvalue123" };
     const text = await runCli(["doctor"], { cwd: dir, env });
     expect(text.code).toBe(1);

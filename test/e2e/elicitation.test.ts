@@ -24,13 +24,18 @@ const MEDIA = fileURLToPath(new URL("../fixtures/media-server.mjs", import.meta.
 let app: Metatools;
 
 beforeAll(async () => {
-  app = createMetatools(parseConfig({ mcpServers: { everything: servers.everything() }, metatools: { code: { enabled: false } } }, { file: join(tempDir(), "metatools.json") }));
+  app = createMetatools(
+    parseConfig({ mcpServers: { everything: servers.everything() }, metatools: { code: { enabled: false } } }, { file: join(tempDir(), "metatools.json") }),
+  );
   await app.start();
 });
 afterAll(() => app.close());
 
 /** A client of its own session, declaring `capabilities`. */
-async function connect(capabilities: ConstructorParameters<typeof Client>[1], on: Metatools = app): Promise<{ client: Client; run(tool: string, args?: Record<string, unknown>): Promise<Record<string, any>>; close(): Promise<void> }> {
+async function connect(
+  capabilities: ConstructorParameters<typeof Client>[1],
+  on: Metatools = app,
+): Promise<{ client: Client; run(tool: string, args?: Record<string, unknown>): Promise<Record<string, any>>; close(): Promise<void> }> {
   const server = createSessionServer(on);
   const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
   const client = new Client({ name: "asking-client", version: "1" }, capabilities);
@@ -38,7 +43,8 @@ async function connect(capabilities: ConstructorParameters<typeof Client>[1], on
   await client.connect(clientSide);
   return {
     client,
-    run: async (tool, args = {}) => JSON.parse(((await client.callTool({ name: "run_tool", arguments: { tool_id: tool, args } })).content as { text: string }[])[0]!.text),
+    run: async (tool, args = {}) =>
+      JSON.parse(((await client.callTool({ name: "run_tool", arguments: { tool_id: tool, args } })).content as { text: string }[])[0]!.text),
     close: async () => {
       await client.close();
       await server.close();
@@ -100,7 +106,12 @@ describe("elicitation and sampling", () => {
 describe("two sessions on one backend", () => {
   it("a question never reaches another session's client: an overlap before the backend was known to ask is refused, then the sessions take turns", async () => {
     // A backend that has not asked anyone yet.
-    const own = createMetatools(parseConfig({ mcpServers: { media: { command: process.execPath, args: [MEDIA] } }, metatools: { code: { enabled: false } } }, { file: join(tempDir(), "metatools.json") }));
+    const own = createMetatools(
+      parseConfig(
+        { mcpServers: { media: { command: process.execPath, args: [MEDIA] } }, metatools: { code: { enabled: false } } },
+        { file: join(tempDir(), "metatools.json") },
+      ),
+    );
     await own.start();
     // Each question carries the tag of the call that asked it; each client answers with its own name.
     const misrouted: string[] = [];
@@ -152,7 +163,9 @@ describe("through the real server", () => {
     return client;
   };
   const ask = async (client: Client, delayMs: number): Promise<string> =>
-    JSON.parse(((await client.callTool({ name: "run_tool", arguments: { tool_id: "media:ask", args: { delay_ms: delayMs } } })).content as { text: string }[])[0]!.text).result;
+    JSON.parse(
+      ((await client.callTool({ name: "run_tool", arguments: { tool_id: "media:ask", args: { delay_ms: delayMs } } })).content as { text: string }[])[0]!.text,
+    ).result;
 
   it("over stdio: the question reaches the client, namespaced, and its answer the backend", async () => {
     const asked: string[] = [];
@@ -169,7 +182,10 @@ describe("through the real server", () => {
 
   it("over stdio, backends are told what the client declared: for a client that declares neither, everything's tools that ask are absent", async () => {
     const env = { ...getDefaultEnvironment(), ...(process.env.XDG_CACHE_HOME ? { XDG_CACHE_HOME: process.env.XDG_CACHE_HOME } : {}) };
-    const cases: [ConstructorParameters<typeof Client>[1], boolean][] = [[{ capabilities: {} }, false], [{ capabilities: { elicitation: {}, sampling: {} } }, true]];
+    const cases: [ConstructorParameters<typeof Client>[1], boolean][] = [
+      [{ capabilities: {} }, false],
+      [{ capabilities: { elicitation: {}, sampling: {} } }, true],
+    ];
     for (const [capabilities, listed] of cases) {
       // A config of its own each: no snapshot of the other client's tool list.
       const file = join(tempDir(), "metatools.json");

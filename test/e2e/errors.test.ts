@@ -144,7 +144,14 @@ describe("hostile argument shapes", () => {
     const refused = JSON.parse((await session.raw("run_tool", { tool_id: "weather:weather_forecast", args: polluting })).text);
     expect(refused.error.code).toBe("invalid_args");
     expect(refused.error.message).toContain('args.args.__proto__: the key "__proto__" is not accepted');
-    const constructor = JSON.parse((await session.raw("run_tool", { tool_id: "weather:weather_forecast", args: JSON.parse('{"city": "Oslo", "x": {"constructor": {"prototype": {"polluted": "yes"}}}}') })).text);
+    const constructor = JSON.parse(
+      (
+        await session.raw("run_tool", {
+          tool_id: "weather:weather_forecast",
+          args: JSON.parse('{"city": "Oslo", "x": {"constructor": {"prototype": {"polluted": "yes"}}}}'),
+        })
+      ).text,
+    );
     expect(constructor.error.message).toContain('args.args.x.constructor: the key "constructor" is not accepted');
     // At the top level the protocol layer drops the key before metatools sees it: the call runs as if it were absent.
     const top = JSON.parse((await session.raw("search_tools", JSON.parse('{"query": "weather", "__proto__": {"polluted": "yes", "limit": 1}}'))).text);

@@ -21,12 +21,18 @@ async function first(query: string): Promise<string | undefined> {
 }
 
 describe("exact names", () => {
-  it.each(["read_text_file", "read text file", "readTextFile", "ReadTextFile", "files:read_text_file", "files__read_text_file", "mcp__files__read_text_file", "please run `read_text_file` on notes.md"])(
-    "%s finds files:read_text_file first",
-    async (query) => {
-      expect(await first(query)).toBe("files:read_text_file");
-    },
-  );
+  it.each([
+    "read_text_file",
+    "read text file",
+    "readTextFile",
+    "ReadTextFile",
+    "files:read_text_file",
+    "files__read_text_file",
+    "mcp__files__read_text_file",
+    "please run `read_text_file` on notes.md",
+  ])("%s finds files:read_text_file first", async (query) => {
+    expect(await first(query)).toBe("files:read_text_file");
+  });
 
   it("a name written as an identifier inside a sentence wins too", async () => {
     expect(await first("show me the biggest files, then call list_directory")).toBe("files:list_directory");

@@ -123,7 +123,9 @@ describe("faulty backends", () => {
   it("an HTTP backend's 50 MB answer is cut while it is read, with a clear error, and the backend keeps serving", async () => {
     const http = await startHttpBackend({
       tools: (server) =>
-        server.registerTool("huge", { description: "Answers `mb` megabytes.", inputSchema: { mb: z.number() } }, async ({ mb }) => ({ content: [{ type: "text", text: "x".repeat(mb * 2 ** 20) }] })),
+        server.registerTool("huge", { description: "Answers `mb` megabytes.", inputSchema: { mb: z.number() } }, async ({ mb }) => ({
+          content: [{ type: "text", text: "x".repeat(mb * 2 ** 20) }],
+        })),
     });
     const remote = await openSession({ mcpServers: { remote: { type: "http", url: http.url } }, metatools: { code: { enabled: false } } });
     try {

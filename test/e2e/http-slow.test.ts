@@ -16,7 +16,12 @@ import { httpClientTransport, startHttp, TEST_TOKEN, type HttpChild } from "../h
 
 const TIMEOUT_MS = 1000;
 const auth = { Authorization: `Bearer ${TEST_TOKEN}` };
-const initialize = JSON.stringify({ jsonrpc: "2.0", id: 1, method: "initialize", params: { protocolVersion: "2025-06-18", capabilities: {}, clientInfo: { name: "raw", version: "1" } } });
+const initialize = JSON.stringify({
+  jsonrpc: "2.0",
+  id: 1,
+  method: "initialize",
+  params: { protocolVersion: "2025-06-18", capabilities: {}, clientInfo: { name: "raw", version: "1" } },
+});
 const headers = (accept = "application/json, text/event-stream") => ({ "Content-Type": "application/json", Accept: accept, ...auth });
 
 let server: HttpChild;
@@ -24,7 +29,10 @@ let server: HttpChild;
 beforeAll(async () => {
   const dir = tempDir();
   const config = join(dir, "metatools.json");
-  writeFileSync(config, JSON.stringify({ mcpServers: { kv: servers.exec(join(dir, "calls.log")) }, metatools: { code: { enabled: false }, http: { bodyTimeoutMs: TIMEOUT_MS } } }));
+  writeFileSync(
+    config,
+    JSON.stringify({ mcpServers: { kv: servers.exec(join(dir, "calls.log")) }, metatools: { code: { enabled: false }, http: { bodyTimeoutMs: TIMEOUT_MS } } }),
+  );
   server = await startHttp(["--config", config]);
 }, 30_000);
 
@@ -59,7 +67,14 @@ function dribble(head: string, drip: string, everyMs: number, giveUpMs: number):
 describe("metatools serve --http: slow clients", () => {
   it("answers a body dribbled a byte a second with 408 and closes the connection within the limit, serving others meanwhile", async () => {
     const { host } = new URL(server.url);
-    const head = [`POST /mcp HTTP/1.1`, `Host: ${host}`, ...Object.entries(headers()).map(([k, v]) => `${k}: ${v}`), `Content-Length: ${initialize.length}`, "", ""].join("\r\n");
+    const head = [
+      `POST /mcp HTTP/1.1`,
+      `Host: ${host}`,
+      ...Object.entries(headers()).map(([k, v]) => `${k}: ${v}`),
+      `Content-Length: ${initialize.length}`,
+      "",
+      "",
+    ].join("\r\n");
     let slowEnded = false;
     const slow = dribble(head, initialize, 1000, 10_000).finally(() => (slowEnded = true));
     // While it dribbles, another client of the same token is served.
@@ -86,7 +101,11 @@ describe("metatools serve --http: slow clients", () => {
     const opened = await fetch(server.url, { method: "POST", headers: headers(), body: initialize });
     const session = { "mcp-session-id": opened.headers.get("mcp-session-id")!, "mcp-protocol-version": "2025-06-18" };
     await opened.body?.cancel();
-    const initialized = await fetch(server.url, { method: "POST", headers: { ...headers(), ...session }, body: JSON.stringify({ jsonrpc: "2.0", method: "notifications/initialized" }) });
+    const initialized = await fetch(server.url, {
+      method: "POST",
+      headers: { ...headers(), ...session },
+      body: JSON.stringify({ jsonrpc: "2.0", method: "notifications/initialized" }),
+    });
     expect(initialized.status).toBe(202);
     const stream = await fetch(server.url, { headers: { ...auth, ...session, Accept: "text/event-stream" } });
     expect(stream.status).toBe(200);

@@ -14,7 +14,12 @@ import { runCli } from "../helpers/cli.js";
 import { servers, tempDir } from "../helpers/harness.js";
 import { httpClientTransport, startHttp, TEST_TOKEN, type HttpChild } from "../helpers/serve.js";
 
-const initialize = JSON.stringify({ jsonrpc: "2.0", id: 1, method: "initialize", params: { protocolVersion: "2025-06-18", capabilities: {}, clientInfo: { name: "raw", version: "1" } } });
+const initialize = JSON.stringify({
+  jsonrpc: "2.0",
+  id: 1,
+  method: "initialize",
+  params: { protocolVersion: "2025-06-18", capabilities: {}, clientInfo: { name: "raw", version: "1" } },
+});
 
 function post(url: string, headers: Record<string, string>, body: string | ReadableStream = initialize): Promise<Response> {
   return fetch(url, {
@@ -40,7 +45,10 @@ beforeAll(async () => {
     config,
     JSON.stringify({
       mcpServers: { kv: servers.exec(callLog) },
-      metatools: { code: { enabled: false }, http: { tokens: [SECOND_TOKEN], maxBodyBytes: 4096, allowedOrigins: ["https://app.example.com"], shutdownGraceMs: 5000 } },
+      metatools: {
+        code: { enabled: false },
+        http: { tokens: [SECOND_TOKEN], maxBodyBytes: 4096, allowedOrigins: ["https://app.example.com"], shutdownGraceMs: 5000 },
+      },
     }),
   );
   server = await startHttp(["--config", config]);
@@ -53,10 +61,10 @@ describe("metatools serve --http: admission", () => {
     const none = await post(server.url, {});
     expect(none.status).toBe(401);
     expect(none.headers.get("www-authenticate")).toContain("Bearer");
-    expect((await errorOf(none))).toContain("missing bearer token");
+    expect(await errorOf(none)).toContain("missing bearer token");
     const wrong = await post(server.url, { Authorization: "Bearer not-the-token-0123456789" });
     expect(wrong.status).toBe(401);
-    expect((await errorOf(wrong))).toBe("invalid bearer token");
+    expect(await errorOf(wrong)).toBe("invalid bearer token");
     const right = await post(server.url, auth);
     expect(right.status).toBe(200);
     expect(right.headers.get("mcp-session-id")).toMatch(/^[0-9a-f-]{36}$/);
@@ -82,13 +90,17 @@ describe("metatools serve --http: admission", () => {
   it("answers 403 to a foreign Origin or Host, and lets loopback and allow-listed origins in", async () => {
     const foreign = await post(server.url, { ...auth, Origin: "https://evil.example" });
     expect(foreign.status).toBe(403);
-    expect((await errorOf(foreign))).toContain("https://evil.example is not allowed");
+    expect(await errorOf(foreign)).toContain("https://evil.example is not allowed");
     // fetch will not send another Host: a raw request, as a rebound browser page would.
     const rebound = await new Promise<number>((resolve, reject) => {
-      const req = request(server.url, { method: "POST", headers: { ...auth, Host: "evil.example", "Content-Type": "application/json", Accept: "application/json, text/event-stream" } }, (res) => {
-        res.resume();
-        resolve(res.statusCode ?? 0);
-      });
+      const req = request(
+        server.url,
+        { method: "POST", headers: { ...auth, Host: "evil.example", "Content-Type": "application/json", Accept: "application/json, text/event-stream" } },
+        (res) => {
+          res.resume();
+          resolve(res.statusCode ?? 0);
+        },
+      );
       req.on("error", reject);
       req.end(initialize);
     });
@@ -98,7 +110,10 @@ describe("metatools serve --http: admission", () => {
   });
 
   it("answers a browser's preflight from an allowed origin, with the headers it needs", async () => {
-    const preflight = await fetch(server.url, { method: "OPTIONS", headers: { Origin: "https://app.example.com", "Access-Control-Request-Method": "POST", "Access-Control-Request-Headers": "authorization, content-type" } });
+    const preflight = await fetch(server.url, {
+      method: "OPTIONS",
+      headers: { Origin: "https://app.example.com", "Access-Control-Request-Method": "POST", "Access-Control-Request-Headers": "authorization, content-type" },
+    });
     expect(preflight.status).toBe(204);
     expect(preflight.headers.get("access-control-allow-origin")).toBe("https://app.example.com");
     expect(preflight.headers.get("access-control-allow-headers")).toMatch(/Authorization/);
@@ -117,7 +132,7 @@ describe("metatools serve --http: admission", () => {
     const big = JSON.stringify({ jsonrpc: "2.0", id: 2, method: "ping", params: { pad: "x".repeat(10_000) } });
     const declared = await post(server.url, auth, big);
     expect(declared.status).toBe(413);
-    expect((await errorOf(declared))).toContain("exceeds the limit of 4096");
+    expect(await errorOf(declared)).toContain("exceeds the limit of 4096");
     const bytes = new TextEncoder().encode(big);
     const streamed = new ReadableStream({
       start(controller) {
@@ -142,7 +157,9 @@ describe("metatools serve --http: admission", () => {
     expect((await fetch(`${base}/readyz`, { headers: { Origin: "https://evil.example" } })).status).toBe(403);
     const ready = await fetch(`${base}/readyz`, { headers: auth });
     expect(ready.status).toBe(200);
-    expect(((await ready.json()) as { backends: unknown[] }).backends).toEqual(expect.arrayContaining([expect.objectContaining({ namespace: "kv", status: "ready" })]));
+    expect(((await ready.json()) as { backends: unknown[] }).backends).toEqual(
+      expect.arrayContaining([expect.objectContaining({ namespace: "kv", status: "ready" })]),
+    );
     const elsewhere = await fetch(`${base}/other`, { headers: auth });
     expect(elsewhere.status).toBe(404);
     // A request target that is no URL gets an answer, and the server lives on.
@@ -164,7 +181,10 @@ describe("metatools serve --http: limits and lifecycle", () => {
     const dir = tempDir();
     const config = join(dir, "metatools.json");
     // One a minute after a burst of 3: nothing refills while the test runs.
-    writeFileSync(config, JSON.stringify({ mcpServers: {}, metatools: { code: { enabled: false }, http: { rateLimit: { perMinute: 1, burst: 3 }, maxSessionsPerToken: 2 } } }));
+    writeFileSync(
+      config,
+      JSON.stringify({ mcpServers: {}, metatools: { code: { enabled: false }, http: { rateLimit: { perMinute: 1, burst: 3 }, maxSessionsPerToken: 2 } } }),
+    );
     const limited = await startHttp(["--config", config]);
     try {
       const batch = JSON.stringify(Array.from({ length: 5 }, (_, i) => ({ jsonrpc: "2.0", id: i + 10, method: "ping" })));

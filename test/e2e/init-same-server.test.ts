@@ -59,7 +59,11 @@ describe("metatools init: one server written several ways", () => {
     expect(Object.keys(result.servers).sort()).toEqual(["everything", "everything-2", "flags", "flags-2", "gh", "plain", "remote"]);
     // The first entry is kept as it was written.
     expect(result.servers.everything).toEqual(servers.everything());
-    expect(result.servers.gh).toEqual({ command: "npx", args: ["-y", "@modelcontextprotocol/server-github"], env: { GITHUB_PERSONAL_ACCESS_TOKEN: "${GITHUB_TOKEN}" } });
+    expect(result.servers.gh).toEqual({
+      command: "npx",
+      args: ["-y", "@modelcontextprotocol/server-github"],
+      env: { GITHUB_PERSONAL_ACCESS_TOKEN: "${GITHUB_TOKEN}" },
+    });
     expect(result.servers["everything-2"]).toMatchObject({ env: { TRACE: "1" } });
     expect(result.servers["flags-2"]).toEqual({ command: "npx", args: ["flag-mcp", "--yes"] });
     const notes = result.notes.join("\n");

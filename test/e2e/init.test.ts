@@ -21,14 +21,28 @@ function machine(): { home: string; project: string; env: NodeJS.ProcessEnv } {
   write(desktop, {
     mcpServers: {
       everything,
-      github: { command: "npx", args: ["-y", "@modelcontextprotocol/server-github"], env: { GITHUB_PERSONAL_ACCESS_TOKEN: "ghp_literal_secret_value" }, alwaysAllow: ["search"] },
+      github: {
+        command: "npx",
+        args: ["-y", "@modelcontextprotocol/server-github"],
+        env: { GITHUB_PERSONAL_ACCESS_TOKEN: "ghp_literal_secret_value" },
+        alwaysAllow: ["search"],
+      },
       "my tools!": { url: "https://mcp.example.com/mcp", headers: { Authorization: "Bearer ${EXAMPLE_TOKEN}" } },
       metatools: { command: "npx", args: ["metatools", "serve", "--config", "/somewhere/metatools.json"] },
     },
   });
   // Claude Code: the same server at user scope (kept once), a clashing name in this project's local scope.
-  write(join(home, ".claude.json"), { numStartups: 3, mcpServers: { everything }, projects: { [project]: { mcpServers: { github: { type: "http", url: "https://api.githubcopilot.com/mcp/" } } } } });
-  write(join(project, ".cursor", "mcp.json"), { mcpServers: { linear: { url: "https://mcp.linear.app/sse", type: "sse", headers: { Authorization: "Bearer ${env:LINEAR_TOKEN}" } }, code: { command: "code-mcp" } } });
+  write(join(home, ".claude.json"), {
+    numStartups: 3,
+    mcpServers: { everything },
+    projects: { [project]: { mcpServers: { github: { type: "http", url: "https://api.githubcopilot.com/mcp/" } } } },
+  });
+  write(join(project, ".cursor", "mcp.json"), {
+    mcpServers: {
+      linear: { url: "https://mcp.linear.app/sse", type: "sse", headers: { Authorization: "Bearer ${env:LINEAR_TOKEN}" } },
+      code: { command: "code-mcp" },
+    },
+  });
   return { home, project, env: { ...env, npm_command: "" } };
 }
 
@@ -37,11 +51,23 @@ describe("metatools init", () => {
     const { project, env } = machine();
     const { code, stdout } = await runCli(["init", "--json"], { cwd: project, env });
     expect(code).toBe(0);
-    const result = JSON.parse(stdout) as { file: string; servers: Record<string, Record<string, unknown>>; notes: string[]; literalSecrets: string[]; variables: string[]; register: Record<string, string>; sources: { client: string }[] };
+    const result = JSON.parse(stdout) as {
+      file: string;
+      servers: Record<string, Record<string, unknown>>;
+      notes: string[];
+      literalSecrets: string[];
+      variables: string[];
+      register: Record<string, string>;
+      sources: { client: string }[];
+    };
     expect(result.file).toBe(join(project, "metatools.json"));
     expect(Object.keys(result.servers).sort()).toEqual(["code-server", "everything", "github", "github-2", "linear", "my-tools"]);
     // What is printed masks the literal token; the file keeps it, readable by its owner only.
-    expect(result.servers.github).toEqual({ command: "npx", args: ["-y", "@modelcontextprotocol/server-github"], env: { GITHUB_PERSONAL_ACCESS_TOKEN: "<secret: 24 characters>" } });
+    expect(result.servers.github).toEqual({
+      command: "npx",
+      args: ["-y", "@modelcontextprotocol/server-github"],
+      env: { GITHUB_PERSONAL_ACCESS_TOKEN: "<secret: 24 characters>" },
+    });
     expect(stdout).not.toContain("ghp_literal_secret_value");
     expect(JSON.parse(readFileSync(result.file, "utf8")).mcpServers.github.env.GITHUB_PERSONAL_ACCESS_TOKEN).toBe("ghp_literal_secret_value");
     expect(result.servers["github-2"]).toEqual({ url: "https://api.githubcopilot.com/mcp/" });
@@ -87,7 +113,9 @@ describe("metatools init", () => {
 
   it("leaves out metatools as it registered itself, skips what metatools would refuse, and finds secrets in args and URLs", async () => {
     const { home, project, env } = machine();
-    const first = JSON.parse((await runCli(["init", "--json", "--from", "claude-desktop"], { cwd: project, env })).stdout) as { register: Record<string, string> };
+    const first = JSON.parse((await runCli(["init", "--json", "--from", "claude-desktop"], { cwd: project, env })).stdout) as {
+      register: Record<string, string>;
+    };
     // The user follows the printed snippet: Claude Desktop now launches this very CLI.
     const snippet = /"metatools": (\{.*\})\n/.exec(first.register["claude-desktop"]!)![1]!;
     writeFileSync(join(project, ".cursor", "mcp.json"), "{ not json");

@@ -50,7 +50,10 @@ describe("tools/list_changed with semantic search", () => {
     const backend = await startHttpBackend();
     const dir = tempDir();
     const s = await openSession(
-      { mcpServers: { weather: { type: "http", url: backend.url } }, metatools: { code: { enabled: false }, search: { embedder: { type: "static", vectors: writeVectors(dir) }, embeddingCache: join(dir, "cache") } } },
+      {
+        mcpServers: { weather: { type: "http", url: backend.url } },
+        metatools: { code: { enabled: false }, search: { embedder: { type: "static", vectors: writeVectors(dir) }, embeddingCache: join(dir, "cache") } },
+      },
       { builtinCatalog: false },
     );
     try {

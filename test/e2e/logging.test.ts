@@ -14,7 +14,10 @@ let session: Session;
 const received: LoggingMessageNotification["params"][] = [];
 
 beforeAll(async () => {
-  session = await openSession({ mcpServers: { media: { command: process.execPath, args: [MEDIA] }, everything: servers.everything() }, metatools: { code: { enabled: false } } });
+  session = await openSession({
+    mcpServers: { media: { command: process.execPath, args: [MEDIA] }, everything: servers.everything() },
+    metatools: { code: { enabled: false } },
+  });
   session.client.setNotificationHandler(LoggingMessageNotificationSchema, ({ params }) => void received.push(params));
 });
 afterAll(() => session.close());
@@ -51,7 +54,10 @@ describe("MCP logging", () => {
 
 describe("metatools' own warnings", () => {
   it("a backend that fails to start is reported to the client as an error of logger metatools", async () => {
-    const failing = await openSession({ mcpServers: { broken: { command: process.execPath, args: ["-e", "process.exit(3)"] } }, metatools: { code: { enabled: false } } });
+    const failing = await openSession({
+      mcpServers: { broken: { command: process.execPath, args: ["-e", "process.exit(3)"] } },
+      metatools: { code: { enabled: false } },
+    });
     const mine: LoggingMessageNotification["params"][] = [];
     failing.client.setNotificationHandler(LoggingMessageNotificationSchema, ({ params }) => void mine.push(params));
     try {

@@ -15,7 +15,15 @@ const MEDIA = fileURLToPath(new URL("../fixtures/media-server.mjs", import.meta.
 // @ts-expect-error -- a plain .mjs fixture, shared with the server it feeds
 const { bytesOf } = (await import("../fixtures/media-bytes.mjs")) as { bytesOf: (n: number) => Buffer };
 
-type Block = { type: string; text?: string; data?: string; mimeType?: string; uri?: string; name?: string; resource?: { uri: string; text?: string; blob?: string } };
+type Block = {
+  type: string;
+  text?: string;
+  data?: string;
+  mimeType?: string;
+  uri?: string;
+  name?: string;
+  resource?: { uri: string; text?: string; blob?: string };
+};
 
 let session: Session;
 async function run(tool_id: string, args: Record<string, unknown> = {}): Promise<{ body: Record<string, any>; blocks: Block[] }> {
@@ -25,7 +33,10 @@ async function run(tool_id: string, args: Record<string, unknown> = {}): Promise
 }
 
 beforeAll(async () => {
-  session = await openSession({ mcpServers: { everything: servers.everything(), media: { command: process.execPath, args: [MEDIA] } }, metatools: { code: { enabled: false } } });
+  session = await openSession({
+    mcpServers: { everything: servers.everything(), media: { command: process.execPath, args: [MEDIA] } },
+    metatools: { code: { enabled: false } },
+  });
 });
 afterAll(() => session.close());
 
@@ -50,7 +61,11 @@ describe("images and audio", () => {
   it("a 3 MB image goes to a handle, and its next call returns it whole", async () => {
     const { body, blocks } = await run("media:image", { bytes: 3_000_000 });
     expect(blocks.filter((b) => b.type === "image")).toEqual([]);
-    expect(body).toMatchObject({ ok: true, media: [{ type: "image", mimeType: "image/png", bytes: 3_000_000 }], media_handle: expect.stringMatching(/^@out_/) });
+    expect(body).toMatchObject({
+      ok: true,
+      media: [{ type: "image", mimeType: "image/png", bytes: 3_000_000 }],
+      media_handle: expect.stringMatching(/^@out_/),
+    });
     expect(body.next).toEqual({ tool: "run_tool", arguments: { tool_id: "metatools:read_output", args: { handle: body.media_handle } } });
     expect(JSON.stringify(body).length).toBeLessThan(2000);
 
@@ -69,7 +84,9 @@ describe("images and audio", () => {
 describe("embedded resources", () => {
   it("a text resource stays in the JSON (under the text budget); a binary one is attached as a resource", async () => {
     const { body, blocks } = await run("media:embedded");
-    expect(body.content).toEqual([{ type: "resource", uri: "media://doc/readme", mimeType: "text/markdown", text: "# Read me\nThe document behind the link." }]);
+    expect(body.content).toEqual([
+      { type: "resource", uri: "media://doc/readme", mimeType: "text/markdown", text: "# Read me\nThe document behind the link." },
+    ]);
     const binary = blocks.find((b) => b.type === "resource")!;
     expect(binary.resource!.uri).toBe("media://bin/logo");
     expect(Buffer.from(binary.resource!.blob!, "base64").equals(bytesOf(600))).toBe(true);
@@ -103,11 +120,15 @@ describe("resource links", () => {
     expect(body.next).toEqual({ tool: "run_tool", arguments: { tool_id: "metatools:read_resource", args: { uri: "metatools://media/media://doc/readme" } } });
 
     const read = await session.client.readResource({ uri: "metatools://media/media://doc/readme" });
-    expect(read.contents).toEqual([{ uri: "metatools://media/media://doc/readme", mimeType: "text/markdown", text: "# Read me\nThe document behind the link." }]);
+    expect(read.contents).toEqual([
+      { uri: "metatools://media/media://doc/readme", mimeType: "text/markdown", text: "# Read me\nThe document behind the link." },
+    ]);
 
     const viaTool = await session.client.callTool({ name: body.next.tool, arguments: body.next.arguments });
     const viaBody = JSON.parse((viaTool.content as Block[])[0]!.text!);
-    expect(viaBody.content).toEqual([{ type: "resource", uri: "metatools://media/media://doc/readme", mimeType: "text/markdown", text: "# Read me\nThe document behind the link." }]);
+    expect(viaBody.content).toEqual([
+      { type: "resource", uri: "metatools://media/media://doc/readme", mimeType: "text/markdown", text: "# Read me\nThe document behind the link." },
+    ]);
 
     const logo = await run("metatools:read_resource", { uri: "metatools://media/media://bin/logo" });
     expect(Buffer.from(logo.blocks.find((b) => b.type === "resource")!.resource!.blob!, "base64").equals(bytesOf(600))).toBe(true);

@@ -20,7 +20,8 @@ async function setUp(options: WorldOptions, oauth?: Record<string, unknown>): Pr
   return { world, setup: signInSetup(world, { notes: { ...(oauth ? { oauth } : {}) } }) };
 }
 
-const of = <K extends string>(w: OAuthWorld, kind: K) => w.events.filter((e) => e.kind === kind) as (K extends "authorize" ? AuthorizeEvent : K extends "token" ? TokenEvent : RegisterEvent)[];
+const of = <K extends string>(w: OAuthWorld, kind: K) =>
+  w.events.filter((e) => e.kind === kind) as (K extends "authorize" ? AuthorizeEvent : K extends "token" ? TokenEvent : RegisterEvent)[];
 
 /** Signs in through the CLI, then proves the tokens work by running a tool. */
 async function signInAndRun(setup: SignInSetup): Promise<void> {
@@ -40,13 +41,26 @@ describe("metatools auth login", () => {
     await signInAndRun(setup);
     const [registration] = of(world, "register");
     expect(registration?.status).toBe(201);
-    expect(registration?.request).toMatchObject({ client_name: "metatools", grant_types: ["authorization_code", "refresh_token"], token_endpoint_auth_method: "none" });
+    expect(registration?.request).toMatchObject({
+      client_name: "metatools",
+      grant_types: ["authorization_code", "refresh_token"],
+      token_endpoint_auth_method: "none",
+    });
     expect((registration?.request as { redirect_uris: string[] }).redirect_uris[0]).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/callback$/);
     const [authorize] = of(world, "authorize");
     expect(authorize?.outcome).toBe("code");
-    expect(authorize?.params).toMatchObject({ response_type: "code", code_challenge_method: "S256", client_id: registration!.client_id, resource: world.servers[0]!.resource });
+    expect(authorize?.params).toMatchObject({
+      response_type: "code",
+      code_challenge_method: "S256",
+      client_id: registration!.client_id,
+      resource: world.servers[0]!.resource,
+    });
     expect(authorize?.params.state).toMatch(/^[\w-]{20,}$/);
-    expect(of(world, "token").find((t) => t.grant_type === "authorization_code")).toMatchObject({ status: 200, auth_method: "none", resource: world.servers[0]!.resource });
+    expect(of(world, "token").find((t) => t.grant_type === "authorization_code")).toMatchObject({
+      status: 200,
+      auth_method: "none",
+      resource: world.servers[0]!.resource,
+    });
     // A second sign-in reuses the registered client.
     expect((await setup.cli(["auth", "login", "notes"])).code).toBe(0);
     expect(of(world, "register")).toHaveLength(1);
@@ -70,7 +84,11 @@ describe("metatools auth login", () => {
       { clientId: "pre-client", ...(secret ? { clientSecret: secret } : {}), tokenEndpointAuthMethod: method },
     );
     await signInAndRun(setup);
-    expect(of(world, "token").filter((t) => t.status === 200).map((t) => t.auth_method)).toEqual([method]);
+    expect(
+      of(world, "token")
+        .filter((t) => t.status === 200)
+        .map((t) => t.auth_method),
+    ).toEqual([method]);
     expect(of(world, "authorize")[0]?.params.client_id).toBe("pre-client");
     const stored = JSON.stringify(tokenFile(setup));
     expect(stored).not.toContain("pre-client");
@@ -95,7 +113,9 @@ describe("metatools auth login", () => {
     const { world, setup } = await setUp({ spec: "2025-03-26" });
     await signInAndRun(setup);
     const origin = new URL(world.servers[0]!.url).origin;
-    expect(world.events.filter((e) => e.kind === "discovery" && e.url.includes("oauth-protected-resource")).every((e) => e.kind === "discovery" && e.status === 404)).toBe(true);
+    expect(
+      world.events.filter((e) => e.kind === "discovery" && e.url.includes("oauth-protected-resource")).every((e) => e.kind === "discovery" && e.status === 404),
+    ).toBe(true);
     expect(world.events).toContainEqual({ kind: "discovery", url: `${origin}/.well-known/oauth-authorization-server`, status: 200 });
     expect(of(world, "authorize")[0]?.issuer).toBe(origin);
   });

@@ -44,7 +44,9 @@ describe("signing in while metatools serves", () => {
     expect(before.code).toBe(1);
     expect(before.stdout).toMatch(/^notes\s+http\s+needs_login\s+0/m);
     expect(before.stdout).toMatch(/^local\s+stdio\s+ready/m);
-    expect(before.stdout).toContain(`✗ notes: needs_login: notes needs a sign-in (it answered HTTP 401)\n    → ${command} (a running metatools picks the sign-in up without a restart)`);
+    expect(before.stdout).toContain(
+      `✗ notes: needs_login: notes needs a sign-in (it answered HTTP 401)\n    → ${command} (a running metatools picks the sign-in up without a restart)`,
+    );
 
     served = await serve(setup);
     const search = await served.search("echo the text back");
@@ -56,7 +58,10 @@ describe("signing in while metatools serves", () => {
 
     const login = await setup.cli(["auth", "login", "notes"]);
     expect(login.code, login.stderr).toBe(0);
-    const after = await eventually(() => served!.run("notes:echo", { text: "hi" }), (r) => r.ok === true);
+    const after = await eventually(
+      () => served!.run("notes:echo", { text: "hi" }),
+      (r) => r.ok === true,
+    );
     expect(after).toMatchObject({ ok: true, result: "hi" });
     expect((await served.search("echo the text back")).unavailable).toBeUndefined();
     const healthy = await setup.cli(["doctor"]);
@@ -91,7 +96,12 @@ describe("signing in while metatools serves", () => {
     expect((await setup.cli(["auth", "login", "notes"])).code).toBe(0);
     const authorizations = world.events.filter((e) => e.kind === "authorize");
     expect(authorizations.at(-1)).toMatchObject({ params: { scope: "notes:read notes:write" } });
-    expect(await eventually(() => served!.run("notes:write_note", { text: "x" }), (r) => r.ok === true)).toMatchObject({ ok: true, result: "saved" });
+    expect(
+      await eventually(
+        () => served!.run("notes:write_note", { text: "x" }),
+        (r) => r.ok === true,
+      ),
+    ).toMatchObject({ ok: true, result: "saved" });
     expect(tokenFile(setup).backends.notes?.requiredScope).toBeUndefined();
     expectNoSecrets(world, setup);
   });
@@ -125,10 +135,18 @@ describe("signing in while metatools serves", () => {
     const failed = await served.run("notes:echo", { text: "c" });
     expect(failed).toMatchObject({ ok: false, error: { code: "needs_login" } });
     expect(refreshes(world).filter((e) => e.status !== 200).length).toBe(1);
-    const search = await eventually(() => served!.search("echo"), (r) => Array.isArray(r.unavailable));
+    const search = await eventually(
+      () => served!.search("echo"),
+      (r) => Array.isArray(r.unavailable),
+    );
     expect(search.unavailable).toEqual([expect.objectContaining({ namespace: "notes", status: "needs_login" })]);
     expect((await setup.cli(["auth", "login", "notes"])).code).toBe(0);
-    expect(await eventually(() => served!.run("notes:echo", { text: "d" }), (r) => r.ok === true)).toMatchObject({ ok: true, result: "d" });
+    expect(
+      await eventually(
+        () => served!.run("notes:echo", { text: "d" }),
+        (r) => r.ok === true,
+      ),
+    ).toMatchObject({ ok: true, result: "d" });
     expectNoSecrets(world, setup);
   });
 
@@ -140,11 +158,22 @@ describe("signing in while metatools serves", () => {
     const stored = tokenFile(setup);
     const tokenA = stored.backends.a!.tokens!.access_token;
     // A's sign-in filed under b, as if for b's URL: B refuses the token (it was issued for A's resource).
-    writeFileSync(setup.tokenFile, JSON.stringify({ version: 1, backends: { ...stored.backends, b: { ...stored.backends.a, url: b!.url, tokens: { ...stored.backends.a!.tokens, refresh_token: undefined } } } }), { mode: 0o600 });
+    writeFileSync(
+      setup.tokenFile,
+      JSON.stringify({
+        version: 1,
+        backends: { ...stored.backends, b: { ...stored.backends.a, url: b!.url, tokens: { ...stored.backends.a!.tokens, refresh_token: undefined } } },
+      }),
+      { mode: 0o600 },
+    );
     const doctor = await setup.cli(["doctor"]);
     expect(doctor.stdout).toMatch(/^a\s+http\s+ready/m);
     expect(doctor.stdout).toMatch(/^b\s+http\s+needs_login/m);
-    expect(world.events.filter((e) => e.kind === "mcp" && e.server === 1 && e.authorization === `Bearer ${tokenA}`).every((e) => e.kind === "mcp" && e.status === 401)).toBe(true);
+    expect(
+      world.events
+        .filter((e) => e.kind === "mcp" && e.server === 1 && e.authorization === `Bearer ${tokenA}`)
+        .every((e) => e.kind === "mcp" && e.status === 401),
+    ).toBe(true);
 
     // A sign-in made for another URL (the config moved b elsewhere) is not sent at all.
     writeFileSync(setup.tokenFile, JSON.stringify({ version: 1, backends: { ...stored.backends, b: { ...stored.backends.a, url: a!.url } } }), { mode: 0o600 });
@@ -170,7 +199,12 @@ describe("signing in while metatools serves", () => {
       expect(await served.run("notes:echo", { text: "x" })).toMatchObject({ ok: false, error: { code: "needs_login" } });
       expect((await setup.cli(["auth", "login", "notes"])).stdout).toContain(`kept in ${redis.url}`);
       expect(existsSync(setup.tokenFile)).toBe(false);
-      expect(await eventually(() => served!.run("notes:echo", { text: "shared" }), (r) => r.ok === true)).toMatchObject({ ok: true, result: "shared" });
+      expect(
+        await eventually(
+          () => served!.run("notes:echo", { text: "shared" }),
+          (r) => r.ok === true,
+        ),
+      ).toMatchObject({ ok: true, result: "shared" });
       expect((await setup.cli(["auth", "status", "--json"])).stdout).toContain('"status": "signed in"');
       await served.close();
       served = undefined;

@@ -23,7 +23,10 @@ describe("the packed package", () => {
     execFileSync("npm", ["pack", "--ignore-scripts", "--pack-destination", work], { cwd: ROOT, stdio: "ignore" });
     const tarball = readdirSync(work).find((f) => /^metatools-.*\.tgz$/.test(f))!;
     const prefix = join(work, "prefix");
-    execFileSync("npm", ["install", "-g", join(work, tarball), "--prefix", prefix, "--prefer-offline", "--no-audit", "--no-fund"], { cwd: work, stdio: "ignore" });
+    execFileSync("npm", ["install", "-g", join(work, tarball), "--prefix", prefix, "--prefer-offline", "--no-audit", "--no-fund"], {
+      cwd: work,
+      stdio: "ignore",
+    });
     const command = join(prefix, "bin", "metatools");
     expect(existsSync(command)).toBe(true);
 
@@ -34,10 +37,13 @@ describe("the packed package", () => {
     writeFileSync(join(project, "metatools.json"), JSON.stringify({ mcpServers: {} }));
     const client = new Client({ name: "package-test", version: "1" });
     const env = { ...getDefaultEnvironment(), XDG_CACHE_HOME: join(work, "cache") };
-    await client.connect(new StdioClientTransport({ command, args: ["serve", "--config", join(project, "metatools.json")], cwd: project, env, stderr: "ignore" }));
+    await client.connect(
+      new StdioClientTransport({ command, args: ["serve", "--config", join(project, "metatools.json")], cwd: project, env, stderr: "ignore" }),
+    );
     try {
       expect((await client.listTools()).tools.map((t) => t.name)).toEqual(["search_tools", "describe_tool", "run_tool"]);
-      const call = async (name: string, args: Record<string, unknown>) => JSON.parse(((await client.callTool({ name, arguments: args })).content as { text: string }[])[0]!.text);
+      const call = async (name: string, args: Record<string, unknown>) =>
+        JSON.parse(((await client.callTool({ name, arguments: args })).content as { text: string }[])[0]!.text);
       // The catalog shipped in the package documents the built-in tools.
       const doc = await call("describe_tool", { tool_id: "code:symbols", detail_level: "full" });
       expect(JSON.stringify(doc)).toMatch(/name_path/);

@@ -40,13 +40,19 @@ async function serve(metatools: Record<string, unknown>, options: { callLog?: st
   const dir = tempDir();
   const callLog = options.callLog ?? join(dir, "calls.log");
   const config = join(dir, "metatools.json");
-  writeFileSync(config, JSON.stringify({ mcpServers: { kv: servers.exec(callLog) }, metatools: { code: { enabled: false }, http: { tokens: [OTHER_TOKEN] }, ...metatools } }));
+  writeFileSync(
+    config,
+    JSON.stringify({ mcpServers: { kv: servers.exec(callLog) }, metatools: { code: { enabled: false }, http: { tokens: [OTHER_TOKEN] }, ...metatools } }),
+  );
   const server = await startHttp(["--config", config, ...(options.stateless ? ["--stateless"] : [])]);
   started.push(server);
   return { url: server.url, callLog };
 }
 
-const readOutput = (handle: string, args: Record<string, unknown> = { start_line: 1, end_line: 5 }) => ({ tool_id: "metatools:read_output", args: { handle, ...args } });
+const readOutput = (handle: string, args: Record<string, unknown> = { start_line: 1, end_line: 5 }) => ({
+  tool_id: "metatools:read_output",
+  args: { handle, ...args },
+});
 const lookups = (callLog: string) => loggedCalls(callLog).filter((c) => c === "lookup").length;
 
 afterAll(async () => {

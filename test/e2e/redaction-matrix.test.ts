@@ -30,7 +30,14 @@ const READ = "metatools:read_output";
 const MARK = "[redacted";
 
 /** ECHO_* variables, sorted as the fixture sorts them; the last (the quote secret) ends the stderr tail. */
-const echoEnv = { ECHO_A: "${MT_LONG_TOKEN}", ECHO_B: "${MT_SIX_KEY}", ECHO_C: "${MT_SPACE_PASSWORD}", ECHO_D: "${MT_UNI_SECRET}", ECHO_E: "${MT_URL_PASS}", ECHO_F: "${MT_QUOTE_TOKEN}" };
+const echoEnv = {
+  ECHO_A: "${MT_LONG_TOKEN}",
+  ECHO_B: "${MT_SIX_KEY}",
+  ECHO_C: "${MT_SPACE_PASSWORD}",
+  ECHO_D: "${MT_UNI_SECRET}",
+  ECHO_E: "${MT_URL_PASS}",
+  ECHO_F: "${MT_QUOTE_TOKEN}",
+};
 
 const CONFIG = {
   mcpServers: {
@@ -78,7 +85,8 @@ async function exercise(call: Call): Promise<Seen> {
   }
   expect(line.match(/\[redacted \$MT_\w+\]/g)).toHaveLength(Object.keys(SECRETS).length);
   seen.push({ path: "read_output columns, joined", text: line });
-  for (const marker of line.matchAll(/\[redacted/g)) await run("read_output through a marker", READ, { handle, start_line: 13, start_column: marker.index + 4 }, false);
+  for (const marker of line.matchAll(/\[redacted/g))
+    await run("read_output through a marker", READ, { handle, start_line: 13, start_column: marker.index + 4 }, false);
 
   const doc = await run("spill summary (JSON)", "echo:big_json");
   expect(JSON.stringify(doc)).toMatch(/"handle":"@out_/);
@@ -110,7 +118,13 @@ describe("the leak check", () => {
     const secret = SECRETS.MT_QUOTE_TOKEN!;
     const url = new URL("http://u@h/");
     url.password = SECRETS.MT_URL_PASS!;
-    for (const leaked of [secret.slice(3, 7), JSON.stringify(secret).slice(4, 10), encodeURIComponent(secret).slice(0, 12), url.href, Buffer.from(`xy${SECRETS.MT_LONG_TOKEN}`).toString("base64url").slice(40, 60)]) {
+    for (const leaked of [
+      secret.slice(3, 7),
+      JSON.stringify(secret).slice(4, 10),
+      encodeURIComponent(secret).slice(0, 12),
+      url.href,
+      Buffer.from(`xy${SECRETS.MT_LONG_TOKEN}`).toString("base64url").slice(40, 60),
+    ]) {
       expect(findLeaks(`before ${leaked} after`), leaked).not.toEqual([]);
     }
     expect(findLeaks(`${MARK} $MT_QUOTE_TOKEN] {"ok":true,"handle":"@out_abcdefgh12345678"}`)).toEqual([]);
@@ -129,7 +143,9 @@ describe("in process: every meta-tool path, and progress", () => {
     try {
       // Progress first: the exercise ends by crashing the backend.
       const messages: string[] = [];
-      const result = await session.client.callTool({ name: "run_tool", arguments: { tool_id: "echo:progress" } }, undefined, { onprogress: (p) => messages.push(String(p.message)) });
+      const result = await session.client.callTool({ name: "run_tool", arguments: { tool_id: "echo:progress" } }, undefined, {
+        onprogress: (p) => messages.push(String(p.message)),
+      });
       expect(messages).toHaveLength(Object.keys(SECRETS).length);
       expect(JSON.stringify(result)).toContain("done");
       const seen = await exercise(async (name, args) => (await session.raw(name, args)).text);
@@ -182,11 +198,16 @@ describe("the CLI, with debug logs", () => {
     // Three at a time: each command starts its own backends.
     for (let i = 0; i < commands.length; i += 3) {
       const batch = commands.slice(i, i + 3);
-      const results = await Promise.all(batch.map(([, argv]) => runCli([...argv, "--config", configFile, "--log-level", "debug"], { env: { ...SECRETS, FORCE_COLOR: "0" } })));
+      const results = await Promise.all(
+        batch.map(([, argv]) => runCli([...argv, "--config", configFile, "--log-level", "debug"], { env: { ...SECRETS, FORCE_COLOR: "0" } })),
+      );
       results.forEach((r, j) => {
         const [name] = batch[j]!;
         // A protocol error is said on stderr only; every log has the failing backends' errors.
-        seen.push({ path: `${name}: stdout`, text: r.stdout, ...(name === "run (protocol error)" ? { marked: false as const } : {}) }, { path: `${name}: stderr`, text: r.stderr });
+        seen.push(
+          { path: `${name}: stdout`, text: r.stdout, ...(name === "run (protocol error)" ? { marked: false as const } : {}) },
+          { path: `${name}: stderr`, text: r.stderr },
+        );
       });
     }
     expectRedacted(seen);

@@ -22,7 +22,11 @@ describe("secret redaction", () => {
       JSON.stringify({
         mcpServers: {
           remote: { url: "http://127.0.0.1:9/mcp?key=${SECRET_KEY}", headers: { Authorization: "Bearer ${SECRET_TOKEN}" } },
-          leaky: { command: process.execPath, args: ["-e", "console.error('my token is ' + process.env.TOKEN); process.exit(3)"], env: { TOKEN: "${SECRET_TOKEN}" } },
+          leaky: {
+            command: process.execPath,
+            args: ["-e", "console.error('my token is ' + process.env.TOKEN); process.exit(3)"],
+            env: { TOKEN: "${SECRET_TOKEN}" },
+          },
           everything: { ...servers.everything(), env: { API_TOKEN: "${SECRET_TOKEN}" } },
         },
         metatools: { code: { enabled: false } },

@@ -23,11 +23,19 @@ function slowConfig(ms: number): { dir: string; config: string; log: string } {
   const dir = tempDir();
   const log = join(dir, "calls.log");
   const config = join(dir, "metatools.json");
-  writeFileSync(config, JSON.stringify({ mcpServers: { slow: { command: process.execPath, args: [SLOW], env: { SLOW_START_MS: String(ms), CALL_LOG: log } } }, metatools: { code: { enabled: false } } }));
+  writeFileSync(
+    config,
+    JSON.stringify({
+      mcpServers: { slow: { command: process.execPath, args: [SLOW], env: { SLOW_START_MS: String(ms), CALL_LOG: log } } },
+      metatools: { code: { enabled: false } },
+    }),
+  );
   return { dir, config, log };
 }
 
-async function serve(config: string): Promise<{ client: Client; call(name: string, args: Record<string, unknown>): Promise<Record<string, any>>; close(): Promise<void> }> {
+async function serve(
+  config: string,
+): Promise<{ client: Client; call(name: string, args: Record<string, unknown>): Promise<Record<string, any>>; close(): Promise<void> }> {
   const client = new Client({ name: "snapshot-test", version: "1.0.0" });
   const env = { ...getDefaultEnvironment(), ...(process.env.XDG_CACHE_HOME ? { XDG_CACHE_HOME: process.env.XDG_CACHE_HOME } : {}) };
   await client.connect(new StdioClientTransport({ command: process.execPath, args: [CLI, "serve", "--config", config], env, stderr: "ignore" }));
@@ -102,9 +110,13 @@ describe("the tool snapshot", () => {
     const child = spawn(process.execPath, [CLI, "serve", "--config", config], { env, stdio: ["pipe", "pipe", "pipe"] });
     let stderr = "";
     child.stderr.on("data", (chunk) => (stderr += chunk));
-    const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) => child.on("exit", (code, signal) => resolve({ code, signal })));
+    const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) =>
+      child.on("exit", (code, signal) => resolve({ code, signal })),
+    );
     // The handshake waits out the startup grace for the backend (no snapshot yet), then the client leaves.
-    child.stdin.write(`${JSON.stringify({ jsonrpc: "2.0", id: 1, method: "initialize", params: { protocolVersion: "2025-06-18", capabilities: {}, clientInfo: { name: "t", version: "1" } } })}\n`);
+    child.stdin.write(
+      `${JSON.stringify({ jsonrpc: "2.0", id: 1, method: "initialize", params: { protocolVersion: "2025-06-18", capabilities: {}, clientInfo: { name: "t", version: "1" } } })}\n`,
+    );
     await new Promise<void>((resolve) => child.stdout.once("data", () => resolve()));
     child.stdin.end();
     // Before, a wait for the backend (its 30 s connect timeout) kept the process alive until its 4 s deadline killed it.
@@ -117,8 +129,23 @@ describe("the tool snapshot", () => {
     const spawned = join(dir, "spawned.log");
     const config = join(dir, "metatools.json");
     // Each backend, when started, writes its name to spawned.log.
-    const marked = (name: string, spec: { command: string; args: string[]; env?: Record<string, string> }) => ({ ...(spec.env ? { env: spec.env } : {}), command: process.execPath, args: ["-e", `require("fs").appendFileSync(${JSON.stringify(spawned)}, "${name}\\n"); process.argv.splice(1, 1); import(${JSON.stringify(spec.args[0])})`, "--", ...spec.args] });
-    writeFileSync(config, JSON.stringify({ mcpServers: { everything: marked("everything", servers.everything()), kv: marked("kv", servers.exec(join(dir, "calls.log"))) }, metatools: { code: { enabled: false } } }));
+    const marked = (name: string, spec: { command: string; args: string[]; env?: Record<string, string> }) => ({
+      ...(spec.env ? { env: spec.env } : {}),
+      command: process.execPath,
+      args: [
+        "-e",
+        `require("fs").appendFileSync(${JSON.stringify(spawned)}, "${name}\\n"); process.argv.splice(1, 1); import(${JSON.stringify(spec.args[0])})`,
+        "--",
+        ...spec.args,
+      ],
+    });
+    writeFileSync(
+      config,
+      JSON.stringify({
+        mcpServers: { everything: marked("everything", servers.everything()), kv: marked("kv", servers.exec(join(dir, "calls.log"))) },
+        metatools: { code: { enabled: false } },
+      }),
+    );
     const warm = await runCli(["search", "echo", "--config", config, "--json"]);
     expect(warm.code, warm.stderr).toBe(0);
     expect(readFileSync(spawned, "utf8").split("\n").filter(Boolean).sort()).toEqual(["everything", "kv"]);
@@ -152,6 +179,8 @@ describe("the tool snapshot", () => {
     const out = join(dir, "big.json");
     const written = await runCli(["run", "kv:big_json", "--args", '{"count":2000}', "--out", out, "--config", config]);
     expect(written.code, written.stderr).toBe(0);
-    expect(readFileSync(out, "utf8")).toBe(printed.stdout.endsWith("\n") && !readFileSync(out, "utf8").endsWith("\n") ? printed.stdout.slice(0, -1) : printed.stdout);
+    expect(readFileSync(out, "utf8")).toBe(
+      printed.stdout.endsWith("\n") && !readFileSync(out, "utf8").endsWith("\n") ? printed.stdout.slice(0, -1) : printed.stdout,
+    );
   });
 });

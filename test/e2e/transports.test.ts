@@ -15,7 +15,13 @@ describe.each(SERVE_KINDS)("metatools serve (%s)", (kind) => {
   beforeAll(async () => {
     const dir = tempDir();
     const config = join(dir, "config.json");
-    writeFileSync(config, JSON.stringify({ mcpServers: { everything: servers.everything(), missing: { command: "no-such-binary-for-metatools" } }, metatools: { code: { enabled: false } } }));
+    writeFileSync(
+      config,
+      JSON.stringify({
+        mcpServers: { everything: servers.everything(), missing: { command: "no-such-binary-for-metatools" } },
+        metatools: { code: { enabled: false } },
+      }),
+    );
     served = await serveAndConnect(kind, config);
   }, 30_000);
 

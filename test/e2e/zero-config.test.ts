@@ -26,7 +26,13 @@ beforeAll(async () => {
   const env = { ...process.env, HOME: home, NO_NETWORK_LOG: networkLog } as Record<string, string>;
   delete env.METATOOLS_CONFIG;
   delete env.XDG_CACHE_HOME;
-  const transport = new StdioClientTransport({ command: process.execPath, args: ["--import", NO_NETWORK, CLI, "serve"], cwd: process.cwd(), env, stderr: "pipe" });
+  const transport = new StdioClientTransport({
+    command: process.execPath,
+    args: ["--import", NO_NETWORK, CLI, "serve"],
+    cwd: process.cwd(),
+    env,
+    stderr: "pipe",
+  });
   client = new Client({ name: "zero-config-test", version: "1.0.0" });
   await client.connect(transport);
 });
@@ -51,7 +57,7 @@ describe("metatools serve with no config", () => {
 
   it("answers search_tools in hybrid mode once the tools are embedded, with no network, caching under the user's cache folder", async () => {
     let body = await call("search_tools", { query: "where is this function defined" });
-    for (const started = Date.now(); JSON.stringify(body).includes("still embedding") && Date.now() - started < 10_000; ) {
+    for (const started = Date.now(); JSON.stringify(body).includes("still embedding") && Date.now() - started < 10_000;) {
       await new Promise((r) => setTimeout(r, 50));
       body = await call("search_tools", { query: "where is this function defined" });
     }
@@ -65,7 +71,9 @@ describe("metatools serve with no config", () => {
 
   it("(the network guard it runs under does refuse a connection)", () => {
     const log = join(tempDir(), "probe.log");
-    const probe = spawnSync(process.execPath, ["--import", NO_NETWORK, "-e", "fetch('http://example.com/').catch(() => process.exit(3))"], { env: { ...process.env, NO_NETWORK_LOG: log } });
+    const probe = spawnSync(process.execPath, ["--import", NO_NETWORK, "-e", "fetch('http://example.com/').catch(() => process.exit(3))"], {
+      env: { ...process.env, NO_NETWORK_LOG: log },
+    });
     expect(probe.status).toBe(3);
     expect(readFileSync(log, "utf8")).toContain("fetch http://example.com/");
   });

@@ -23,7 +23,11 @@ export const servers = {
   everything: () => ({ command: process.execPath, args: [require.resolve("@modelcontextprotocol/server-everything/dist/index.js"), "stdio"] }),
   filesystem: (dir: string) => ({ command: process.execPath, args: [require.resolve("@modelcontextprotocol/server-filesystem/dist/index.js"), dir] }),
   /** The executor fixture (test/fixtures/exec-server.mjs); every call it receives is appended to `callLog`. */
-  exec: (callLog: string) => ({ command: process.execPath, args: [fileURLToPath(new URL("../fixtures/exec-server.mjs", import.meta.url))], env: { CALL_LOG: callLog } }),
+  exec: (callLog: string) => ({
+    command: process.execPath,
+    args: [fileURLToPath(new URL("../fixtures/exec-server.mjs", import.meta.url))],
+    env: { CALL_LOG: callLog },
+  }),
   /** A backend that tries tool poisoning (test/fixtures/poisoned-server.mjs); `translate` describes itself as told. */
   poisoned: (translateDescription?: string) => ({
     command: process.execPath,
@@ -50,7 +54,10 @@ export interface Session {
   close(): Promise<void>;
 }
 
-export async function openSession(config: ConfigFile, options: { builtinCatalog?: boolean; file?: string; telemetry?: Telemetry; breakerMs?: number } = {}): Promise<Session> {
+export async function openSession(
+  config: ConfigFile,
+  options: { builtinCatalog?: boolean; file?: string; telemetry?: Telemetry; breakerMs?: number } = {},
+): Promise<Session> {
   const resolved = parseConfig(config, {
     file: options.file ?? join(tempDir(), "metatools.json"),
     builtinCatalogDir: options.builtinCatalog === false ? undefined : BUILTIN_CATALOG_DIR,
@@ -117,7 +124,8 @@ async function followEveryNext(client: Client, app: Metatools, received: Map<str
     }
     const result = await client.callTool({ name: next.tool, arguments: next.arguments });
     const body = JSON.parse((result.content as { text: string }[])[0]!.text) as { ok?: boolean; error?: { code?: string } };
-    if (body.ok === false && DEAD_ENDS.includes(body.error?.code ?? "")) throw new Error(`a next call failed as written (${body.error?.code}): ${JSON.stringify(next)} → ${JSON.stringify(body).slice(0, 400)}`);
+    if (body.ok === false && DEAD_ENDS.includes(body.error?.code ?? ""))
+      throw new Error(`a next call failed as written (${body.error?.code}): ${JSON.stringify(next)} → ${JSON.stringify(body).slice(0, 400)}`);
   }
 }
 

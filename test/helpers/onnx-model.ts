@@ -34,7 +34,8 @@ const INT64 = 7;
 const ATTR_INT = 2;
 
 /** TensorProto: dims 1, data_type 2, name 8, raw_data 9. */
-const tensor = (name: string, type: number, dims: number[], raw: Uint8Array) => concat([...dims.map((d) => int(1, d)), int(2, type), str(8, name), bytes(9, raw)]);
+const tensor = (name: string, type: number, dims: number[], raw: Uint8Array) =>
+  concat([...dims.map((d) => int(1, d)), int(2, type), str(8, name), bytes(9, raw)]);
 /** ValueInfoProto{name 1, type 2} → TypeProto{tensor_type 1} → Tensor{elem_type 1, shape 2} → Shape{dim 1} → Dimension{dim_value 1, dim_param 2}. */
 function valueInfo(name: string, type: number, dims: (number | string)[]): Uint8Array {
   const shape = concat(dims.map((d) => bytes(1, typeof d === "string" ? str(2, d) : int(1, d))));
@@ -56,13 +57,24 @@ function onnxModel(table: Float32Array, rows: number, dim: number, quantized: bo
     const scale = hi > lo ? (hi - lo) / 255 : 1;
     const zero = Math.min(255, Math.max(0, Math.round(-lo / scale)));
     const q = Uint8Array.from(table, (v) => Math.min(255, Math.max(0, Math.round(v / scale) + zero)));
-    initializers.push(tensor("table_q", UINT8, [rows, dim], q), tensor("scale", FLOAT, [], new Uint8Array(Float32Array.of(scale).buffer)), tensor("zero", UINT8, [], Uint8Array.of(zero)));
-    nodes.push(node("Gather", ["table_q", "input_ids"], ["tokens_q"], [intAttr("axis", 0)]), node("DequantizeLinear", ["tokens_q", "scale", "zero"], ["tokens"]));
+    initializers.push(
+      tensor("table_q", UINT8, [rows, dim], q),
+      tensor("scale", FLOAT, [], new Uint8Array(Float32Array.of(scale).buffer)),
+      tensor("zero", UINT8, [], Uint8Array.of(zero)),
+    );
+    nodes.push(
+      node("Gather", ["table_q", "input_ids"], ["tokens_q"], [intAttr("axis", 0)]),
+      node("DequantizeLinear", ["tokens_q", "scale", "zero"], ["tokens"]),
+    );
   } else {
     initializers.push(tensor("table", FLOAT, [rows, dim], new Uint8Array(table.buffer)));
     nodes.push(node("Gather", ["table", "input_ids"], ["tokens"], [intAttr("axis", 0)]));
   }
-  nodes.push(node("Cast", ["attention_mask"], ["mask"], [intAttr("to", FLOAT)]), node("Unsqueeze", ["mask", "axes"], ["mask3"]), node("Mul", ["tokens", "mask3"], ["last_hidden_state"]));
+  nodes.push(
+    node("Cast", ["attention_mask"], ["mask"], [intAttr("to", FLOAT)]),
+    node("Unsqueeze", ["mask", "axes"], ["mask3"]),
+    node("Mul", ["tokens", "mask3"], ["last_hidden_state"]),
+  );
   /** GraphProto: node 1, name 2, initializer 5, input 11, output 12. */
   const graph = concat([
     ...nodes.map((n) => bytes(1, n)),
@@ -114,7 +126,15 @@ export function writeModelFolder(dir: string, words: readonly string[], vectors:
     pad_token_id: 0,
     "transformers.js_config": { dtype: "q8" },
   };
-  const tokenizerConfig = { tokenizer_class: "BertTokenizer", do_lower_case: true, model_max_length: 512, pad_token: "[PAD]", unk_token: "[UNK]", cls_token: "[CLS]", sep_token: "[SEP]" };
+  const tokenizerConfig = {
+    tokenizer_class: "BertTokenizer",
+    do_lower_case: true,
+    model_max_length: 512,
+    pad_token: "[PAD]",
+    unk_token: "[UNK]",
+    cls_token: "[CLS]",
+    sep_token: "[SEP]",
+  };
   mkdirSync(join(dir, "onnx"), { recursive: true });
   writeFileSync(join(dir, "config.json"), JSON.stringify(config));
   writeFileSync(join(dir, "tokenizer.json"), JSON.stringify(tokenizer));

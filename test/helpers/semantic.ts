@@ -65,7 +65,6 @@ export function writeTools(dir: string): string {
   return file;
 }
 
-
 type EmbedderSpec = NonNullable<NonNullable<MetatoolsSection["search"]>["embedder"]>;
 
 /**
@@ -75,7 +74,10 @@ type EmbedderSpec = NonNullable<NonNullable<MetatoolsSection["search"]>["embedde
  */
 export async function expectBm25Fallback(dir: string, tools: string, embedder: EmbedderSpec, says: RegExp, path: string): Promise<void> {
   const configFile = join(dir, "metatools.json");
-  writeFileSync(configFile, JSON.stringify({ mcpServers: { notes: { type: "catalog", tools } }, metatools: { code: { enabled: false }, search: { embedder, embeddingCache: false } } }));
+  writeFileSync(
+    configFile,
+    JSON.stringify({ mcpServers: { notes: { type: "catalog", tools } }, metatools: { code: { enabled: false }, search: { embedder, embeddingCache: false } } }),
+  );
   const cli = await runCli(["search", "send email", "--config", configFile, "--json"]);
   expect(cli.stderr).toMatch(says);
   expect(cli.stderr).toContain("semantic search is off");

@@ -33,7 +33,10 @@ export interface HttpChild {
 
 /** Starts `metatools serve --http 0 …` and waits for the URL it prints. */
 export async function startHttp(args: string[], env: NodeJS.ProcessEnv = {}): Promise<HttpChild> {
-  const child = spawn(process.execPath, [CLI, "serve", "--http", "0", ...args], { env: { ...process.env, METATOOLS_TOKENS: TEST_TOKEN, ...env }, stdio: ["ignore", "ignore", "pipe"] });
+  const child = spawn(process.execPath, [CLI, "serve", "--http", "0", ...args], {
+    env: { ...process.env, METATOOLS_TOKENS: TEST_TOKEN, ...env },
+    stdio: ["ignore", "ignore", "pipe"],
+  });
   let stderr = "";
   const url = await new Promise<string>((resolve, reject) => {
     const timer = setTimeout(() => reject(new Error(`no "serving MCP on" line within 20 s; stderr:\n${stderr}`)), 20_000);

@@ -30,7 +30,10 @@ export function signInSetup(world: OAuthWorld, servers: Record<string, { index?:
   const dir = tempDir("metatools-oauth-");
   const config = join(dir, "metatools.json");
   const mcpServers = Object.fromEntries(
-    Object.entries(servers).map(([name, s]) => [name, { url: s.url ?? world.servers[s.index ?? 0]!.url, ...(s.oauth ? { oauth: s.oauth } : {}), connectTimeoutMs: 10_000 }]),
+    Object.entries(servers).map(([name, s]) => [
+      name,
+      { url: s.url ?? world.servers[s.index ?? 0]!.url, ...(s.oauth ? { oauth: s.oauth } : {}), connectTimeoutMs: 10_000 },
+    ]),
   );
   writeFileSync(config, JSON.stringify({ mcpServers, metatools: { code: { enabled: false } } }));
   const seen: string[] = [];
@@ -51,7 +54,9 @@ export function fileMode(file: string): number {
   return statSync(file).mode & 0o777;
 }
 
-export function tokenFile(setup: SignInSetup): { backends: Record<string, Record<string, unknown> & { tokens?: { access_token: string; refresh_token?: string; scope?: string } }> } {
+export function tokenFile(setup: SignInSetup): {
+  backends: Record<string, Record<string, unknown> & { tokens?: { access_token: string; refresh_token?: string; scope?: string } }>;
+} {
   return JSON.parse(readFileSync(setup.tokenFile, "utf8"));
 }
 
@@ -69,7 +74,12 @@ export async function serve(setup: SignInSetup): Promise<Serving> {
   const client = new Client({ name: "oauth-test", version: "1.0.0" });
   let stderr = "";
   const env = { ...getDefaultEnvironment(), ...(process.env.XDG_CACHE_HOME ? { XDG_CACHE_HOME: process.env.XDG_CACHE_HOME } : {}) };
-  const transport = new StdioClientTransport({ command: process.execPath, args: [CLI, "serve", "--config", setup.config, "--log-level", "debug"], env, stderr: "pipe" });
+  const transport = new StdioClientTransport({
+    command: process.execPath,
+    args: [CLI, "serve", "--config", setup.config, "--log-level", "debug"],
+    env,
+    stderr: "pipe",
+  });
   transport.stderr?.on("data", (d: Buffer) => (stderr += d));
   await client.connect(transport);
   const call = async (name: string, args: Record<string, unknown>) => {

@@ -9,7 +9,8 @@ import { openApp } from "../open.js";
 
 export async function approve(argv: string[]): Promise<number> {
   const { values, positionals } = parseFlags(argv, { all: { type: "boolean" }, list: { type: "boolean" } });
-  if (!values.list && !values.all && !positionals.length) throw new UsageError("name the tool ids to approve, or pass --all (or --list to see what is quarantined)");
+  if (!values.list && !values.all && !positionals.length)
+    throw new UsageError("name the tool ids to approve, or pass --all (or --list to see what is quarantined)");
   if (values.all && positionals.length) throw new UsageError("pass tool ids or --all, not both");
   const app = await openApp(values, logLevel(values["log-level"], "warn"));
   try {
@@ -26,7 +27,8 @@ export async function approve(argv: string[]): Promise<number> {
       return 1;
     }
     app.gate.approve(chosen);
-    if (values.json) process.stdout.write(`${JSON.stringify({ approved: chosen.map(({ id, hash }) => ({ id, hash })), lockFile: app.gate.lock?.file }, null, 2)}\n`);
+    if (values.json)
+      process.stdout.write(`${JSON.stringify({ approved: chosen.map(({ id, hash }) => ({ id, hash })), lockFile: app.gate.lock?.file }, null, 2)}\n`);
     else process.stdout.write(`${chosen.map((q) => `approved ${q.id} (was: ${q.reason})`).join("\n")}\npinned in ${app.gate.lock?.file}\n`);
     return 0;
   } finally {

@@ -29,7 +29,11 @@ export async function authCommand(argv: string[]): Promise<number> {
       return await signInOne(config, credentials, backendNamed(config, names[0]!), { timeoutMs, browser: !values["no-browser"] });
     }
     if (action === "status") {
-      const rows = await status(config, credentials, names.map((n) => backendNamed(config, n, true).namespace));
+      const rows = await status(
+        config,
+        credentials,
+        names.map((n) => backendNamed(config, n, true).namespace),
+      );
       if (values.json) process.stdout.write(`${JSON.stringify({ file: credentials.where, backends: rows }, null, 2)}\n`);
       else process.stdout.write(`${renderStatus(rows, credentials.where)}\n`);
       return 0;
@@ -39,7 +43,11 @@ export async function authCommand(argv: string[]): Promise<number> {
       const spec = backendNamed(config, names[0]!, true);
       const had = await credentials.read(spec.namespace);
       await credentials.update(spec.namespace, () => undefined);
-      process.stdout.write(had ? `signed out of ${spec.namespace}: its tokens${had.client ? " and registered client" : ""} are gone from ${credentials.where}; a running metatools stops using them at once\n` : `${spec.namespace} was not signed in\n`);
+      process.stdout.write(
+        had
+          ? `signed out of ${spec.namespace}: its tokens${had.client ? " and registered client" : ""} are gone from ${credentials.where}; a running metatools stops using them at once\n`
+          : `${spec.namespace} was not signed in\n`,
+      );
       return 0;
     }
     throw new UsageError(action ? `unknown action "${action}": use login, status or logout` : "say login NAME, status [NAME] or logout NAME");
@@ -55,13 +63,21 @@ function backendNamed(config: ResolvedConfig, name: string, any = false): SignIn
   const known = remote.length ? `backends that sign in: ${remote.join(", ")}` : "no backend in this config signs in (only http and sse servers do)";
   if (!spec) throw new UsageError(`no backend "${name}" in ${config.file}; ${known}`);
   if (!signsIn(spec) && !any) {
-    const why = spec.kind === "http" || spec.kind === "sse" ? "it has an Authorization header or oauth: false in the config" : `it is a ${spec.kind} server (only http and sse servers sign in)`;
+    const why =
+      spec.kind === "http" || spec.kind === "sse"
+        ? "it has an Authorization header or oauth: false in the config"
+        : `it is a ${spec.kind} server (only http and sse servers sign in)`;
     throw new UsageError(`${name} does not sign in: ${why}; ${known}`);
   }
   return spec as SignInSpec;
 }
 
-async function signInOne(config: ResolvedConfig, credentials: Credentials, spec: SignInSpec, options: { timeoutMs: number; browser: boolean }): Promise<number> {
+async function signInOne(
+  config: ResolvedConfig,
+  credentials: Credentials,
+  spec: SignInSpec,
+  options: { timeoutMs: number; browser: boolean },
+): Promise<number> {
   const redact = new GrowingRedactor(config.secrets);
   const say = (line: string) => process.stderr.write(`${redact.redact(line)}\n`);
   const abort = new AbortController();
@@ -78,7 +94,13 @@ async function signInOne(config: ResolvedConfig, credentials: Credentials, spec:
       open: async (url) => {
         const web = isWebUrl(url.href);
         const how = options.browser && web ? await openUrl(url.href) : "none";
-        say(!web ? "  the sign-in page is not an https URL, so no browser was opened; open it yourself only if you trust it:" : how === "none" ? "  open this URL in a browser to sign in:" : `  a browser was opened (${how === "browser" ? "$BROWSER" : "the system opener"}); if it did not show the sign-in, open this URL:`);
+        say(
+          !web
+            ? "  the sign-in page is not an https URL, so no browser was opened; open it yourself only if you trust it:"
+            : how === "none"
+              ? "  open this URL in a browser to sign in:"
+              : `  a browser was opened (${how === "browser" ? "$BROWSER" : "the system opener"}); if it did not show the sign-in, open this URL:`,
+        );
         say(`  ${url.href}`);
         say(`  waiting for the browser (${Math.round(options.timeoutMs / 1000)} s; Ctrl-C to stop)…`);
       },
@@ -114,7 +136,12 @@ async function status(config: ResolvedConfig, credentials: Credentials, only: st
         return { backend: spec.namespace, url, status: "not signed in", detail: `${moved}if the server asks for one: ${loginCommand(spec.namespace, config)}` };
       }
       const expired = signIn.expiresAt !== undefined && signIn.expiresAt < Date.now() && !signIn.tokens.refresh_token;
-      return { backend: spec.namespace, url, status: expired ? "expired" : "signed in", detail: `${describe(signIn)}${expired ? `; sign in again: ${loginCommand(spec.namespace, config)}` : ""}${signIn.requiredScope ? `; a call needs scope "${signIn.requiredScope}": sign in again to get it (${loginCommand(spec.namespace, config)})` : ""}` };
+      return {
+        backend: spec.namespace,
+        url,
+        status: expired ? "expired" : "signed in",
+        detail: `${describe(signIn)}${expired ? `; sign in again: ${loginCommand(spec.namespace, config)}` : ""}${signIn.requiredScope ? `; a call needs scope "${signIn.requiredScope}": sign in again to get it (${loginCommand(spec.namespace, config)})` : ""}`,
+      };
     }),
   );
 }
@@ -135,6 +162,10 @@ function describe(signIn: SignIn, client?: string): string {
 
 function renderStatus(rows: StatusRow[], where: string): string {
   if (!rows.length) return "no remote backends in this config";
-  const table = textTable({ head: ["backend", "status", "url", "details"], align: ["left", "left", "left", "left"], rows: rows.map((r) => [r.backend, r.status, r.url, r.detail]) });
+  const table = textTable({
+    head: ["backend", "status", "url", "details"],
+    align: ["left", "left", "left", "left"],
+    rows: rows.map((r) => [r.backend, r.status, r.url, r.detail]),
+  });
   return `${table}\nsign-ins are kept in ${where}`;
 }

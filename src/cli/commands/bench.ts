@@ -33,7 +33,8 @@ export async function bench(argv: string[]): Promise<number> {
   const vectorsFile = values.vectors ? resolve(values.vectors) : undefined;
   if (vectorsFile && !existsSync(vectorsFile)) throw new UsageError(`--vectors: ${vectorsFile} not found; build it with \`metatools vectors import\``);
   const datasets = (values.dataset ?? []).map((d) => resolve(d));
-  for (const d of datasets) if (!existsSync(resolve(d, "tools.jsonl"))) throw new UsageError(`--dataset: ${d} has no tools.jsonl (a retrieval set: tools.jsonl and queries.jsonl)`);
+  for (const d of datasets)
+    if (!existsSync(resolve(d, "tools.jsonl"))) throw new UsageError(`--dataset: ${d} has no tools.jsonl (a retrieval set: tools.jsonl and queries.jsonl)`);
 
   const report = await runBench(
     {
@@ -60,7 +61,11 @@ export async function bench(argv: string[]): Promise<number> {
     process.stdout.write(`${JSON.stringify(report, null, 2)}\n`);
     return 0;
   }
-  process.stdout.write(`${reportSections(report).map((s) => `${s.title}\n${textTable(s.table)}`).join("\n\n")}\n`);
+  process.stdout.write(
+    `${reportSections(report)
+      .map((s) => `${s.title}\n${textTable(s.table)}`)
+      .join("\n\n")}\n`,
+  );
   return 0;
 }
 
@@ -79,7 +84,7 @@ function reproduce(argv: string[], file: string): string {
   for (let i = 0; i < argv.length; i++) {
     const [flag, inline] = argv[i]!.split(/=(.*)/s, 2) as [string, string | undefined];
     const takesValue = flag === "--report" || flag in PLACEHOLDERS;
-    const value = inline ?? (takesValue ? argv[++i] ?? "" : undefined);
+    const value = inline ?? (takesValue ? (argv[++i] ?? "") : undefined);
     if (flag === "--report") args.push(flag, relative(process.cwd(), file));
     else if (flag in PLACEHOLDERS) args.push(flag, PLACEHOLDERS[flag]!(value ?? ""));
     else args.push(argv[i]!);

@@ -9,9 +9,14 @@ export async function describe(argv: string[]): Promise<number> {
   const args: Record<string, unknown> = positionals.length === 1 ? { tool_id: positionals[0] } : { tool_ids: positionals };
   if (values.detail) args.detail_level = values.detail;
   if (values.examples) args.examples_max = Number(values.examples);
-  return withApp(values, logLevel(values["log-level"], "warn"), async (app) => {
-    const body = await createMetaDispatcher(app)("describe_tool", args);
-    return printBody("describe_tool", body, values.json ?? false);
-    // From the snapshot: no backend is started unless --refresh asks.
-  }, values.refresh ? undefined : []);
+  return withApp(
+    values,
+    logLevel(values["log-level"], "warn"),
+    async (app) => {
+      const body = await createMetaDispatcher(app)("describe_tool", args);
+      return printBody("describe_tool", body, values.json ?? false);
+      // From the snapshot: no backend is started unless --refresh asks.
+    },
+    values.refresh ? undefined : [],
+  );
 }

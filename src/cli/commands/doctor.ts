@@ -17,7 +17,10 @@ export async function doctor(argv: string[]): Promise<number> {
   const style = styleFor(process.stdout);
   const invalid = (error: unknown): number => {
     if (!(error instanceof ConfigError)) throw error;
-    if (values.json) process.stdout.write(`${JSON.stringify({ config: { ok: false, error: error.message }, problems: [{ subject: "config", problem: error.message, fix: "correct the field named, then run metatools doctor again" }] }, null, 2)}\n`);
+    if (values.json)
+      process.stdout.write(
+        `${JSON.stringify({ config: { ok: false, error: error.message }, problems: [{ subject: "config", problem: error.message, fix: "correct the field named, then run metatools doctor again" }] }, null, 2)}\n`,
+      );
     else process.stdout.write(`${"config".padEnd(10)} ${style.bad("✗")} ${error.message}\n`);
     return 2;
   };
@@ -51,19 +54,37 @@ export function render(report: DoctorReport, style: Style): string {
     `${"config".padEnd(10)} ${mark.ok} ${config.file ?? "no config file: built-in tools only (see metatools init)"}: ${config.backends} backend${config.backends === 1 ? "" : "s"}${config.codeRoot ? `, code tools over ${config.codeRoot}` : ", code tools off"}`,
     "",
   ];
-  const statusStyle = (status: string) => (status === "ready" ? style.ok : ["quarantined", "connecting", "reconnecting", "needs_login"].includes(status) ? style.warn : style.bad);
+  const statusStyle = (status: string) =>
+    status === "ready" ? style.ok : ["quarantined", "connecting", "reconnecting", "needs_login"].includes(status) ? style.warn : style.bad;
   const table = {
     head: ["backend", "kind", "status", "tools", "quarantined", "connect", "details"],
     align: ["left", "left", "left", "right", "right", "right", "left"] as const,
-    rows: report.backends.map((b) => [b.namespace, b.kind, b.status, String(b.tools), b.quarantined ? String(b.quarantined) : "", b.connectMs === undefined ? "" : `${b.connectMs} ms`, oneLine(b.detail, 70)]),
+    rows: report.backends.map((b) => [
+      b.namespace,
+      b.kind,
+      b.status,
+      String(b.tools),
+      b.quarantined ? String(b.quarantined) : "",
+      b.connectMs === undefined ? "" : `${b.connectMs} ms`,
+      oneLine(b.detail, 70),
+    ]),
   };
-  lines.push(textTable(table, (cell, row, column) => (column === 2 ? statusStyle(report.backends[row]!.status)(cell) : cell)), "");
+  lines.push(
+    textTable(table, (cell, row, column) => (column === 2 ? statusStyle(report.backends[row]!.status)(cell) : cell)),
+    "",
+  );
 
   const { store, embedder, lockFile } = report;
   const where = store.kind === "memory" ? "memory (this process only; set metatools.store.url to share across processes)" : store.where;
-  lines.push(`${"store".padEnd(10)} ${store.ok ? mark.ok : mark.bad} ${where}${store.ok ? (store.kind === "memory" ? "" : `: reachable, ${store.ms.toFixed(1)} ms`) : `: ${store.error}`}`);
+  lines.push(
+    `${"store".padEnd(10)} ${store.ok ? mark.ok : mark.bad} ${where}${store.ok ? (store.kind === "memory" ? "" : `: reachable, ${store.ms.toFixed(1)} ms`) : `: ${store.error}`}`,
+  );
   lines.push(`${"embedder".padEnd(10)} ${embedderLine(embedder, mark)}`);
-  lines.push(lockFile ? `${"lock file".padEnd(10)} ${mark.ok} ${lockFile.file}: ${lockFile.pinned} tool definitions pinned` : `${"lock file".padEnd(10)} ${mark.off} off: tool definitions are not pinned (metatools.security.lockFile)`);
+  lines.push(
+    lockFile
+      ? `${"lock file".padEnd(10)} ${mark.ok} ${lockFile.file}: ${lockFile.pinned} tool definitions pinned`
+      : `${"lock file".padEnd(10)} ${mark.off} off: tool definitions are not pinned (metatools.security.lockFile)`,
+  );
 
   lines.push("");
   if (!report.problems.length) lines.push(style.ok("no problems found"));
@@ -76,7 +97,8 @@ export function render(report: DoctorReport, style: Style): string {
 
 /** "✓ built-in (static:builtin:…, 256 dimensions): 35 of 35 tools embedded, 35 cached in FILE". */
 function embedderLine(embedder: DoctorReport["embedder"], mark: Record<"ok" | "bad" | "off", string>): string {
-  if (embedder.status === "off") return `${mark.off} off: search is BM25 only (metatools.search.embedder is false; without it search is hybrid with the built-in embedder)`;
+  if (embedder.status === "off")
+    return `${mark.off} off: search is BM25 only (metatools.search.embedder is false; without it search is hybrid with the built-in embedder)`;
   const name = `${embedder.type === "builtin" ? "built-in" : (embedder.type ?? "embedder")}${embedder.id ? ` (${embedder.id}, ${embedder.dimensions} dimensions)` : ""}`;
   if (embedder.status === "failed") return `${mark.bad} ${name}: ${embedder.error}`;
   const cache = embedder.cacheFile ? `, ${embedder.cached} cached in ${embedder.cacheFile}` : ", cached in memory only";

@@ -25,27 +25,41 @@ export async function evaluate(argv: string[]): Promise<number> {
   });
   if (positionals.length !== 1) throw new UsageError("name one dataset folder (holding tools.jsonl and queries.jsonl)");
   const requested = values.mode;
-  if (requested !== undefined && requested !== "all" && !EVAL_MODES.includes(requested as EvalMode)) throw new UsageError(`--mode takes bm25, semantic, hybrid or all, got "${requested}"`);
+  if (requested !== undefined && requested !== "all" && !EVAL_MODES.includes(requested as EvalMode))
+    throw new UsageError(`--mode takes bm25, semantic, hybrid or all, got "${requested}"`);
   if (values.embedder !== undefined && !(CHOSEN as readonly string[]).includes(values.embedder)) {
-    throw new UsageError(`--embedder takes builtin (the table shipped with metatools) or use (the Universal Sentence Encoder), got "${values.embedder}"; word vectors come with --vectors FILE`);
+    throw new UsageError(
+      `--embedder takes builtin (the table shipped with metatools) or use (the Universal Sentence Encoder), got "${values.embedder}"; word vectors come with --vectors FILE`,
+    );
   }
   if (values.embedder && values.vectors) throw new UsageError("pass --embedder or --vectors FILE, not both");
   // The embedder: --embedder or --vectors, else the config's (metatools.json or --config; built-in unless it says false).
   const config = loadConfig({ configPath: values.config });
-  const embedder: EmbedderConfig | undefined = values.embedder ? { type: values.embedder as (typeof CHOSEN)[number] } : values.vectors ? { type: "static", vectors: resolve(values.vectors) } : config.search.embedder;
+  const embedder: EmbedderConfig | undefined = values.embedder
+    ? { type: values.embedder as (typeof CHOSEN)[number] }
+    : values.vectors
+      ? { type: "static", vectors: resolve(values.vectors) }
+      : config.search.embedder;
   let modes: readonly EvalMode[] = requested === "all" ? EVAL_MODES : [(requested as EvalMode | undefined) ?? defaultMode(config.search.mode, embedder)];
   if (requested === "all" && !embedder) {
     process.stderr.write("metatools eval: skipping semantic, hybrid: metatools.search.embedder is false (pass --embedder builtin or use, or --vectors FILE)\n");
     modes = ["bm25"];
   }
-  if (values.names) return names(resolve(positionals[0]!), modes, { embedder: embedder ?? false, embeddingCache: config.search.embeddingCache }, values.json ?? false);
+  if (values.names)
+    return names(resolve(positionals[0]!), modes, { embedder: embedder ?? false, embeddingCache: config.search.embeddingCache }, values.json ?? false);
   const view = new ProgressView(process.stderr);
   const results = await evaluateDataset(resolve(positionals[0]!), modes, {
     sample: intFlag(values.limit, "limit", 1),
     embedder: embedder ?? false,
     embeddingCache: config.search.embeddingCache,
     fusion: config.search.fusion,
-    onProgress: (stage, done, total) => view.update(stage === "embedding" ? "embedding tools" : `${stage} queries`, done, total, stage === "embedding" ? `embedded ${total} tools` : `${stage}: ${total} queries ranked`),
+    onProgress: (stage, done, total) =>
+      view.update(
+        stage === "embedding" ? "embedding tools" : `${stage} queries`,
+        done,
+        total,
+        stage === "embedding" ? `embedded ${total} tools` : `${stage}: ${total} queries ranked`,
+      ),
   });
   view.finish();
   if (values.json) {
@@ -70,8 +84,11 @@ async function names(dir: string, modes: readonly EvalMode[], options: Pick<Eval
   }
   const lines = [`${"spelling".padEnd(22)}${modes.map((m) => m.padStart(10)).join("")}`];
   for (const spelling of SPELLINGS) lines.push(`${spelling.padEnd(22)}${modes.map((m) => results[m]!.bySpelling[spelling].toFixed(4).padStart(10)).join("")}`);
-  lines.push(`${"all".padEnd(22)}${modes.map((m) => results[m]!.first.toFixed(4).padStart(10)).join("")}   (${results[modes[0]!]!.queries} queries over ${results[modes[0]!]!.tools} tools)`);
-  for (const mode of modes) for (const miss of results[mode]!.misses) lines.push(`miss (${mode}): "${miss.query}" → ${miss.got ?? "nothing"}, not ${miss.expected}`);
+  lines.push(
+    `${"all".padEnd(22)}${modes.map((m) => results[m]!.first.toFixed(4).padStart(10)).join("")}   (${results[modes[0]!]!.queries} queries over ${results[modes[0]!]!.tools} tools)`,
+  );
+  for (const mode of modes)
+    for (const miss of results[mode]!.misses) lines.push(`miss (${mode}): "${miss.query}" → ${miss.got ?? "nothing"}, not ${miss.expected}`);
   process.stdout.write(`${lines.join("\n")}\n`);
   return 0;
 }

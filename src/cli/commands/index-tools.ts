@@ -19,7 +19,10 @@ export async function indexTools(argv: string[]): Promise<number> {
   });
   try {
     const semantic = app.search.semantic;
-    if (!semantic) throw new UsageError("metatools.search.embedder is false, so there is nothing to index: remove it (the built-in embedder is the default) or name one (see docs/retrieval.md)");
+    if (!semantic)
+      throw new UsageError(
+        "metatools.search.embedder is false, so there is nothing to index: remove it (the built-in embedder is the default) or name one (see docs/retrieval.md)",
+      );
     await semantic.whenIdle();
     progress.finish();
     const seconds = (performance.now() - started) / 1000;
@@ -30,7 +33,12 @@ export async function indexTools(argv: string[]): Promise<number> {
     const summary = {
       embedder: semantic.embedder!.id,
       tools: semantic.size,
-      namespaces: Object.fromEntries(app.registry.namespaces().filter((n) => app.search.embeds(n.namespace)).map((n) => [n.namespace, n.count])),
+      namespaces: Object.fromEntries(
+        app.registry
+          .namespaces()
+          .filter((n) => app.search.embeds(n.namespace))
+          .map((n) => [n.namespace, n.count]),
+      ),
       embedded: semantic.embedded,
       cached: semantic.size - semantic.embedded,
       seconds: Number(seconds.toFixed(2)),

@@ -15,9 +15,16 @@ import { styleFor, type Style } from "../style.js";
 import { writeFileAtomic } from "../../util/files.js";
 
 export async function init(argv: string[]): Promise<number> {
-  const { values, positionals } = parseFlags(argv, { from: { type: "string", multiple: true }, out: { type: "string" }, force: { type: "boolean" }, "dry-run": { type: "boolean" }, client: { type: "string" } });
+  const { values, positionals } = parseFlags(argv, {
+    from: { type: "string", multiple: true },
+    out: { type: "string" },
+    force: { type: "boolean" },
+    "dry-run": { type: "boolean" },
+    client: { type: "string" },
+  });
   if (positionals.length) throw new UsageError(`unexpected "${positionals[0]}": name sources with --from (${CLIENTS.join(", ")} or a file)`);
-  if (values.client !== undefined && !CLIENTS.includes(values.client as ClientId)) throw new UsageError(`--client takes ${CLIENTS.join(", ")}, got "${values.client}"`);
+  if (values.client !== undefined && !CLIENTS.includes(values.client as ClientId))
+    throw new UsageError(`--client takes ${CLIENTS.join(", ")}, got "${values.client}"`);
   const out = resolve(values.out ?? values.config ?? "metatools.json");
   const places = defaultPlaces();
   let sources: ClientSource[];
@@ -50,7 +57,11 @@ export async function init(argv: string[]): Promise<number> {
   const register = Object.fromEntries((clients.length ? clients : CLIENTS).map((c) => [c, registration(c, cli, out, places)]));
   if (values.json) {
     // A dry run answers as the real run would, saying that nothing was written.
-    process.stdout.write(mask(`${JSON.stringify({ ...(dryRun ? { dryRun: true } : {}), file: out, servers: converted.servers, sources: sources.map(({ client, file, scope, servers }) => ({ client, file, scope, count: Object.keys(servers).length })), notes: converted.notes, literalSecrets: converted.literalSecrets, variables: converted.variables, register }, null, 2)}\n`));
+    process.stdout.write(
+      mask(
+        `${JSON.stringify({ ...(dryRun ? { dryRun: true } : {}), file: out, servers: converted.servers, sources: sources.map(({ client, file, scope, servers }) => ({ client, file, scope, count: Object.keys(servers).length })), notes: converted.notes, literalSecrets: converted.literalSecrets, variables: converted.variables, register }, null, 2)}\n`,
+      ),
+    );
     return 0;
   }
   if (dryRun) {
@@ -65,10 +76,16 @@ export async function init(argv: string[]): Promise<number> {
   const names = Object.keys(converted.servers);
   const lines: string[] = [];
   if (!sources.length) {
-    lines.push(`No MCP client config found (looked for ${CLIENTS.flatMap((c) => clientFiles(c, places)).join(", ")}).`, `Wrote ${out} with no servers: metatools serves its built-in code tools; add servers under "mcpServers".`);
+    lines.push(
+      `No MCP client config found (looked for ${CLIENTS.flatMap((c) => clientFiles(c, places)).join(", ")}).`,
+      `Wrote ${out} with no servers: metatools serves its built-in code tools; add servers under "mcpServers".`,
+    );
   } else {
     lines.push(style.bold(`Wrote ${out} with ${names.length} server${names.length === 1 ? "" : "s"}:`));
-    for (const s of sources) lines.push(`  from ${s.client === "file" ? "" : `${CLIENT_NAMES[s.client]}: `}${s.file}${s.scope ? ` ${s.scope}` : ""} (${Object.keys(s.servers).length})`);
+    for (const s of sources)
+      lines.push(
+        `  from ${s.client === "file" ? "" : `${CLIENT_NAMES[s.client]}: `}${s.file}${s.scope ? ` ${s.scope}` : ""} (${Object.keys(s.servers).length})`,
+      );
     lines.push(`  ${names.join(", ") || "(none)"}`);
   }
   lines.push(...findings(converted, style));
@@ -86,7 +103,11 @@ function findings(converted: Converted, style: Style): string[] {
   const lines = converted.notes.map((note) => style.dim(`  note: ${note}`));
   if (converted.literalSecrets.length) {
     const many = converted.literalSecrets.length > 1;
-    lines.push(style.warn(`  secrets: ${converted.literalSecrets.join(", ")} ${many ? "hold literal values" : "holds a literal value"}; the file is readable only by you${process.platform === "win32" ? " (on POSIX systems)" : ""}. Better: write "\${NAME}" there and set NAME in the environment metatools runs in.`));
+    lines.push(
+      style.warn(
+        `  secrets: ${converted.literalSecrets.join(", ")} ${many ? "hold literal values" : "holds a literal value"}; the file is readable only by you${process.platform === "win32" ? " (on POSIX systems)" : ""}. Better: write "\${NAME}" there and set NAME in the environment metatools runs in.`,
+      ),
+    );
   }
   if (converted.variables.length) lines.push(`  set before serving: ${converted.variables.join(", ")}`);
   return lines;
@@ -105,7 +126,10 @@ function readSkipping(client: ClientId, places: ReturnType<typeof defaultPlaces>
 function fromOne(from: string, places: ReturnType<typeof defaultPlaces>): ClientSource[] {
   if (!CLIENTS.includes(from as ClientId)) return [readFile(resolve(from))];
   const found = readClient(from as ClientId, places);
-  if (!found.length) throw new InitError(`no ${CLIENT_NAMES[from as ClientId]} config found (looked for ${clientFiles(from as ClientId, places).join(", ")}); pass its file with --from FILE`);
+  if (!found.length)
+    throw new InitError(
+      `no ${CLIENT_NAMES[from as ClientId]} config found (looked for ${clientFiles(from as ClientId, places).join(", ")}); pass its file with --from FILE`,
+    );
   return found;
 }
 
@@ -118,6 +142,12 @@ function registration(client: ClientId, cli: string, configFile: string, places:
     return `  claude mcp add --scope user metatools -- ${[process.execPath, ...args].map(quote).join(" ")}\n  then remove the imported servers: claude mcp remove NAME (for each), so the agent sees only metatools`;
   }
   const file = clientFiles(client, places)[0]!;
-  const snippet = [`  {`, `    "mcpServers": {`, `      "metatools": { "command": ${JSON.stringify(process.execPath)}, "args": ${JSON.stringify(args).replace(/","/g, '", "')} }`, `    }`, `  }`].join("\n");
+  const snippet = [
+    `  {`,
+    `    "mcpServers": {`,
+    `      "metatools": { "command": ${JSON.stringify(process.execPath)}, "args": ${JSON.stringify(args).replace(/","/g, '", "')} }`,
+    `    }`,
+    `  }`,
+  ].join("\n");
   return `  in ${file}, replace the servers under "mcpServers" with:\n${snippet}\n  then restart ${CLIENT_NAMES[client]}.`;
 }

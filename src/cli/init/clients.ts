@@ -61,7 +61,8 @@ export function readClient(client: ClientId, places: Places): ClientSource[] {
     const projects = json.projects;
     if (client === "claude-code" && isPlainObject(projects) && isPlainObject(projects[places.cwd])) {
       const mine = (projects[places.cwd] as Record<string, unknown>).mcpServers;
-      if (mine !== undefined) sources.push({ client, file, scope: `projects["${places.cwd}"]`, servers: serverMap(mine, file, `projects["${places.cwd}"].mcpServers`) });
+      if (mine !== undefined)
+        sources.push({ client, file, scope: `projects["${places.cwd}"]`, servers: serverMap(mine, file, `projects["${places.cwd}"].mcpServers`) });
     }
   }
   return sources;

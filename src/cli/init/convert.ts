@@ -65,7 +65,11 @@ export function convertServers(sources: readonly ClientSource[], options: Conver
       seen.set(key, namespace);
       if (namespace !== name) out.notes.push(`${name}${where} is now "${namespace}": ${renameReason(name)}`);
       for (const note of notes) out.notes.push(`${namespace}${where}: ${note}`);
-      if (typeof converted.url === "string" && converted.oauth !== false && !Object.keys((converted.headers as object | undefined) ?? {}).some((h) => h.toLowerCase() === "authorization")) {
+      if (
+        typeof converted.url === "string" &&
+        converted.oauth !== false &&
+        !Object.keys((converted.headers as object | undefined) ?? {}).some((h) => h.toLowerCase() === "authorization")
+      ) {
         out.notes.push(`${namespace}${where}: a remote server; if it asks for a sign-in (OAuth), sign in once with \`metatools auth login ${namespace}\``);
       }
       out.servers[namespace] = converted;
@@ -93,7 +97,9 @@ function convertEntry(entry: unknown, options: ConvertOptions, notes: string[]):
     converted = pick(entry, STDIO_KEYS, {}, options, notes);
     if (isMetatools(converted.command as string, (converted.args as string[] | undefined) ?? [], options.self)) return "that is metatools itself";
   }
-  const dropped = Object.keys(entry).filter((k) => k !== "type" && !(typeof entry.url === "string" ? [...REMOTE_KEYS, ...(converted.oauth ? ["oauth", "auth"] : [])] : STDIO_KEYS).includes(k));
+  const dropped = Object.keys(entry).filter(
+    (k) => k !== "type" && !(typeof entry.url === "string" ? [...REMOTE_KEYS, ...(converted.oauth ? ["oauth", "auth"] : [])] : STDIO_KEYS).includes(k),
+  );
   if (dropped.length) notes.push(`left out ${dropped.map((k) => `"${k}"`).join(", ")}, client settings metatools does not use`);
   // Checked as metatools checks it, so one bad entry is skipped here rather than refusing the whole file at start.
   const checked = serverSchema.safeParse(converted);
@@ -124,18 +130,28 @@ function clientOAuth(entry: Record<string, unknown>): Record<string, unknown> | 
 }
 
 /** The fields metatools reads, each of the right type; anything else is named in a note. */
-function pick(entry: Record<string, unknown>, keys: readonly string[], start: Record<string, unknown>, options: ConvertOptions, notes: string[]): Record<string, unknown> {
+function pick(
+  entry: Record<string, unknown>,
+  keys: readonly string[],
+  start: Record<string, unknown>,
+  options: ConvertOptions,
+  notes: string[],
+): Record<string, unknown> {
   const out = { ...start };
   const text = (value: string) => clientVariables(value, options, notes);
   for (const key of keys) {
     const value = entry[key];
     if (value === undefined) continue;
-    const wrong = () => notes.push(`left out "${key}": expected ${key === "args" ? "a list of strings" : key === "disabled" ? "true or false" : key === "env" || key === "headers" ? "an object of strings" : "a string"}`);
+    const wrong = () =>
+      notes.push(
+        `left out "${key}": expected ${key === "args" ? "a list of strings" : key === "disabled" ? "true or false" : key === "env" || key === "headers" ? "an object of strings" : "a string"}`,
+      );
     if (key === "args") {
       if (Array.isArray(value) && value.every((v) => typeof v === "string" || typeof v === "number")) out.args = value.map((v) => text(String(v)));
       else wrong();
     } else if (key === "env" || key === "headers") {
-      if (isPlainObject(value) && Object.values(value).every((v) => typeof v === "string" || typeof v === "number" || typeof v === "boolean")) out[key] = Object.fromEntries(Object.entries(value).map(([k, v]) => [k, text(String(v))]));
+      if (isPlainObject(value) && Object.values(value).every((v) => typeof v === "string" || typeof v === "number" || typeof v === "boolean"))
+        out[key] = Object.fromEntries(Object.entries(value).map(([k, v]) => [k, text(String(v))]));
       else wrong();
     } else if (key === "disabled") {
       if (typeof value === "boolean") out.disabled = value;
@@ -164,12 +180,19 @@ function isMetatools(command: string, args: readonly string[], self: string): bo
   const real = (p: string) => (existsSync(p) ? realpathSync(p) : resolve(p));
   const selfPath = real(self);
   // By name (the bin, a package spec), this very file, or the command as built before it was bundled (dist/cli/main.js).
-  return words.some((w) => /(^|[/\\@])metatools(\.js|\.cmd)?$/i.test(w) || /(^|[/\\])dist[/\\]cli[/\\]main\.js$/.test(w) || (/\.m?js$/.test(w) && real(w) === selfPath));
+  return words.some(
+    (w) => /(^|[/\\@])metatools(\.js|\.cmd)?$/i.test(w) || /(^|[/\\])dist[/\\]cli[/\\]main\.js$/.test(w) || (/\.m?js$/.test(w) && real(w) === selfPath),
+  );
 }
 
 /** A namespace for `name`: kept when valid, else made valid; numbered when a different server has it (the same server never gets here). */
 function uniqueName(out: Converted, name: string): string {
-  let base = NAMESPACE_PATTERN.test(name) ? name : name.replace(/[^A-Za-z0-9_.-]+/g, "-").replace(/^[^A-Za-z0-9]+|[^A-Za-z0-9]+$/g, "").slice(0, 60) || "server";
+  let base = NAMESPACE_PATTERN.test(name)
+    ? name
+    : name
+        .replace(/[^A-Za-z0-9_.-]+/g, "-")
+        .replace(/^[^A-Za-z0-9]+|[^A-Za-z0-9]+$/g, "")
+        .slice(0, 60) || "server";
   if (RESERVED_NAMESPACES.includes(base)) base = `${base}-server`;
   for (let i = 1; ; i++) {
     const candidate = i === 1 ? base : `${base.slice(0, 60)}-${i}`;
@@ -205,6 +228,8 @@ function scanValues(out: Converted, namespace: string, entry: Record<string, unk
 /** `text` with every literal secret replaced, for printing. */
 export function maskSecrets(text: string, values: readonly string[]): string {
   // Raw, and as JSON writes it (quotes and backslashes escaped).
-  const forms = values.filter((v) => v.length >= 4).flatMap((v) => [v, JSON.stringify(v).slice(1, -1)].map((form) => [form, `<secret: ${v.length} characters>`] as const));
+  const forms = values
+    .filter((v) => v.length >= 4)
+    .flatMap((v) => [v, JSON.stringify(v).slice(1, -1)].map((form) => [form, `<secret: ${v.length} characters>`] as const));
   return forms.reduce((t, [form, mask]) => t.split(form).join(mask), text);
 }

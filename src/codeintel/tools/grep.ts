@@ -96,7 +96,10 @@ function hitsIn(file: string, text: string, found: readonly LineMatch[], around:
   return found.map(({ line, at }) => {
     const i = line - 1;
     const context = around
-      ? [...range(Math.max(0, i - around), i), ...range(i + 1, Math.min(lines.length, i + 1 + around))].map((j) => ({ line: j + 1, text: clipLine(shown(j), 0, width) }))
+      ? [...range(Math.max(0, i - around), i), ...range(i + 1, Math.min(lines.length, i + 1 + around))].map((j) => ({
+          line: j + 1,
+          text: clipLine(shown(j), 0, width),
+        }))
       : undefined;
     const own = shown(i);
     return { file, line, text: clipLine(own, Math.min(at, own.length), width), ...(context ? { context } : {}) };
@@ -111,12 +114,18 @@ function range(from: number, to: number): number[] {
 function narrowings(context: CodeContext, base: Body, files: Distribution | undefined): Narrowing[] {
   const out: Narrowing[] = [];
   if (!files) return out;
-  const exts = distribution(files.entries.map((f) => f.key.slice(f.key.lastIndexOf("/") + 1)).filter((n) => n.includes(".")).map((n) => n.slice(n.lastIndexOf("."))));
+  const exts = distribution(
+    files.entries
+      .map((f) => f.key.slice(f.key.lastIndexOf("/") + 1))
+      .filter((n) => n.includes("."))
+      .map((n) => n.slice(n.lastIndexOf("."))),
+  );
   if (!base.glob && exts.entries.length > 1) {
     const ext = exts.entries[0]!.key;
     out.push({ label: `filter to *${ext} files`, call: codeCall(context, "grep", { ...base, glob: `*${ext}` }) });
   }
   const top = files.entries[0];
-  if (top && files.entries.length > 1) out.push({ label: `scope to ${top.key} (${top.count} matches)`, call: codeCall(context, "grep", { ...base, path: top.key, glob: undefined }) });
+  if (top && files.entries.length > 1)
+    out.push({ label: `scope to ${top.key} (${top.count} matches)`, call: codeCall(context, "grep", { ...base, path: top.key, glob: undefined }) });
   return out;
 }

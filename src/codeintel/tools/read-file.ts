@@ -33,7 +33,11 @@ export function readFileTool(context: CodeContext, outputs: OutputStore) {
       if (!isTarget(file)) return file;
       if (args.start_line && args.end_line && args.end_line < args.start_line) {
         const next = codeCall(context, "read_file", { ...args, end_line: args.start_line });
-        return recoverable("invalid_range", `end_line ${args.end_line} is before start_line ${args.start_line}.`, hint(`For example: ${formatCall(next)}`, next));
+        return recoverable(
+          "invalid_range",
+          `end_line ${args.end_line} is before start_line ${args.start_line}.`,
+          hint(`For example: ${formatCall(next)}`, next),
+        );
       }
       if (file.size > context.ws.limits.maxFileBytes) return largeFile(context, file, args, signal);
       const read = await readText(file.abs, context.ws.read);
@@ -46,7 +50,11 @@ export function readFileTool(context: CodeContext, outputs: OutputStore) {
       const start = args.start_line ?? 1;
       if (start > lines.length && lines.length > 0) {
         const next = codeCall(context, "read_file", { path: file.rel, start_line: Math.max(1, lines.length - 49), end_line: lines.length });
-        return recoverable("invalid_range", `${file.rel} has ${lines.length} lines; start_line ${start} is past the end.`, hint(`Read its end: ${formatCall(next)}`, next));
+        return recoverable(
+          "invalid_range",
+          `${file.rel} has ${lines.length} lines; start_line ${start} is past the end.`,
+          hint(`Read its end: ${formatCall(next)}`, next),
+        );
       }
       const end = Math.min(args.end_line ?? lines.length, lines.length);
       const content = lines.slice(start - 1, end).join("\n");
@@ -71,8 +79,10 @@ export function readFileTool(context: CodeContext, outputs: OutputStore) {
 function unread(file: Target, reason: ReadRefusal): Body {
   if (reason === "binary") return recoverable("binary_file", `${file.rel} is a binary file (${file.size} bytes); read_file returns text only.`);
   if (reason === "special") return recoverable("special_file", `${file.rel} is not a regular file; read_file reads regular files only.`);
-  if (reason === "outside_root") return recoverable("outside_root", `${file.rel} led outside the project root when it was opened (a folder on its path changed); it was not read.`);
-  if (reason === "hard_link") return recoverable("hard_link", `${file.rel} is a hard link; the code tools do not read it (set metatools.code.allowHardLinks to allow).`);
+  if (reason === "outside_root")
+    return recoverable("outside_root", `${file.rel} led outside the project root when it was opened (a folder on its path changed); it was not read.`);
+  if (reason === "hard_link")
+    return recoverable("hard_link", `${file.rel} is a hard link; the code tools do not read it (set metatools.code.allowHardLinks to allow).`);
   return recoverable("unreadable", `${file.rel} could not be read (it changed or went away while being opened).`);
 }
 
@@ -88,7 +98,14 @@ async function largeFile(context: CodeContext, file: Target, args: ReadArgs, sig
   if (typeof opened === "string") return unread(file, opened);
   let window;
   try {
-    window = await readLineWindow(opened.handle, opened.size, { start, end, maxLineChars: 2000, maxScanBytes: context.ws.limits.maxBytes, signal, redact: context.ws.read.redact });
+    window = await readLineWindow(opened.handle, opened.size, {
+      start,
+      end,
+      maxLineChars: 2000,
+      maxScanBytes: context.ws.limits.maxBytes,
+      signal,
+      redact: context.ws.read.redact,
+    });
   } finally {
     await opened.handle.close().catch(() => {});
   }
@@ -121,7 +138,11 @@ async function jsonPart(context: CodeContext, outputs: OutputStore, principal: s
     root = JSON.parse(text);
   } catch (error) {
     const next = codeCall(context, "read_file", { path: file.rel, start_line: 1, end_line: 100 });
-    return recoverable("not_json", `${file.rel} is not valid JSON (${(error as Error).message}), so json_path cannot apply.`, hint(`Read it as text: ${formatCall(next)}`, next));
+    return recoverable(
+      "not_json",
+      `${file.rel} is not valid JSON (${(error as Error).message}), so json_path cannot apply.`,
+      hint(`Read it as text: ${formatCall(next)}`, next),
+    );
   }
   const found = evaluateJsonPath(root, path);
   if (!found.ok) {
@@ -131,6 +152,11 @@ async function jsonPart(context: CodeContext, outputs: OutputStore, principal: s
   }
   const body = { path: file.rel, json_path: path, value: found.value };
   if (jsonBytes(body) <= context.budget) return body;
-  const stored = await spill(outputs, { kind: "json", text: JSON.stringify(found.value, null, 2), source: `code:read_file ${file.rel} ${path}` }, context.budget, principal);
+  const stored = await spill(
+    outputs,
+    { kind: "json", text: JSON.stringify(found.value, null, 2), source: `code:read_file ${file.rel} ${path}` },
+    context.budget,
+    principal,
+  );
   return { path: file.rel, json_path: path, handle: stored.handle, summary: stored.summary, hint: stored.hint, next: stored.next };
 }

@@ -32,7 +32,10 @@ export function referencesTool(context: CodeContext) {
     async handle(args, { signal }): Promise<Body> {
       const base = dropUndefined({ ...args, offset: undefined }) as Body;
       if (!IDENTIFIER.test(args.symbol)) {
-        const last = args.symbol.split(/[^\p{L}\p{N}_$]+/u).filter(Boolean).pop();
+        const last = args.symbol
+          .split(/[^\p{L}\p{N}_$]+/u)
+          .filter(Boolean)
+          .pop();
         const next = last ? codeCall(context, "references", { ...base, symbol: last }) : codeCall(context, "grep", { pattern: args.symbol });
         return recoverable("not_an_identifier", `"${args.symbol}" is not a single identifier.`, hint(`Look up one name: ${formatCall(next)}`, next));
       }
@@ -71,7 +74,13 @@ export function referencesTool(context: CodeContext) {
       const note = notes.filter(Boolean).join(" ");
       if (!hits.length) {
         const next = codeCall(context, "grep", dropUndefined({ pattern: `\\b${escapeRegExp(args.symbol)}\\b`, path: args.path, glob: args.glob }));
-        return { references: [], total: 0, ...(note ? { note } : {}), hint: `No identifier "${args.symbol}" in code outside strings and comments. Search all text: ${formatCall(next)}`, next };
+        return {
+          references: [],
+          total: 0,
+          ...(note ? { note } : {}),
+          hint: `No identifier "${args.symbol}" in code outside strings and comments. Search all text: ${formatCall(next)}`,
+          next,
+        };
       }
       return guard.respond({
         items: hits,
@@ -124,7 +133,15 @@ function isDefinition(cursor: TreeCursor, spec: LanguageSpec): boolean {
 function narrowings(context: CodeContext, base: Body, hits: LineHit[], files: Distribution | undefined): Narrowing[] {
   const defs = hits.filter((h) => h.text.startsWith("[def]"));
   const out: Narrowing[] = [];
-  if (defs.length && defs.length < hits.length) out.push({ label: `see the definition in ${defs[0]!.file}`, call: codeCall(context, "symbols", { name_path: String(base.symbol), path: defs[0]!.file, include_body: true }) });
-  if (files && files.entries.length > 1) out.push({ label: `scope to ${files.entries[0]!.key} (${files.entries[0]!.count} references)`, call: codeCall(context, "references", { ...base, path: files.entries[0]!.key, glob: undefined }) });
+  if (defs.length && defs.length < hits.length)
+    out.push({
+      label: `see the definition in ${defs[0]!.file}`,
+      call: codeCall(context, "symbols", { name_path: String(base.symbol), path: defs[0]!.file, include_body: true }),
+    });
+  if (files && files.entries.length > 1)
+    out.push({
+      label: `scope to ${files.entries[0]!.key} (${files.entries[0]!.count} references)`,
+      call: codeCall(context, "references", { ...base, path: files.entries[0]!.key, glob: undefined }),
+    });
   return out;
 }

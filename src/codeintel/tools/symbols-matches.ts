@@ -30,7 +30,8 @@ export async function presentMatches(context: CodeContext, request: MatchRequest
   const exact = args.name_path !== undefined;
   if (!matches.length) return noMatch(context, request);
   const withBodies = args.include_body ? await bodies(guard.page(matches, PATTERN_CAP).slice(0, BODY_CAP), BODY_BYTES, context.ws.read) : new Map();
-  const bodyNote = args.include_body && matches.length > BODY_CAP ? `Bodies are included for the first ${BODY_CAP} results only; use name_path for one symbol.` : undefined;
+  const bodyNote =
+    args.include_body && matches.length > BODY_CAP ? `Bodies are included for the first ${BODY_CAP} results only; use name_path for one symbol.` : undefined;
   return guard.respond({
     items: matches,
     cap: PATTERN_CAP,
@@ -70,16 +71,29 @@ function noMatch(context: CodeContext, { args, base, start }: MatchRequest): Bod
   if (args.name_path !== undefined) {
     const last = args.name_path.split("/").filter(Boolean).pop() ?? args.name_path;
     const next = codeCall(context, "symbols", { pattern: last, ...(args.path ? { path: args.path } : {}) });
-    return { symbols: [], total: 0, ...guidanceFields(hint(`No symbol has the name path "${args.name_path}" in ${where}. Search by name instead: ${formatCall(next)}`, next)) };
+    return {
+      symbols: [],
+      total: 0,
+      ...guidanceFields(hint(`No symbol has the name path "${args.name_path}" in ${where}. Search by name instead: ${formatCall(next)}`, next)),
+    };
   }
   if (args.kind && args.pattern) {
     const next = codeCall(context, "symbols", { ...base, kind: undefined });
-    return { symbols: [], total: 0, ...guidanceFields(hint(`No ${args.kind} named like "${args.pattern}" in ${where}. Without the kind filter: ${formatCall(next)}`, next)) };
+    return {
+      symbols: [],
+      total: 0,
+      ...guidanceFields(hint(`No ${args.kind} named like "${args.pattern}" in ${where}. Without the kind filter: ${formatCall(next)}`, next)),
+    };
   }
   const next = codeCall(context, "grep", { pattern: args.pattern || ".", ...(args.path ? { path: args.path } : {}) });
   return {
     symbols: [],
     total: 0,
-    ...guidanceFields(hint(`No definition matches "${args.pattern ?? ""}" in ${where} (only definitions are indexed, in supported languages). Search the text instead: ${formatCall(next)}`, next)),
+    ...guidanceFields(
+      hint(
+        `No definition matches "${args.pattern ?? ""}" in ${where} (only definitions are indexed, in supported languages). Search the text instead: ${formatCall(next)}`,
+        next,
+      ),
+    ),
   };
 }

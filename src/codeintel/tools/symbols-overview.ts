@@ -48,7 +48,9 @@ async function fileOverview(context: CodeContext, { base, start, guard }: Overvi
     budget: context.budget,
     render: (shown) => ({ file: start.rel, symbols: shown.map((s) => describe(s, guard.focused)) }),
     narrowings: () =>
-      kinds.entries.length > 1 ? [{ label: `filter by kind "${kinds.entries[0]!.key}"`, call: codeCall(context, "symbols", { ...base, kind: kinds.entries[0]!.key }) }] : [],
+      kinds.entries.length > 1
+        ? [{ label: `filter by kind "${kinds.entries[0]!.key}"`, call: codeCall(context, "symbols", { ...base, kind: kinds.entries[0]!.key }) }]
+        : [],
     pageCall: (offset) => codeCall(context, "symbols", { ...base, offset }),
   });
 }
@@ -59,7 +61,10 @@ async function dirOverview(context: CodeContext, { args, base, start, guard, sig
   const outlines = new Map<string, CodeSymbol[]>();
   await Promise.all(
     guard.page(files, DIR_CAP).map(async (entry) => {
-      const info = await stat(entry.abs).then((s) => ({ size: s.size, mtimeMs: s.mtimeMs }), () => undefined);
+      const info = await stat(entry.abs).then(
+        (s) => ({ size: s.size, mtimeMs: s.mtimeMs }),
+        () => undefined,
+      );
       if (!info || info.size > context.ws.limits.maxFileBytes) return;
       outlines.set(entry.rel, (await outline(context, { ...info, abs: entry.abs, rel: entry.rel, kind: "file" })) ?? []);
     }),
@@ -82,8 +87,13 @@ async function dirOverview(context: CodeContext, { args, base, start, guard, sig
     }),
     narrowings: () => {
       const out: Narrowing[] = [];
-      if (!args.glob && exts.entries.length > 1) out.push({ label: `filter to *${exts.entries[0]!.key} files`, call: codeCall(context, "symbols", { ...base, glob: `*${exts.entries[0]!.key}` }) });
-      if (busiest) out.push({ label: `scope to ${busiest[0]} (${busiest[1].length} top-level symbols)`, call: codeCall(context, "symbols", { ...base, path: busiest[0], glob: undefined }) });
+      if (!args.glob && exts.entries.length > 1)
+        out.push({ label: `filter to *${exts.entries[0]!.key} files`, call: codeCall(context, "symbols", { ...base, glob: `*${exts.entries[0]!.key}` }) });
+      if (busiest)
+        out.push({
+          label: `scope to ${busiest[0]} (${busiest[1].length} top-level symbols)`,
+          call: codeCall(context, "symbols", { ...base, path: busiest[0], glob: undefined }),
+        });
       return out;
     },
     pageCall: (offset) => codeCall(context, "symbols", { ...base, offset }),
@@ -107,6 +117,8 @@ function describe(symbol: CodeSymbol, focused: boolean): Body {
     line: symbol.startLine,
     ...(focused ? { end_line: symbol.endLine } : {}),
     ...(members.length ? { members: shown.map(compact) } : {}),
-    ...(shown.length < members.length ? { more_members: `${members.length - shown.length} more: add detail_level "full", or search pattern "${symbol.namePath}/"` } : {}),
+    ...(shown.length < members.length
+      ? { more_members: `${members.length - shown.length} more: add detail_level "full", or search pattern "${symbol.namePath}/"` }
+      : {}),
   };
 }

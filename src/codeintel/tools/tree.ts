@@ -62,7 +62,13 @@ async function sizes(entries: WalkEntry[]): Promise<Map<string, Body>> {
   const out = new Map<string, Body>();
   await Promise.all(
     entries.map(async (e) => {
-      const bytes = e.kind === "file" ? await stat(e.abs).then((s) => s.size, () => undefined) : undefined;
+      const bytes =
+        e.kind === "file"
+          ? await stat(e.abs).then(
+              (s) => s.size,
+              () => undefined,
+            )
+          : undefined;
       out.set(e.abs, { path: label(e), kind: e.kind, ...(bytes !== undefined ? { bytes } : {}) });
     }),
   );
@@ -77,7 +83,8 @@ function narrowings(context: CodeContext, args: TreeArgs, base: Body, startRel: 
     if (ext) out.push({ label: `filter to the ${ext.count} *${ext.key} files`, call: codeCall(context, "tree", { ...base, glob: `*${ext.key}` }) });
   }
   const prefix = startRel ? `${startRel}/` : "";
-  const child = distribution(entries.filter((e) => e.rel.slice(prefix.length).includes("/")).map((e) => prefix + e.rel.slice(prefix.length).split("/")[0]!)).entries[0];
+  const child = distribution(entries.filter((e) => e.rel.slice(prefix.length).includes("/")).map((e) => prefix + e.rel.slice(prefix.length).split("/")[0]!))
+    .entries[0];
   if (child) out.push({ label: `scope to ${child.key}/ (${child.count} entries)`, call: codeCall(context, "tree", { ...base, path: child.key }) });
   if ((args.depth ?? DEFAULT_DEPTH) > 1 && !args.glob) out.push({ label: "list one level only", call: codeCall(context, "tree", { ...base, depth: 1 }) });
   return out;

@@ -20,7 +20,13 @@ afterAll(() => session?.close());
 describe("code:read_file", () => {
   it("reads a line range", async () => {
     const reply = await session.code("read_file", { path: "src/app.ts", start_line: 6, end_line: 7 });
-    expect(reply.structured).toEqual({ path: "src/app.ts", start_line: 6, end_line: 7, total_lines: 21, content: "export class Server {\n  private port = 8080;" });
+    expect(reply.structured).toEqual({
+      path: "src/app.ts",
+      start_line: 6,
+      end_line: 7,
+      total_lines: 21,
+      content: "export class Server {\n  private port = 8080;",
+    });
   });
 
   it("reads one part of a JSON file, and a miss lists the keys with a call that works", async () => {
@@ -119,13 +125,17 @@ describe("broad inputs on a large real tree stay within the budget", () => {
     ["symbols", { path: "node_modules" }],
     ["tree", { path: "node_modules", depth: 100 }],
     ["references", { symbol: "exports", path: "node_modules/ajv" }],
-  ])("%s %j", async (tool, args) => {
-    const reply = await big.code(tool, args);
-    expect(reply.ok).toBe(true);
-    const { total, overflow } = reply.structured;
-    expect(total).toBeGreaterThan(overflow.shown);
-    expect(reply.hint).toMatch(/run_tool/);
-    expect(overflow.next).toBeUndefined();
-    expect((await big.follow(reply.next)).ok).toBe(true);
-  }, 60_000);
+  ])(
+    "%s %j",
+    async (tool, args) => {
+      const reply = await big.code(tool, args);
+      expect(reply.ok).toBe(true);
+      const { total, overflow } = reply.structured;
+      expect(total).toBeGreaterThan(overflow.shown);
+      expect(reply.hint).toMatch(/run_tool/);
+      expect(overflow.next).toBeUndefined();
+      expect((await big.follow(reply.next)).ok).toBe(true);
+    },
+    60_000,
+  );
 });

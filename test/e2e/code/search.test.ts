@@ -72,7 +72,7 @@ describe("code:references", () => {
   it("finds identifiers only, not strings or comments, grouped by file with the definition marked", async () => {
     const reply = await session.code("references", { symbol: "handleRequest" });
     const byFile = Object.fromEntries(reply.structured.references.map((f: { file: string; lines: string[] }) => [f.file, f.lines]));
-    expect(byFile["src/app.ts"]).toEqual(["10:     handleRequest(\"start\");", "17: [def] export function handleRequest(name: string): string {"]);
+    expect(byFile["src/app.ts"]).toEqual(['10:     handleRequest("start");', "17: [def] export function handleRequest(name: string): string {"]);
     expect(byFile["src/view.tsx"].map((l: string) => l.split(":")[0])).toEqual(["1", "4"]);
     expect(byFile["java/App.java"]).toEqual(["6: [def]     public void handleRequest() {}"]);
     expect(Object.keys(byFile)).not.toContain("debug.log");

@@ -156,7 +156,10 @@ describe("cache settings", () => {
     }
     const second = await openSession(config, { file: join(dir, "metatools.json") });
     try {
-      expect(await second.call("run_tool", { tool_id: "kv:lookup", args: { key: "persist" } })).toMatchObject({ cache: "hit", result: "persist = value-persist (lookup #1)" });
+      expect(await second.call("run_tool", { tool_id: "kv:lookup", args: { key: "persist" } })).toMatchObject({
+        cache: "hit",
+        result: "persist = value-persist (lookup #1)",
+      });
       const read = await second.call("run_tool", { tool_id: "metatools:read_output", args: { handle, json_path: "$.records[499].id" } });
       expect(read.structured.value).toBe(499);
       expect(loggedCalls(log)).toEqual(["lookup", "big_json"]);

@@ -39,7 +39,11 @@ describe("output validation", () => {
       const { text, isError } = await strict.raw("run_tool", { tool_id: "kv:typed", args: { mode: "bad" } });
       expect(isError).toBe(false);
       const body = JSON.parse(text);
-      expect(body).toMatchObject({ ok: false, error: { code: "invalid_output" }, problems: [{ field: "structuredContent.celsius", expected: "type number", got: "warm" }] });
+      expect(body).toMatchObject({
+        ok: false,
+        error: { code: "invalid_output" },
+        problems: [{ field: "structuredContent.celsius", expected: "type number", got: "warm" }],
+      });
       expect(body.structured).toBeUndefined();
       expect(body.warning).toMatch(/outputValidation/);
       expect(await strict.call("run_tool", { tool_id: "kv:typed", args: { mode: "good" } })).toMatchObject({ ok: true });

@@ -14,7 +14,13 @@ const RECORDS = 12_000;
 
 beforeAll(async () => {
   dir = tempDir();
-  const records = Array.from({ length: RECORDS }, (_, i) => ({ id: i, sku: `SKU-${String(i).padStart(6, "0")}`, title: `Item number ${i}`, price: i % 97, tags: ["stock", i % 2 ? "odd" : "even"] }));
+  const records = Array.from({ length: RECORDS }, (_, i) => ({
+    id: i,
+    sku: `SKU-${String(i).padStart(6, "0")}`,
+    title: `Item number ${i}`,
+    price: i % 97,
+    tags: ["stock", i % 2 ? "odd" : "even"],
+  }));
   // One line of minified JSON, as APIs return it: just over 1 MiB.
   writeFileSync(join(dir, "inventory.json"), JSON.stringify({ source: "warehouse", records }));
   expect(statSync(join(dir, "inventory.json")).size).toBeGreaterThan(1 << 20);
@@ -85,7 +91,11 @@ describe("a 1 MB result", () => {
   it("an unknown handle gets guidance, not a fault", async () => {
     const { text, isError } = await session.raw("run_tool", { tool_id: "metatools:read_output", args: { handle: "@out_neverissued0000" } });
     expect(isError).toBe(false);
-    expect(JSON.parse(text)).toMatchObject({ ok: false, error: { code: "unknown_handle", message: expect.stringContaining("30 minutes") }, hint: expect.stringContaining("again") });
+    expect(JSON.parse(text)).toMatchObject({
+      ok: false,
+      error: { code: "unknown_handle", message: expect.stringContaining("30 minutes") },
+      hint: expect.stringContaining("again"),
+    });
   });
 });
 

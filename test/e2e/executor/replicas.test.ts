@@ -28,7 +28,13 @@ describe.each(["stdio", "http-stateless"] as const)("two replicas sharing Redis 
     const dir = tempDir();
     callLog = join(dir, "calls.log");
     const config = join(dir, "metatools.json");
-    writeFileSync(config, JSON.stringify({ mcpServers: { kv: servers.exec(callLog) }, metatools: { code: { enabled: false }, store: { url: redis.url, prefix: `replica-test-${kind}` } } }));
+    writeFileSync(
+      config,
+      JSON.stringify({
+        mcpServers: { kv: servers.exec(callLog) },
+        metatools: { code: { enabled: false }, store: { url: redis.url, prefix: `replica-test-${kind}` } },
+      }),
+    );
     served = await Promise.all([serveAndConnect(kind, config), serveAndConnect(kind, config)]);
     replicas = served.map((s) => s.client);
   }, 30_000);

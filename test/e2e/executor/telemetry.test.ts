@@ -85,13 +85,18 @@ describe("OpenTelemetry", () => {
 
     const unknown = calls.filter((p) => p.attributes["metatools.outcome"] === "unknown_tool");
     expect(unknown.map((p) => [p.attributes["metatools.tool.id"], p.value])).toEqual([["(unknown)", 1]]);
-    expect(named("tool.exec (unknown)")[0]?.attributes).toMatchObject({ "metatools.outcome": "unknown_tool", "metatools.tool.requested": "kv:no_such_tool_8f3a" });
+    expect(named("tool.exec (unknown)")[0]?.attributes).toMatchObject({
+      "metatools.outcome": "unknown_tool",
+      "metatools.tool.requested": "kv:no_such_tool_8f3a",
+    });
 
     const handles = await metric("metatools.output.handles");
     expect(handles).toEqual([expect.objectContaining({ attributes: { "metatools.tool.id": "kv:big_json", "metatools.tool.namespace": "kv" }, value: 1 })]);
 
     const requests = await metric("metatools.requests");
-    const operations = Object.fromEntries(requests.filter((p) => p.attributes["metatools.outcome"] === "ok").map((p) => [p.attributes["metatools.operation"], p.value]));
+    const operations = Object.fromEntries(
+      requests.filter((p) => p.attributes["metatools.outcome"] === "ok").map((p) => [p.attributes["metatools.operation"], p.value]),
+    );
     expect(operations).toEqual({ search: 1, describe: 1, run: 3 });
   });
 });

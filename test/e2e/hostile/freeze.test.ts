@@ -62,7 +62,9 @@ describe("calls that would freeze the server", () => {
   });
 
   it("a linear but heavy pattern over a 1 MiB line stops at its deadline, in a worker, and the loop stays free", async () => {
-    const { reply, ms, probeMs } = await alongside(() => session.call("run_tool", { tool_id: "code:grep", args: { pattern: "(?:(?:a|b)(?:a|b|ab|ba)){40}c", path: "ab.txt" }, timeout_ms: 1500 }));
+    const { reply, ms, probeMs } = await alongside(() =>
+      session.call("run_tool", { tool_id: "code:grep", args: { pattern: "(?:(?:a|b)(?:a|b|ab|ba)){40}c", path: "ab.txt" }, timeout_ms: 1500 }),
+    );
     expect(probeMs).toBeLessThan(1000);
     expect(ms).toBeLessThan(2500);
     expect(reply).toMatchObject({ ok: false, error: { code: "timeout" } });

@@ -15,7 +15,10 @@ let session: Session;
 
 beforeAll(async () => {
   const root = tempDir();
-  writeFileSync(join(root, "deploy.txt"), `stage: ${STAGE}\ntoken: ${TOKEN}\n${"x".repeat(300)} ${STAGE} ${"y".repeat(300)}\nneedle\n${"z".repeat(230)}${STAGE}${TOKEN}\n`);
+  writeFileSync(
+    join(root, "deploy.txt"),
+    `stage: ${STAGE}\ntoken: ${TOKEN}\n${"x".repeat(300)} ${STAGE} ${"y".repeat(300)}\nneedle\n${"z".repeat(230)}${STAGE}${TOKEN}\n`,
+  );
   process.env.MT_GREP_STAGE = STAGE;
   process.env.MT_GREP_TOKEN = TOKEN;
   session = await openSession({

@@ -78,7 +78,10 @@ describe("long unknown tool ids", () => {
   });
 
   it("an unknown id as long as the edge accepts still gets a did-you-mean that works", async () => {
-    const known = session.app.registry.namespaceRecords("syn").map((r) => r.id).find((id) => /^syn:\w+::create_issue_\d+$/.test(id))!;
+    const known = session.app.registry
+      .namespaceRecords("syn")
+      .map((r) => r.id)
+      .find((id) => /^syn:\w+::create_issue_\d+$/.test(id))!;
     const id = `${known}${"_extra".repeat(Math.floor((250 - known.length) / 6))}`;
     expect(id.length).toBeGreaterThan(200);
     expect(id.length).toBeLessThanOrEqual(256);

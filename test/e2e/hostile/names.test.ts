@@ -65,7 +65,10 @@ describe("tool names that are not valid MCP names", () => {
 
 describe("access rules over renamed tools", () => {
   it("a deny rule in the backend's own spelling hides the renamed tool too", async () => {
-    const denied = await openSession({ mcpServers: { odd: { command: process.execPath, args: [fixture] } }, metatools: { code: { enabled: false }, tools: { deny: ["odd:get weather"] } } });
+    const denied = await openSession({
+      mcpServers: { odd: { command: process.execPath, args: [fixture] } },
+      metatools: { code: { enabled: false }, tools: { deny: ["odd:get weather"] } },
+    });
     try {
       const ids = (await denied.call("search_tools", { query: "weather forecasts", namespace: "odd", limit: 20 })).hits.map((h: { id: string }) => h.id);
       expect(ids).toHaveLength(6);

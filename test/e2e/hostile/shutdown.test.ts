@@ -18,7 +18,12 @@ function startServer(marker: string): { child: ChildProcess; exited: Promise<num
   const dir = tempDir();
   const config = join(dir, "metatools.json");
   const stubborn = `/* ${marker} */ process.on("SIGTERM", () => {}); await import(${JSON.stringify(execServer)});`;
-  writeFileSync(config, JSON.stringify({ mcpServers: { exec: { command: process.execPath, args: ["--input-type=module", "-e", stubborn], env: { CALL_LOG: join(dir, "calls.log") } } } }));
+  writeFileSync(
+    config,
+    JSON.stringify({
+      mcpServers: { exec: { command: process.execPath, args: ["--input-type=module", "-e", stubborn], env: { CALL_LOG: join(dir, "calls.log") } } },
+    }),
+  );
   const child = spawn(process.execPath, [CLI, "serve", "--config", config, "--root", dir], { stdio: ["pipe", "pipe", "pipe"] });
   const exited = new Promise<number>((resolve) => child.on("exit", (code, signal) => resolve(code ?? (signal ? 128 : -1))));
   return { child, exited };

@@ -85,7 +85,10 @@ describe("the stderr tail", () => {
     // Secrets every few hundred characters, over and past every place a cut can fall.
     const long = Array.from({ length: 600 }, (_, i) => `${"z".repeat(97 + (i % 13))}${values[i % values.length]}`).join("");
     expect(long.length).toBeGreaterThan(70_000);
-    for (const [what, text] of [["finished", `${long}\nafter\n`], ["unfinished", long]] as const) {
+    for (const [what, text] of [
+      ["finished", `${long}\nafter\n`],
+      ["unfinished", long],
+    ] as const) {
       for (const size of [1, 7, 4093, 65_536]) {
         const tail = await feed(Buffer.from(text), (i) => size + (i % 3));
         const shown = tail.text();

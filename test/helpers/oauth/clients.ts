@@ -62,7 +62,10 @@ function checkRegistration(body: unknown): { error: string; description: string 
   if (method !== undefined && !CLIENT_AUTH_METHODS.includes(method as ClientAuthMethod)) {
     return { error: "invalid_client_metadata", description: `unsupported token_endpoint_auth_method: ${String(method)}` };
   }
-  if (body.grant_types !== undefined && !(isStringArray(body.grant_types) && body.grant_types.every((g) => g === "authorization_code" || g === "refresh_token"))) {
+  if (
+    body.grant_types !== undefined &&
+    !(isStringArray(body.grant_types) && body.grant_types.every((g) => g === "authorization_code" || g === "refresh_token"))
+  ) {
     return { error: "invalid_client_metadata", description: "grant_types may only hold authorization_code and refresh_token" };
   }
   if (body.response_types !== undefined && !(isStringArray(body.response_types) && body.response_types.every((r) => r === "code"))) {
@@ -103,7 +106,11 @@ export class ClientRegistry {
     if (problem) return problem;
     const metadata = body as Record<string, unknown>;
     const method = (metadata.token_endpoint_auth_method as ClientAuthMethod | undefined) ?? "client_secret_basic";
-    const client: Client = { client_id: `client-${randomBytes(8).toString("hex")}`, token_endpoint_auth_method: method, redirect_uris: metadata.redirect_uris as string[] };
+    const client: Client = {
+      client_id: `client-${randomBytes(8).toString("hex")}`,
+      token_endpoint_auth_method: method,
+      redirect_uris: metadata.redirect_uris as string[],
+    };
     if (method !== "none") client.client_secret = opaque("secret");
     this.clients.set(client.client_id, client);
     const response: Record<string, unknown> = {

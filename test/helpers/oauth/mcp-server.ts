@@ -47,13 +47,24 @@ function metadataParam(ctx: ProtectedServerContext): string | undefined {
 }
 
 function unauthorized(ctx: ProtectedServerContext, res: ServerResponse, presented: boolean): void {
-  const header = ctx.spec === "2025-03-26" ? "Bearer" : bearer([["error", presented ? "invalid_token" : undefined], ["resource_metadata", metadataParam(ctx)], ["scope", ctx.challengeScope]]);
+  const header =
+    ctx.spec === "2025-03-26"
+      ? "Bearer"
+      : bearer([
+          ["error", presented ? "invalid_token" : undefined],
+          ["resource_metadata", metadataParam(ctx)],
+          ["scope", ctx.challengeScope],
+        ]);
   const description = presented ? "the access token is unknown, expired, or for another resource" : "a bearer token is required";
   sendJson(res, 401, { error: presented ? "invalid_token" : "unauthorized", error_description: description }, { "www-authenticate": header });
 }
 
 function insufficientScope(ctx: ProtectedServerContext, res: ServerResponse, needed: string): void {
-  const header = bearer([["error", "insufficient_scope"], ["scope", needed], ["resource_metadata", metadataParam(ctx)]]);
+  const header = bearer([
+    ["error", "insufficient_scope"],
+    ["scope", needed],
+    ["resource_metadata", metadataParam(ctx)],
+  ]);
   sendJson(res, 403, { error: "insufficient_scope", error_description: `this call needs scope ${needed}` }, { "www-authenticate": header });
 }
 
@@ -89,15 +100,21 @@ function missingScope(ctx: ProtectedServerContext, tools: string[], grant: Grant
 
 function mcpServer(ctx: ProtectedServerContext, authorization: string): McpServer {
   const server = new McpServer({ name: `oauth-test-server-${ctx.index}`, version: "1.0.0" });
-  server.registerTool("echo", { description: "Returns the text it is given.", inputSchema: { text: z.string() } }, async ({ text }) => ({ content: [{ type: "text", text }] }));
+  server.registerTool("echo", { description: "Returns the text it is given.", inputSchema: { text: z.string() } }, async ({ text }) => ({
+    content: [{ type: "text", text }],
+  }));
   server.registerTool("whoami", { description: "Returns the Authorization header this server received.", inputSchema: {} }, async () => ({
     content: [{ type: "text", text: authorization }],
   }));
   for (const name of Object.keys(ctx.toolScopes)) {
     if (name === "echo" || name === "whoami") continue;
-    server.registerTool(name, { description: `Needs scope ${ctx.toolScopes[name]}. Saves a note.`, inputSchema: { text: z.string().optional() } }, async () => ({
-      content: [{ type: "text", text: "saved" }],
-    }));
+    server.registerTool(
+      name,
+      { description: `Needs scope ${ctx.toolScopes[name]}. Saves a note.`, inputSchema: { text: z.string().optional() } },
+      async () => ({
+        content: [{ type: "text", text: "saved" }],
+      }),
+    );
   }
   return server;
 }

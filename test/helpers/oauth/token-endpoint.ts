@@ -49,7 +49,8 @@ function basicCredentials(header: string, params: Record<string, string>): Prese
     return problem("invalid_client", "Basic credentials are not form-urlencoded", 401);
   }
   if (params.client_secret !== undefined) return problem("invalid_request", "more than one client authentication method");
-  if (params.client_id !== undefined && params.client_id !== presented.client_id) return problem("invalid_request", "client_id in the body differs from the Basic credentials");
+  if (params.client_id !== undefined && params.client_id !== presented.client_id)
+    return problem("invalid_request", "client_id in the body differs from the Basic credentials");
   return presented;
 }
 
@@ -75,8 +76,10 @@ async function authenticate(ctx: AuthorizationServerContext, presented: Presente
   });
   const client = await ctx.clients.find(presented.client_id);
   if (!client) return refuse("unknown client");
-  if (client.token_endpoint_auth_method !== presented.method) return refuse(`this client must authenticate with ${client.token_endpoint_auth_method}, not ${presented.method}`);
-  if (presented.method !== "none" && !(client.client_secret !== undefined && sameSecret(client.client_secret, presented.secret ?? ""))) return refuse("wrong client secret");
+  if (client.token_endpoint_auth_method !== presented.method)
+    return refuse(`this client must authenticate with ${client.token_endpoint_auth_method}, not ${presented.method}`);
+  if (presented.method !== "none" && !(client.client_secret !== undefined && sameSecret(client.client_secret, presented.secret ?? "")))
+    return refuse("wrong client secret");
   return client;
 }
 
@@ -103,7 +106,8 @@ function refreshGrant(ctx: AuthorizationServerContext, client: Client, params: R
   if (!refreshToken) return problem("invalid_request", "refresh_token is required");
   const grant = ctx.tokens.refreshGrant(refreshToken, ctx.issuer, client.client_id);
   if (!grant) return problem("invalid_grant", "the refresh token is unknown, revoked or issued to another client");
-  if (params.resource !== undefined && params.resource !== grant.resource) return problem("invalid_target", "a refresh token cannot be used for another resource");
+  if (params.resource !== undefined && params.resource !== grant.resource)
+    return problem("invalid_target", "a refresh token cannot be used for another resource");
   const granted = grant.scope.split(" ");
   const requested = params.scope === undefined ? grant.scope : normalizeScope(params.scope);
   if (requested && requested.split(" ").some((s) => !granted.includes(s))) return problem("invalid_scope", "the requested scope exceeds the original grant");

@@ -43,7 +43,8 @@ async function startOrigin(record: (event: WorldEvent) => void): Promise<Origin>
 
 function checkOptions(options: WorldOptions): void {
   for (const client of options.preRegistered ?? []) {
-    if (client.token_endpoint_auth_method !== "none" && !client.client_secret) throw new Error(`pre-registered client ${client.client_id} needs a client_secret`);
+    if (client.token_endpoint_auth_method !== "none" && !client.client_secret)
+      throw new Error(`pre-registered client ${client.client_id} needs a client_secret`);
   }
   if ((options.servers ?? 1) < 1) throw new Error("servers must be at least 1");
 }

@@ -62,7 +62,14 @@ describe("backoff schedule (backoffMs given: used as is, no jitter)", () => {
     expect(state()).toMatchObject({ status: "connecting", toolCount: 0 });
     await manager.start();
     expect(state()).toEqual({
-      namespace: "ns", kind: "stdio", runnable: true, status: "reconnecting", error: "ns: refused #1", toolCount: 0, retryAt: at(100), connectMs: 0,
+      namespace: "ns",
+      kind: "stdio",
+      runnable: true,
+      status: "reconnecting",
+      error: "ns: refused #1",
+      toolCount: 0,
+      retryAt: at(100),
+      connectMs: 0,
     });
     await vi.advanceTimersByTimeAsync(99);
     expect(backend.connects).toEqual([0]);
@@ -73,7 +80,13 @@ describe("backoff schedule (backoffMs given: used as is, no jitter)", () => {
     expect(backend.connects).toEqual([0, 100]);
     await vi.advanceTimersByTimeAsync(1);
     expect(state()).toEqual({
-      namespace: "ns", kind: "stdio", runnable: true, status: "ready", toolCount: 2, connectMs: 0, info: { name: "ns-server", version: "1.0.0" },
+      namespace: "ns",
+      kind: "stdio",
+      runnable: true,
+      status: "ready",
+      toolCount: 2,
+      connectMs: 0,
+      info: { name: "ns-server", version: "1.0.0" },
     });
     expect(lists).toEqual([2]);
   });

@@ -56,7 +56,15 @@ describe("DEFAULTS", () => {
   });
 
   it("writes the guide's block of defaults and its table cells from DEFAULTS", () => {
-    const doc = ["<!-- defaults:begin -->", "old", "<!-- defaults:end -->", "", "| field | default | meaning |", "| `budgets.inlineBytes` | 4000 | the largest response |", "| `code.root` | the working directory | the project |"].join("\n");
+    const doc = [
+      "<!-- defaults:begin -->",
+      "old",
+      "<!-- defaults:end -->",
+      "",
+      "| field | default | meaning |",
+      "| `budgets.inlineBytes` | 4000 | the largest response |",
+      "| `code.root` | the working directory | the project |",
+    ].join("\n");
     const made = configurationWithDefaults(doc);
     expect(made).toContain(`"budgets": { "inlineBytes": ${DEFAULTS.budgets.inlineBytes}, "mediaBytes": ${DEFAULTS.budgets.mediaBytes} }`);
     expect(made).toContain(`| \`budgets.inlineBytes\` | ${DEFAULTS.budgets.inlineBytes} | the largest response |`);

@@ -100,7 +100,15 @@ describe("OutputGuard.respond", () => {
         ],
       },
     });
-    expect(seen).toEqual([{ entries: [{ key: "b.ts", count: 8 }, { key: "a.ts", count: 4 }], omitted: 0 }]);
+    expect(seen).toEqual([
+      {
+        entries: [
+          { key: "b.ts", count: 8 },
+          { key: "a.ts", count: 4 },
+        ],
+        omitted: 0,
+      },
+    ]);
   });
 
   it("gives next_offset in focused mode, and the next page as `next` when there is nothing else", () => {
@@ -173,18 +181,70 @@ describe("OutputGuard.respond", () => {
 describe("distribution", () => {
   it.each<[string, string[], number | undefined, Distribution]>([
     ["nothing", [], undefined, { entries: [], omitted: 0 }],
-    ["most first", ["b", "a", "b"], undefined, { entries: [{ key: "b", count: 2 }, { key: "a", count: 1 }], omitted: 0 }],
-    ["ties by name (code unit order)", ["b", "a", "B", "é"], undefined, {
-      entries: [{ key: "B", count: 1 }, { key: "a", count: 1 }, { key: "b", count: 1 }, { key: "é", count: 1 }],
-      omitted: 0,
-    }],
-    ["capped, the rest counted", ["c", "a", "b", "c", "d"], 2, { entries: [{ key: "c", count: 2 }, { key: "a", count: 1 }], omitted: 2 }],
-    ["exactly at the cap", ["a", "b"], 2, { entries: [{ key: "a", count: 1 }, { key: "b", count: 1 }], omitted: 0 }],
+    [
+      "most first",
+      ["b", "a", "b"],
+      undefined,
+      {
+        entries: [
+          { key: "b", count: 2 },
+          { key: "a", count: 1 },
+        ],
+        omitted: 0,
+      },
+    ],
+    [
+      "ties by name (code unit order)",
+      ["b", "a", "B", "é"],
+      undefined,
+      {
+        entries: [
+          { key: "B", count: 1 },
+          { key: "a", count: 1 },
+          { key: "b", count: 1 },
+          { key: "é", count: 1 },
+        ],
+        omitted: 0,
+      },
+    ],
+    [
+      "capped, the rest counted",
+      ["c", "a", "b", "c", "d"],
+      2,
+      {
+        entries: [
+          { key: "c", count: 2 },
+          { key: "a", count: 1 },
+        ],
+        omitted: 2,
+      },
+    ],
+    [
+      "exactly at the cap",
+      ["a", "b"],
+      2,
+      {
+        entries: [
+          { key: "a", count: 1 },
+          { key: "b", count: 1 },
+        ],
+        omitted: 0,
+      },
+    ],
     ["a zero cap", ["a", "b"], 0, { entries: [], omitted: 2 }],
-    ["odd keys are kept as they are", ["", "../x", "a/*", ""], undefined, {
-      entries: [{ key: "", count: 2 }, { key: "../x", count: 1 }, { key: "a/*", count: 1 }],
-      omitted: 0,
-    }],
+    [
+      "odd keys are kept as they are",
+      ["", "../x", "a/*", ""],
+      undefined,
+      {
+        entries: [
+          { key: "", count: 2 },
+          { key: "../x", count: 1 },
+          { key: "a/*", count: 1 },
+        ],
+        omitted: 0,
+      },
+    ],
   ])("%s", (_name, keys, cap, expected) => {
     expect(cap === undefined ? distribution(keys) : distribution(keys, cap)).toEqual(expected);
   });
@@ -210,7 +270,10 @@ describe("capDistribution and byFileFields", () => {
   it.each<[Distribution, Record<string, unknown>]>([
     [{ entries: [], omitted: 0 }, { by_file: [] }],
     [{ entries: [{ key: "a.ts", count: 3 }], omitted: 0 }, { by_file: [{ file: "a.ts", count: 3 }] }],
-    [{ entries: [{ key: "a.ts", count: 3 }], omitted: 4 }, { by_file: [{ file: "a.ts", count: 3 }], by_file_overflow: 4 }],
+    [
+      { entries: [{ key: "a.ts", count: 3 }], omitted: 4 },
+      { by_file: [{ file: "a.ts", count: 3 }], by_file_overflow: 4 },
+    ],
   ])("byFileFields(%j)", (d, expected) => {
     expect(byFileFields(d)).toStrictEqual(expected);
   });

@@ -47,10 +47,15 @@ describe("explainErrors", () => {
     ["a missing required field", TOOL, {}, [{ field: "args.path", expected: REQUIRED }]],
     ["an unknown field near a declared one", TOOL, { path: "a", colour: "red" }, [{ field: "args.colour", expected: meant("color"), got: "red" }]],
     ["an unknown field near one already set", TOOL, { path: "a", color: "x", colour: "red" }, [{ field: "args.colour", expected: REMOVE, got: "red" }]],
-    ["missing before unknown", TOOL, { file: "README.md" }, [
-      { field: "args.path", expected: REQUIRED },
-      { field: "args.file", expected: REMOVE, got: "README.md" },
-    ]],
+    [
+      "missing before unknown",
+      TOOL,
+      { file: "README.md" },
+      [
+        { field: "args.path", expected: REQUIRED },
+        { field: "args.file", expected: REMOVE, got: "README.md" },
+      ],
+    ],
     ["a wrong type", TOOL, { path: 5 }, [{ field: "args.path", expected: "type string", got: 5 }]],
     ["an integer sent as text", TOOL, { path: "a", limit: "7.9" }, [{ field: "args.limit", expected: "type integer", got: "7.9" }]],
     ["a value outside an enum", TOOL, { path: "a", mode: "fsat" }, [{ field: "args.mode", expected: 'one of ["fast","slow"]', got: "fsat" }]],
@@ -84,9 +89,12 @@ describe("explainErrors", () => {
         { field: "args.items[0].n", expected: "type integer", got: "3" },
       ],
     ],
-    ["anyOf: one problem for the field, from the first branch", { properties: { q: { anyOf: [{ type: "number" }, { type: "string" }] } } }, { q: true }, [
-      { field: "args.q", expected: "type number", got: true },
-    ]],
+    [
+      "anyOf: one problem for the field, from the first branch",
+      { properties: { q: { anyOf: [{ type: "number" }, { type: "string" }] } } },
+      { q: true },
+      [{ field: "args.q", expected: "type number", got: true }],
+    ],
   ])("%s", (_name, schema, args, expected) => {
     expect(explainErrors(errorsOf(schema, args), args, schema)).toEqual(expected);
   });

@@ -50,18 +50,34 @@ function services(runs: RunOutcome[] = []): MetaServices {
 
 describe("the meta-tools without backends", () => {
   it.each([
-    ["describe_tool", { tool_id: "files:read" }, (b: Record<string, unknown>) => expect(b).toMatchObject({ id: "files:read", input_schema: record.inputSchema })],
+    [
+      "describe_tool",
+      { tool_id: "files:read" },
+      (b: Record<string, unknown>) => expect(b).toMatchObject({ id: "files:read", input_schema: record.inputSchema }),
+    ],
     ["describe_tool", { tool_id: "files:red" }, (b: Record<string, unknown>) => expect(b).toMatchObject({ ok: false, error: { code: "unknown_tool" } })],
-    ["describe_tool", {}, (b: Record<string, unknown>) => expect(b).toMatchObject({ ok: false, error: { code: "missing_tool_id" }, next: { tool: "search_tools" } })],
+    [
+      "describe_tool",
+      {},
+      (b: Record<string, unknown>) => expect(b).toMatchObject({ ok: false, error: { code: "missing_tool_id" }, next: { tool: "search_tools" } }),
+    ],
     ["run_tool", { tool_id: 7 }, (b: Record<string, unknown>) => expect(b).toMatchObject({ ok: false, error: { code: "invalid_args" } })],
-    ["search_tools", { query: "x", limit: "3" }, (b: Record<string, unknown>) => expect(b).toMatchObject({ ok: false, next: { arguments: { query: "x", limit: 3 } } })],
+    [
+      "search_tools",
+      { query: "x", limit: "3" },
+      (b: Record<string, unknown>) => expect(b).toMatchObject({ ok: false, next: { arguments: { query: "x", limit: 3 } } }),
+    ],
   ])("%s %j", async (tool, args, check) => {
     check(await createMetaDispatcher(services())(tool, args));
   });
 
   it("run_tool answers a catalog-only tool with the call for its docs", async () => {
     const body = await createMetaDispatcher(services([{ kind: "not_runnable", record }]))("run_tool", { tool_id: "files:read", args: { path: "a" } });
-    expect(body).toMatchObject({ ok: false, error: { code: "not_runnable" }, next: { tool: "describe_tool", arguments: { tool_id: "files:read", detail_level: "full" } } });
+    expect(body).toMatchObject({
+      ok: false,
+      error: { code: "not_runnable" },
+      next: { tool: "describe_tool", arguments: { tool_id: "files:read", detail_level: "full" } },
+    });
   });
 
   it("redacts what a handler returns with the services' redactor", async () => {

@@ -14,56 +14,122 @@ describe("reciprocalRankFusion", () => {
   it.each<[string, FusionList[], number, number, Ranked[]]>([
     ["no lists", [], 60, 10, []],
     ["empty lists", lists([[], 1], [[], 2]), 60, 10, []],
-    ["one list keeps its order, scored 1/(k + rank)", lists([["a", "b", "c"], 1]), 60, 10, [
-      { id: "a", score: 1 / 61 },
-      { id: "b", score: 1 / 62 },
-      { id: "c", score: 1 / 63 },
-    ]],
-    ["k = 0: 1, 1/2, 1/3", lists([["a", "b", "c"], 1]), 0, 10, [
-      { id: "a", score: 1 },
-      { id: "b", score: 1 / 2 },
-      { id: "c", score: 1 / 3 },
-    ]],
-    ["a weight scales the score", lists([["a", "b"], 2.5]), 0, 10, [
-      { id: "a", score: 2.5 },
-      { id: "b", score: 1.25 },
-    ]],
-    ["a tool in both lists sums its parts", lists([["a", "b"], 1], [["b", "c"], 1]), 1, 10, [
-      { id: "b", score: 1 / 3 + 1 / 2 },
-      { id: "a", score: 1 / 2 },
-      { id: "c", score: 1 / 3 },
-    ]],
-    ["a heavier list wins the head", lists([["a", "b"], 1], [["b", "a"], 3]), 1, 10, [
-      { id: "b", score: 1 / 3 + 3 / 2 },
-      { id: "a", score: 1 / 2 + 3 / 3 },
-    ]],
-    ["equal scores are ordered by id", lists([["b", "a"], 1], [["a", "b"], 1]), 1, 10, [
-      { id: "a", score: 1 / 2 + 1 / 3 },
-      { id: "b", score: 1 / 3 + 1 / 2 },
-    ]],
-    ["ids compare by code unit: upper case before lower, ASCII before accents", lists([["é"], 1], [["b"], 1], [["B"], 1]), 0, 10, [
-      { id: "B", score: 1 },
-      { id: "b", score: 1 },
-      { id: "é", score: 1 },
-    ]],
-    ["a zero weight still lists the tool, last", lists([["z"], 0], [["a"], 1]), 0, 10, [
-      { id: "a", score: 1 },
-      { id: "z", score: 0 },
-    ]],
-    ["top cuts the fused list", lists([["a", "b", "c"], 1], [["d"], 1]), 0, 2, [
-      { id: "a", score: 1 },
-      { id: "d", score: 1 },
-    ]],
+    [
+      "one list keeps its order, scored 1/(k + rank)",
+      lists([["a", "b", "c"], 1]),
+      60,
+      10,
+      [
+        { id: "a", score: 1 / 61 },
+        { id: "b", score: 1 / 62 },
+        { id: "c", score: 1 / 63 },
+      ],
+    ],
+    [
+      "k = 0: 1, 1/2, 1/3",
+      lists([["a", "b", "c"], 1]),
+      0,
+      10,
+      [
+        { id: "a", score: 1 },
+        { id: "b", score: 1 / 2 },
+        { id: "c", score: 1 / 3 },
+      ],
+    ],
+    [
+      "a weight scales the score",
+      lists([["a", "b"], 2.5]),
+      0,
+      10,
+      [
+        { id: "a", score: 2.5 },
+        { id: "b", score: 1.25 },
+      ],
+    ],
+    [
+      "a tool in both lists sums its parts",
+      lists([["a", "b"], 1], [["b", "c"], 1]),
+      1,
+      10,
+      [
+        { id: "b", score: 1 / 3 + 1 / 2 },
+        { id: "a", score: 1 / 2 },
+        { id: "c", score: 1 / 3 },
+      ],
+    ],
+    [
+      "a heavier list wins the head",
+      lists([["a", "b"], 1], [["b", "a"], 3]),
+      1,
+      10,
+      [
+        { id: "b", score: 1 / 3 + 3 / 2 },
+        { id: "a", score: 1 / 2 + 3 / 3 },
+      ],
+    ],
+    [
+      "equal scores are ordered by id",
+      lists([["b", "a"], 1], [["a", "b"], 1]),
+      1,
+      10,
+      [
+        { id: "a", score: 1 / 2 + 1 / 3 },
+        { id: "b", score: 1 / 3 + 1 / 2 },
+      ],
+    ],
+    [
+      "ids compare by code unit: upper case before lower, ASCII before accents",
+      lists([["é"], 1], [["b"], 1], [["B"], 1]),
+      0,
+      10,
+      [
+        { id: "B", score: 1 },
+        { id: "b", score: 1 },
+        { id: "é", score: 1 },
+      ],
+    ],
+    [
+      "a zero weight still lists the tool, last",
+      lists([["z"], 0], [["a"], 1]),
+      0,
+      10,
+      [
+        { id: "a", score: 1 },
+        { id: "z", score: 0 },
+      ],
+    ],
+    [
+      "top cuts the fused list",
+      lists([["a", "b", "c"], 1], [["d"], 1]),
+      0,
+      2,
+      [
+        { id: "a", score: 1 },
+        { id: "d", score: 1 },
+      ],
+    ],
     ["top 0", lists([["a"], 1]), 0, 0, []],
-    ["an infinite top", lists([["a", "b"], 1]), 0, Number.POSITIVE_INFINITY, [
-      { id: "a", score: 1 },
-      { id: "b", score: 0.5 },
-    ]],
-    ["odd ids are plain keys", lists([["__proto__", "a:b/c", ""], 1]), 0, 10, [
-      { id: "__proto__", score: 1 },
-      { id: "a:b/c", score: 0.5 },
-      { id: "", score: 1 / 3 },
-    ]],
+    [
+      "an infinite top",
+      lists([["a", "b"], 1]),
+      0,
+      Number.POSITIVE_INFINITY,
+      [
+        { id: "a", score: 1 },
+        { id: "b", score: 0.5 },
+      ],
+    ],
+    [
+      "odd ids are plain keys",
+      lists([["__proto__", "a:b/c", ""], 1]),
+      0,
+      10,
+      [
+        { id: "__proto__", score: 1 },
+        { id: "a:b/c", score: 0.5 },
+        { id: "", score: 1 / 3 },
+      ],
+    ],
   ])("%s", (_name, input, k, top, expected) => {
     const fused = reciprocalRankFusion(input, k, top);
     expect(fused.map((h) => h.id)).toEqual(expected.map((h) => h.id));
@@ -72,7 +138,13 @@ describe("reciprocalRankFusion", () => {
 
   it("ranks by rank, never by the lists' own scores", () => {
     const scored: FusionList[] = [
-      { hits: [{ id: "a", score: 0.001 }, { id: "b", score: 0.0009 }], weight: 1 },
+      {
+        hits: [
+          { id: "a", score: 0.001 },
+          { id: "b", score: 0.0009 },
+        ],
+        weight: 1,
+      },
       { hits: [{ id: "c", score: 9e9 }], weight: 1 },
     ];
     expect(reciprocalRankFusion(scored, 1, 10)).toEqual([
@@ -97,33 +169,68 @@ describe("fuseHead", () => {
   it.each<[string, FusionList[], number, number, number, Ranked[]]>([
     ["no lists", [], 60, 10, 10, []],
     ["an empty first list", lists([[], 1], [["x"], 1]), 0, 10, 10, [{ id: "x", score: 1 }]],
-    ["the head alone fills the page", lists([["a", "b", "c", "d"], 1]), 0, 3, 2, [
-      { id: "a", score: 1 },
-      { id: "b", score: 0.5 },
-    ]],
-    ["the tail goes on below the head's last score", lists([["a", "b", "c", "d"], 1], [["x"], 1]), 0, 2, 4, [
-      { id: "a", score: 1 },
-      { id: "x", score: 1 },
-      { id: "b", score: 0.5 },
-      // floor × pool / (pool + i + 1): 0.5 × 2 / 3.
-      { id: "c", score: 1 / 3 },
-    ]],
-    ["the whole tail, falling", lists([["a", "b", "c", "d", "e"], 1]), 0, 1, 10, [
-      { id: "a", score: 1 },
-      { id: "b", score: 1 / 2 },
-      { id: "c", score: 1 / 3 },
-      { id: "d", score: 1 / 4 },
-      { id: "e", score: 1 / 5 },
-    ]],
-    ["a tail tool already fused through another list is skipped", lists([["a", "b", "c"], 1], [["c"], 1]), 0, 1, 10, [
-      { id: "a", score: 1 },
-      { id: "c", score: 1 },
-      { id: "b", score: 1 / 2 },
-    ]],
-    ["tools only in later lists' tails are left out", lists([["a"], 1], [["x", "y", "z"], 1]), 0, 1, 10, [
-      { id: "a", score: 1 },
-      { id: "x", score: 1 },
-    ]],
+    [
+      "the head alone fills the page",
+      lists([["a", "b", "c", "d"], 1]),
+      0,
+      3,
+      2,
+      [
+        { id: "a", score: 1 },
+        { id: "b", score: 0.5 },
+      ],
+    ],
+    [
+      "the tail goes on below the head's last score",
+      lists([["a", "b", "c", "d"], 1], [["x"], 1]),
+      0,
+      2,
+      4,
+      [
+        { id: "a", score: 1 },
+        { id: "x", score: 1 },
+        { id: "b", score: 0.5 },
+        // floor × pool / (pool + i + 1): 0.5 × 2 / 3.
+        { id: "c", score: 1 / 3 },
+      ],
+    ],
+    [
+      "the whole tail, falling",
+      lists([["a", "b", "c", "d", "e"], 1]),
+      0,
+      1,
+      10,
+      [
+        { id: "a", score: 1 },
+        { id: "b", score: 1 / 2 },
+        { id: "c", score: 1 / 3 },
+        { id: "d", score: 1 / 4 },
+        { id: "e", score: 1 / 5 },
+      ],
+    ],
+    [
+      "a tail tool already fused through another list is skipped",
+      lists([["a", "b", "c"], 1], [["c"], 1]),
+      0,
+      1,
+      10,
+      [
+        { id: "a", score: 1 },
+        { id: "c", score: 1 },
+        { id: "b", score: 1 / 2 },
+      ],
+    ],
+    [
+      "tools only in later lists' tails are left out",
+      lists([["a"], 1], [["x", "y", "z"], 1]),
+      0,
+      1,
+      10,
+      [
+        { id: "a", score: 1 },
+        { id: "x", score: 1 },
+      ],
+    ],
     ["top 0", lists([["a", "b"], 1]), 0, 1, 0, []],
   ])("%s", (_name, input, k, pool, top, expected) => {
     const fused = fuseHead(input, k, pool, top);
@@ -134,7 +241,10 @@ describe("fuseHead", () => {
   it("equals plain fusion exactly at the pool boundary, and differs one past it", () => {
     const first = list("a", "b", "c", "d");
     const second = list("d", "c");
-    const input = [{ hits: first, weight: 1 }, { hits: second, weight: 1 }];
+    const input = [
+      { hits: first, weight: 1 },
+      { hits: second, weight: 1 },
+    ];
     expect(fuseHead(input, 1, 4, 10)).toEqual(reciprocalRankFusion(input, 1, 10));
     const under = fuseHead(input, 1, 3, 10);
     expect(under.map((h) => h.id)).toEqual(["c", "a", "d", "b"]);

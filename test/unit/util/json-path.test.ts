@@ -162,11 +162,19 @@ describe("childPath, describeMiss and suggestAfterMiss", () => {
 
   it.each<[string, JsonPathMiss, string, string | undefined]>([
     ["x", { ok: false, error: 'no key "x"', at: "$", available: ["a", "b c"] }, 'x: no key "x" at $. Available there: a, b c.', "$.a"],
-    ["a.b[9]", { ok: false, error: "index 9 is out of range (length 3)", at: "$.a.b", available: ["[0]…[2]"] },
-      "a.b[9]: index 9 is out of range (length 3) at $.a.b. Available there: [0]…[2].", undefined],
+    [
+      "a.b[9]",
+      { ok: false, error: "index 9 is out of range (length 3)", at: "$.a.b", available: ["[0]…[2]"] },
+      "a.b[9]: index 9 is out of range (length 3) at $.a.b. Available there: [0]…[2].",
+      undefined,
+    ],
     ["n.x", { ok: false, error: 'no key "x"', at: "$.n" }, 'n.x: no key "x" at $.n.', undefined],
-    ["q", { ok: false, error: 'no key "q"', at: "$", available: ["[weird", "two words"] }, 'q: no key "q" at $. Available there: [weird, two words.',
-      '$["two words"]'],
+    [
+      "q",
+      { ok: false, error: 'no key "q"', at: "$", available: ["[weird", "two words"] },
+      'q: no key "q" at $. Available there: [weird, two words.',
+      '$["two words"]',
+    ],
   ])("a miss of %j", (path, miss, words, suggestion) => {
     expect(describeMiss(path, miss)).toBe(words);
     expect(suggestAfterMiss(miss)).toBe(suggestion);
