@@ -39,7 +39,7 @@ import { SemanticIndex } from "./search/semantic.js";
 import { ToolGate } from "./security/gate.js";
 import { LockFile } from "./security/lock.js";
 import { silentLogger, type Logger } from "./util/log.js";
-import { packageVersion } from "./version.js";
+import { packageVersion } from "./util/version.js";
 import { GrowingRedactor, redactingLogger, redactor, type Redact } from "./util/redact.js";
 
 export interface AppOptions {

@@ -14,7 +14,7 @@ import { ErrorCode, McpError } from "@modelcontextprotocol/sdk/types.js";
 import { LOCAL_PRINCIPAL } from "./security/principal.js";
 
 const RESOURCE_NOT_FOUND = -32002;
-import { packageVersion } from "./version.js";
+import { packageVersion } from "./util/version.js";
 
 /**
  * An MCP server for one session. HTTP passes one set of `tools` to all its

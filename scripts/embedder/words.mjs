@@ -9,7 +9,7 @@ import { Buffer } from "node:buffer";
 import { closeSync, openSync, readFileSync, writeFileSync, writeSync } from "node:fs";
 import { createRequire } from "node:module";
 import { dirname, join } from "node:path";
-import { fold, QUERY_FILLER, splitWords, STOP_WORDS } from "../../dist/search/analyze.js";
+import { fold, QUERY_FILLER, splitWords, STOP_WORDS } from "../../dist/text/analyze.js";
 
 const out = process.argv[2];
 const require = createRequire(import.meta.url);

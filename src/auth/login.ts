@@ -20,7 +20,7 @@ import type { OAuthClientInformationMixed, OAuthClientMetadata, OAuthTokens } fr
 import type { FetchLike } from "@modelcontextprotocol/sdk/shared/transport.js";
 import type { OAuthSettings, RemoteBackendSpec } from "../config/resolved.js";
 import { MetatoolsError } from "../util/errors.js";
-import { packageVersion } from "../version.js";
+import { packageVersion } from "../util/version.js";
 import type { Credentials, SignIn } from "./credentials.js";
 import { listenLoopback } from "./loopback.js";
 import { clientOf, expiryOf, union } from "./session.js";

@@ -18,7 +18,7 @@ import {
 import type { RemoteBackendSpec, StdioBackendSpec } from "../config/resolved.js";
 import type { UpstreamTool } from "../model/tool.js";
 import type { Redact } from "../util/redact.js";
-import { packageVersion } from "../version.js";
+import { packageVersion } from "../util/version.js";
 import { NeedsLoginError, type SignInSession } from "../auth/session.js";
 import { BackendError } from "./errors.js";
 import { remoteTransport, StderrTail, stdioTransport } from "./transports.js";

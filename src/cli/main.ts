@@ -16,7 +16,7 @@ async function main(argv: string[]): Promise<number> {
     return name ? 0 : 2;
   }
   if (name === "--version" || name === "-v") {
-    const { packageVersion } = await import("../version.js");
+    const { packageVersion } = await import("../util/version.js");
     process.stdout.write(`${packageVersion()}\n`);
     return 0;
   }

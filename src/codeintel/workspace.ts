@@ -9,7 +9,7 @@ import { realpathSync, type Dirent, type Stats } from "node:fs";
 import { lstat, readdir, realpath } from "node:fs/promises";
 import { basename, dirname, isAbsolute, join, relative, resolve, sep } from "node:path";
 import ignore, { type Ignore } from "ignore";
-import { nearest } from "../search/suggest.js";
+import { nearest } from "../text/suggest.js";
 import { isInside, type ReadPolicy } from "./files.js";
 import { DEFAULT_SECRET_PATTERNS } from "./secrets.js";
 

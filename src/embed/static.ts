@@ -8,7 +8,7 @@
  * code, microseconds per text.
  */
 import { basename } from "node:path";
-import { fold, QUERY_FILLER, splitWords, STOP_WORDS } from "../search/analyze.js";
+import { fold, QUERY_FILLER, splitWords, STOP_WORDS } from "../text/analyze.js";
 import { normalize, type Embedder, type EmbedRole } from "./types.js";
 import { WordVectors } from "./vectors-file.js";
 

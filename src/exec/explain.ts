@@ -4,7 +4,7 @@
  */
 import type { ErrorObject } from "ajv";
 import type { JsonSchema } from "../model/tool.js";
-import { nearest } from "../search/suggest.js";
+import { nearest } from "../text/suggest.js";
 
 export interface FieldProblem {
   /** `args.path`, `args.options.limit`, `args[0]`. */

@@ -5,7 +5,7 @@ import type { MetaServices } from "./services.js";
 import { loginCommand } from "../auth/open.js";
 import { formatCall, hint, recoverable, warning, type NextCall } from "../disclosure/guidance.js";
 import { splitToolId } from "../model/tool.js";
-import { nearest } from "../search/suggest.js";
+import { nearest } from "../text/suggest.js";
 import type { MetaBody } from "./types.js";
 
 const SUGGESTIONS = 3;

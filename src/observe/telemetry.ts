@@ -6,7 +6,7 @@
  * one from the standard OTEL_* environment variables.
  */
 import { metrics, SpanStatusCode, trace, type Attributes, type Counter, type Histogram, type Meter, type Span, type Tracer } from "@opentelemetry/api";
-import { packageVersion } from "../version.js";
+import { packageVersion } from "../util/version.js";
 
 /** Attribute names, in one place so spans, metrics, tests and docs agree. */
 export const ATTR = {

@@ -5,11 +5,11 @@
  * to the index terms it prefixes or nearly spells.
  */
 import type { ToolRecord } from "../model/tool.js";
-import { createAnalyzer, fold, splitWords } from "./analyze.js";
+import { createAnalyzer, fold, splitWords } from "../text/analyze.js";
 import { SEARCH_FIELDS, toDocument, type SearchDocument } from "./documents.js";
 import { InvertedIndex, type IndexQuery } from "./inverted.js";
 import type { PreparedNamespace } from "./segment-file.js";
-import { editDistance } from "./suggest.js";
+import { editDistance } from "../text/suggest.js";
 import { ACTION_VERBS, DEPRECATED_PRIOR, FIELD_BOOSTS, QUERY_REPEAT, RELAXED, SCORE_PARAMS } from "./tuning.js";
 import type { RankOptions, RankResult, Ranker } from "./types.js";
 

@@ -15,7 +15,7 @@ import type { IndexCache } from "./index-cache.js";
 import { LexicalIndexes } from "./lexical.js";
 import { fuseParts, queryParts } from "./query-parts.js";
 import type { SemanticIndex } from "./semantic.js";
-import { nearest } from "./suggest.js";
+import { nearest } from "../text/suggest.js";
 import { RELAXED } from "./tuning.js";
 import type { RankOptions, RankResult, Ranked } from "./types.js";
 

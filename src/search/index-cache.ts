@@ -10,7 +10,7 @@ import { createHash } from "node:crypto";
 import { mkdirSync, readdirSync, readFileSync, rmSync, statSync, utimesSync } from "node:fs";
 import { join } from "node:path";
 import { writeFileAtomic } from "../util/files.js";
-import { createAnalyzer } from "./analyze.js";
+import { createAnalyzer } from "../text/analyze.js";
 import { SEARCH_FIELDS, type SearchDocument } from "./documents.js";
 import { decodeNamespace, encodeNamespace, type PreparedNamespace } from "./segment-file.js";
 import { DEPRECATED_PRIOR, FIELD_BOOSTS } from "./tuning.js";

@@ -29,6 +29,7 @@ describe("lint rules", () => {
       ["src/util/example.ts", 'import { DEFAULTS } from "../config/defaults.js";\nexport const d = DEFAULTS;\n'],
       ["src/model/example.ts", 'import type { ToolRegistry } from "../registry/registry.js";\nexport type R = ToolRegistry;\n'],
       ["src/server/example.ts", 'import type { Metatools } from "../app.js";\nexport type M = Metatools;\n'],
+      ["src/text/example.ts", 'import { Bm25Ranker } from "../search/bm25.js";\nexport const b = Bm25Ranker;\n'],
     ])("%s may not import from above it", async (file, code) => {
       expect(await lint(file, code)).toContain("no-restricted-imports");
     });

@@ -9,7 +9,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { suggestIds } from "../../../src/meta/lookup.js";
-import { nearest } from "../../../src/search/suggest.js";
+import { nearest } from "../../../src/text/suggest.js";
 import { openSession, tempDir, writeSyntheticTools, type Session } from "../../helpers/harness.js";
 
 let session: Session;

@@ -1,6 +1,6 @@
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
-import { PACKAGE_ROOT } from "./util/package-root.js";
+import { PACKAGE_ROOT } from "./package-root.js";
 
 /** The package version, from metatools' package.json. */
 export function packageVersion(): string {
