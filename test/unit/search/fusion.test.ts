@@ -1,6 +1,6 @@
 /**
  * search/fusion.ts: weighted reciprocal-rank fusion (exact scores, weights, k, ties, top) and fuseHead's edges
- * (no lists, the pool boundary, the tail's falling scores). The paging properties of fuseHead are in test/fusion.test.ts.
+ * (no lists, the pool boundary, the tail's falling scores). The paging properties of fuseHead are in fusion-head.test.ts.
  */
 import { describe, expect, it } from "vitest";
 import { fuseHead, reciprocalRankFusion, type FusionList } from "../../../src/search/fusion.js";

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
-import { printable } from "../src/cli/format.js";
-import { styleFor } from "../src/cli/style.js";
-import { markdownTable, textTable } from "../src/util/table.js";
+import { printable } from "../../../src/cli/format.js";
+import { styleFor } from "../../../src/cli/style.js";
+import { markdownTable, textTable } from "../../../src/util/table.js";
 
 describe("text for a terminal", () => {
   it.each([

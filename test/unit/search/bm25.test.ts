@@ -5,11 +5,11 @@
  */
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import type { ToolRecord } from "../src/model/tool.js";
-import { createAnalyzer, splitWords } from "../src/text/analyze.js";
-import { Bm25Ranker } from "../src/search/bm25.js";
-import { InvertedIndex, type IndexedDoc } from "../src/search/inverted.js";
-import { SCORE_PARAMS } from "../src/search/tuning.js";
+import type { ToolRecord } from "../../../src/model/tool.js";
+import { createAnalyzer, splitWords } from "../../../src/text/analyze.js";
+import { Bm25Ranker } from "../../../src/search/bm25.js";
+import { InvertedIndex, type IndexedDoc } from "../../../src/search/inverted.js";
+import { SCORE_PARAMS } from "../../../src/search/tuning.js";
 
 describe("analyzer", () => {
   const analyzer = createAnalyzer();

@@ -1,7 +1,7 @@
 /** The exact-name matcher, table by table: spellings, identifiers in sentences, generic names, namespaces. */
 import { describe, expect, it } from "vitest";
-import type { ToolRecord } from "../src/model/tool.js";
-import { ExactNames, nameWords } from "../src/search/exact.js";
+import type { ToolRecord } from "../../../src/model/tool.js";
+import { ExactNames, nameWords } from "../../../src/search/exact.js";
 
 function record(namespace: string, name: string, title?: string): ToolRecord {
   return {

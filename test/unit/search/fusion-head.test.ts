@@ -1,9 +1,9 @@
 /** Fusion that pages (fuseHead), a request's parts (query-parts.ts), and the built-in table as shipped. */
 import { describe, expect, it } from "vitest";
-import { BUILTIN_MODEL_FILE, loadBuiltinEmbedder } from "../src/embed/builtin.js";
-import { fuseHead, reciprocalRankFusion } from "../src/search/fusion.js";
-import { fuseParts, queryParts } from "../src/search/query-parts.js";
-import type { Ranked } from "../src/search/types.js";
+import { BUILTIN_MODEL_FILE, loadBuiltinEmbedder } from "../../../src/embed/builtin.js";
+import { fuseHead, reciprocalRankFusion } from "../../../src/search/fusion.js";
+import { fuseParts, queryParts } from "../../../src/search/query-parts.js";
+import type { Ranked } from "../../../src/search/types.js";
 
 const list = (...ids: string[]): Ranked[] => ids.map((id, i) => ({ id, score: 100 - i }));
 

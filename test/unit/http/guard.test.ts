@@ -3,7 +3,7 @@
  * controlled clock, which names count as loopback, and bearer matching.
  */
 import { describe, expect, it } from "vitest";
-import { BearerAuth, isLoopback, RateLimiter } from "../src/http/guard.js";
+import { BearerAuth, isLoopback, RateLimiter } from "../../../src/http/guard.js";
 
 describe("http guards", () => {
   it("rate limit: a burst at once, then the per-minute rate, per key, with Retry-After", () => {

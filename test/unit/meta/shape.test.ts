@@ -3,7 +3,7 @@
  * replaced by a parser that assigned a "__proto__" key.
  */
 import { describe, expect, it } from "vitest";
-import { shapeProblem } from "../src/meta/shape.js";
+import { shapeProblem } from "../../../src/meta/shape.js";
 
 describe("argument shape", () => {
   it("accepts plain JSON data, including keys named like prototype fields that hold no object", () => {

@@ -4,8 +4,8 @@
  * is left alone, and no text, however made, makes it slow.
  */
 import { describe, expect, it } from "vitest";
-import { redactDeep, redactor } from "../src/util/redact.js";
-import { findLeaks, SECRETS } from "./helpers/leaks.js";
+import { redactDeep, redactor } from "../../../src/util/redact.js";
+import { findLeaks, SECRETS } from "../../helpers/leaks.js";
 
 const secrets = Object.entries(SECRETS).map(([name, value]) => ({ name, value }));
 const redact = redactor(secrets);
