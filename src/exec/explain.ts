@@ -75,6 +75,8 @@ export function correctArgs(schema: JsonSchema, args: Record<string, unknown>, e
   const fixed = structuredClone(args);
   const unknown: string[] = [];
   const moved = new Set<string>();
+  const retyped = new Set<string>();
+  const untyped = new Set<string>();
   // Unknown fields first: one may be the value a missing required field wants.
   for (const error of [...errors].sort((a, b) => Number(b.keyword === "additionalProperties") - Number(a.keyword === "additionalProperties"))) {
     const parts = pointerParts(error.instancePath);
@@ -96,9 +98,14 @@ export function correctArgs(schema: JsonSchema, args: Record<string, unknown>, e
       }
       deleteAt(fixed, [...parts, name]);
     } else if (error.keyword === "type") {
+      // Under anyOf each branch reports its own type: the first that converts the value settles it.
+      if (retyped.has(error.instancePath)) continue;
       const value = convert(getAt(fixed, parts), String(p.type)) ?? placeholder(here);
-      if (value === undefined) unknown.push(pointerToPath(error.instancePath));
-      else setAt(fixed, parts, value);
+      if (value === undefined) untyped.add(error.instancePath);
+      else {
+        setAt(fixed, parts, value);
+        retyped.add(error.instancePath);
+      }
     } else if (error.keyword === "enum" && Array.isArray(p.allowedValues)) {
       const got = String(getAt(fixed, parts));
       const options = p.allowedValues.map(String);
@@ -112,6 +119,7 @@ export function correctArgs(schema: JsonSchema, args: Record<string, unknown>, e
       else setAt(fixed, parts, value);
     }
   }
+  for (const path of untyped) if (!retyped.has(path)) unknown.push(pointerToPath(path));
   return { args: fixed, unknown: [...new Set(unknown)] };
 }
 

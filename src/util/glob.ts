@@ -5,7 +5,7 @@
  * agents. Id globs use a two-pointer wildcard match; path globs compile to
  * RE2 (util/regex.ts).
  */
-import { compileRegex } from "./regex.js";
+import { compileRegex, RegexError, type SafeRegex } from "./regex.js";
 
 /**
  * A glob over ids and names: `*` is any run of characters (colons
@@ -78,7 +78,15 @@ export function pathGlob(glob: string): (path: string) => boolean {
     } else if (ch === "," && braces > 0) source += "|";
     else source += escapeRegExp(ch);
   }
-  const re = compileRegex(`^(?:${source})$`);
+  if (braces > 0) throw new RegexError(`a "{" is never closed (braces list alternatives, as in *.{ts,js})`);
+  let re: SafeRegex;
+  try {
+    re = compileRegex(`^(?:${source})$`);
+  } catch (error) {
+    // The limits speak of the regular expression the glob becomes; the agent wrote a glob.
+    if (error instanceof RegexError) throw new RegexError(`the glob (${glob.length} characters) is too large or complex to match safely; use a shorter one`);
+    throw error;
+  }
   return anchored ? (path) => re.test(path) : (path) => re.test(path.slice(path.lastIndexOf("/") + 1));
 }
 
