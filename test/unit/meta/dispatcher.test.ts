@@ -11,22 +11,15 @@ import type { ToolRecord } from "../../../src/model/tool.js";
 import type { RunOutcome } from "../../../src/exec/executor.js";
 import { Bm25Ranker } from "../../../src/search/bm25.js";
 import { SpanNotes } from "../../../src/observe/telemetry.js";
+import { toolRecord } from "../../helpers/records.js";
 
-const record: ToolRecord = {
-  id: "files:read",
-  namespace: "files",
-  name: "read",
+const record: ToolRecord = toolRecord("files", "read", {
   summary: "Read a file.",
   description: "Read a file of the project.",
   inputSchema: { type: "object", properties: { path: { type: "string" } }, required: ["path"] },
   annotations: { readOnlyHint: true },
-  tags: [],
-  aliases: [],
-  examples: [],
-  externalRefs: [],
-  cache: { policy: "auto" },
   runnable: false,
-};
+});
 
 function services(runs: RunOutcome[] = []): MetaServices {
   const records = new Map([[record.id, record]]);

@@ -10,6 +10,7 @@ import { createAnalyzer, splitWords } from "../../../src/text/analyze.js";
 import { Bm25Ranker } from "../../../src/search/bm25.js";
 import { InvertedIndex, type IndexedDoc } from "../../../src/search/inverted.js";
 import { SCORE_PARAMS } from "../../../src/search/tuning.js";
+import { toolRecord } from "../../helpers/records.js";
 
 describe("analyzer", () => {
   const analyzer = createAnalyzer();
@@ -136,21 +137,11 @@ describe("inverted index (properties)", () => {
 });
 
 function record(namespace: string, name: string, description: string, params: string[] = []): ToolRecord {
-  return {
-    id: `${namespace}:${name}`,
-    namespace,
-    name,
+  return toolRecord(namespace, name, {
     summary: description,
     description,
     inputSchema: { type: "object", properties: Object.fromEntries(params.map((p) => [p, { type: "string" }])) },
-    annotations: {},
-    tags: [],
-    aliases: [],
-    examples: [],
-    externalRefs: [],
-    cache: { policy: "auto" },
-    runnable: true,
-  };
+  });
 }
 
 describe("ranker", () => {

@@ -2,24 +2,10 @@
 import { describe, expect, it } from "vitest";
 import type { ToolRecord } from "../../../src/model/tool.js";
 import { ExactNames, nameWords } from "../../../src/search/exact.js";
+import { toolRecord } from "../../helpers/records.js";
 
 function record(namespace: string, name: string, title?: string): ToolRecord {
-  return {
-    id: `${namespace}:${name}`,
-    namespace,
-    name,
-    title,
-    summary: "",
-    description: "",
-    inputSchema: {},
-    annotations: {},
-    tags: [],
-    aliases: [],
-    examples: [],
-    externalRefs: [],
-    cache: { policy: "auto" },
-    runnable: true,
-  };
+  return toolRecord(namespace, name, { title });
 }
 
 const names = new ExactNames();
