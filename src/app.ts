@@ -34,6 +34,8 @@ import { openStore } from "./store/open.js";
 import { ToolRegistry } from "./registry/registry.js";
 import { openEmbedder } from "./embed/open.js";
 import { SearchEngine } from "./search/engine.js";
+import type { Learner } from "./learn/learner.js";
+import { openLearning } from "./learn/open.js";
 import { IndexCache } from "./search/index-cache.js";
 import { SemanticIndex } from "./search/semantic.js";
 import { ToolGate } from "./security/gate.js";
@@ -82,6 +84,8 @@ export interface Metatools {
   telemetry: Telemetry;
   /** Where remote backends' sign-ins are kept; undefined when no backend signs in. */
   credentials?: Credentials;
+  /** What search learns from use; undefined when `learn: false`. */
+  learner?: Learner;
   /** Pings the shared store (cache and output handles); never rejects. */
   checkStore(): Promise<StoreHealth>;
   /**
@@ -124,10 +128,13 @@ export function createMetatools(config: ResolvedConfig, options: AppOptions = {}
   const semantic = embedder && new SemanticIndex(() => openEmbedder(embedder), config.search.embeddingCache, logger, background);
   // Large namespaces' analyzed indexes are kept per config, so a restart over 10,000 tools does not analyze them again.
   const indexCache = config.file ? new IndexCache(join(cacheHome(), "index"), config.file, packageVersion()) : undefined;
-  const search = new SearchEngine(registry, { semantic, fusion: config.search.fusion, indexCache, wordsOnly: new Set(["metatools"]) });
   const store = (kind: string): KeyValue =>
     openStore({ url: config.store.url, namespace: `${config.store.prefix}:${kind}`, memoryMaxBytes: config.store.memoryMaxBytes });
-  const stores = { cache: store("cache"), outputs: store("out") };
+  const stores = { cache: store("cache"), outputs: store("out"), learn: config.learn && store("learn") };
+  // What search learns from use lives beside the cache: in memory, or in the Redis replicas share.
+  const useLearning = config.learn && stores.learn ? openLearning(config.learn, stores.learn, logger) : undefined;
+  const learner = useLearning?.learner;
+  const search = new SearchEngine(registry, { semantic, fusion: config.search.fusion, indexCache, wordsOnly: new Set(["metatools"]), learned: learner });
   // In memory, one output may take at most a quarter of the store, so a large one cannot push out every other handle.
   const outputLimit = config.store.url === "memory" ? Math.min(config.outputs.maxBytes, Math.floor(config.store.memoryMaxBytes / 4)) : config.outputs.maxBytes;
   const outputs = new KeyValueOutputStore(stores.outputs, { ttlMs: config.outputs.ttlMs, maxBytes: outputLimit });
@@ -201,6 +208,7 @@ export function createMetatools(config: ResolvedConfig, options: AppOptions = {}
     gate,
     redact,
     ...(credentials ? { credentials } : {}),
+    ...(learner ? { learner } : {}),
     checkStore: () => storeHealth(stores.cache),
     // The embedder's load is awaited, so a broken one is reported at start; indexing goes on in the background.
     start: (options) => {
@@ -234,14 +242,14 @@ export function createMetatools(config: ResolvedConfig, options: AppOptions = {}
       if (health.ok) logger.info(`store: ${health.where}`);
       else logger.error(`${health.error}; results are not cached and large outputs cannot be kept until it is reachable`);
     });
-    return Promise.all([backends.start(only && [...only, ...missing]), store, semantic?.ready]).then(() => undefined);
+    return Promise.all([backends.start(only && [...only, ...missing]), store, semantic?.ready, useLearning?.start()]).then(() => undefined);
   }
   async function closeAll(): Promise<void> {
     snapshot.flush();
     search.flush();
     await backends.close();
     await semantic?.close();
-    await Promise.all([stores.cache.close(), stores.outputs.close(), credentials?.close()]);
+    await Promise.all([stores.cache.close(), stores.outputs.close(), stores.learn?.close(), credentials?.close()]);
   }
 }
 

@@ -52,6 +52,12 @@ export const COMMANDS: readonly Command[] = [
     run: (argv) => import("./commands/doctor.js").then((m) => m.doctor(argv)),
   },
   {
+    name: "learn",
+    usage: "--export FILE|- | --import FILE | --reset",
+    summary: "what search learned from use, in the shared store: export it to a file, import one, or forget it",
+    run: (argv) => import("./commands/learn.js").then((m) => m.learn(argv)),
+  },
+  {
     name: "approve",
     usage: "ID... | --all | --list [--json]",
     summary: "let in quarantined tools a person has read (pins their definitions in the lock file)",
@@ -77,9 +83,9 @@ export const COMMANDS: readonly Command[] = [
   },
   {
     name: "eval",
-    usage: "DIR [--mode bm25|semantic|hybrid|all] [--embedder builtin|use | --vectors FILE] [--limit K] [--names] [--json]",
+    usage: "DIR [--mode bm25|semantic|hybrid|all] [--embedder builtin|use | --vectors FILE] [--limit K] [--names | --replay [--replay-noise P]] [--json]",
     summary:
-      "retrieval quality on a dataset (tools.jsonl + queries.jsonl): hit@k, MRR, nDCG, recall, in the configured mode (hybrid by default) or all three; --names: every tool searched by its name in 8 spellings",
+      "retrieval quality on a dataset (tools.jsonl + queries.jsonl): hit@k, MRR, nDCG, recall, in the configured mode (hybrid by default) or all three; --names: every tool searched by its name in 8 spellings; --replay: what search learns from use (even queries replayed as history, odd ones measured before and after)",
     run: (argv) => import("./commands/eval.js").then((m) => m.evaluate(argv)),
   },
   {

@@ -52,6 +52,18 @@ export const DEFAULTS = {
     maxBytes: 256 << 20,
     maxMs: 20_000,
   },
+  /** What search learns from use (src/learn/). */
+  learn: {
+    enabled: true,
+    /** Evidence loses half its weight in this time. */
+    halfLifeDays: 30,
+    /** A run counts for the searches of its session this recent. */
+    windowMs: 10 * 60_000,
+    /** Learning events one principal may add per day: one client cannot flood what everyone's search uses. */
+    maxEventsPerDay: 500,
+    /** Keep the queries' text (for export and review); off, only analyzed terms are kept. */
+    keepQueries: false,
+  },
   /** Defaults of the tools' own arguments. */
   describe: { examplesMax: 2 },
 } as const;

@@ -170,6 +170,17 @@ function resolveConfig(
     },
     outputs: { ttlMs: m.outputs?.ttlMs ?? DEFAULTS.outputs.ttlMs, maxBytes: m.outputs?.maxBytes ?? DEFAULTS.outputs.maxBytes },
     ...(code ? { code: withTokenFileDenied(code, auth) } : {}),
+    ...(m.learn === false || !DEFAULTS.learn.enabled
+      ? {}
+      : {
+          learn: {
+            halfLifeMs: (m.learn?.halfLifeDays ?? DEFAULTS.learn.halfLifeDays) * 86_400_000,
+            windowMs: m.learn?.windowMs ?? DEFAULTS.learn.windowMs,
+            maxEventsPerDay: m.learn?.maxEventsPerDay ?? DEFAULTS.learn.maxEventsPerDay,
+            keepQueries: m.learn?.keepQueries ?? DEFAULTS.learn.keepQueries,
+            ...(m.learn?.seed ? { seed: resolve(where.baseDir, m.learn.seed) } : {}),
+          },
+        }),
   };
 }
 

@@ -87,6 +87,17 @@ export interface ResolvedConfig {
   outputs: { ttlMs: number; maxBytes: number };
   /** The built-in code-intelligence backend; undefined when disabled. */
   code?: CodeConfig;
+  /** What search learns from use; undefined when `learn: false`. */
+  learn?: LearnConfig;
+}
+
+export interface LearnConfig {
+  halfLifeMs: number;
+  windowMs: number;
+  maxEventsPerDay: number;
+  keepQueries: boolean;
+  /** Absolute path of a learned file imported at start. */
+  seed?: string;
 }
 
 export type OutputValidation = "warn" | "strict" | "off";

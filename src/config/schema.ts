@@ -222,6 +222,50 @@ export const metatoolsSectionSchema = z
       })
       .strict()
       .optional(),
+    learn: z
+      .union([
+        z
+          .object({
+            halfLifeDays: z
+              .number()
+              .positive()
+              .optional()
+              .describe(`How fast what was learned fades: evidence loses half its weight in this many days. Default ${DEFAULTS.learn.halfLifeDays}.`),
+            windowMs: z
+              .number()
+              .int()
+              .min(1000)
+              .optional()
+              .describe(`A successful run teaches the searches of its session made this recently. Default ${msWords(DEFAULTS.learn.windowMs)}.`),
+            maxEventsPerDay: z
+              .number()
+              .int()
+              .min(1)
+              .optional()
+              .describe(
+                `Learning events one caller (principal) may add per day, so one client cannot flood what everyone's search uses. Default ${DEFAULTS.learn.maxEventsPerDay}.`,
+              ),
+            seed: z
+              .string()
+              .min(1)
+              .optional()
+              .describe(
+                "A file made by `metatools learn --export`, relative to the config file: imported when the server starts, once per file content (a team ships what it learned beside its config).",
+              ),
+            keepQueries: z
+              .boolean()
+              .optional()
+              .describe(
+                `Also keep the text of the queries that taught each tool (shown by \`metatools learn --export\`). Default ${DEFAULTS.learn.keepQueries}: only analyzed terms (word stems) and tool ids are kept.`,
+              ),
+          })
+          .strict(),
+        z.literal(false),
+      ])
+      .optional()
+      .describe(
+        "Search that learns from use: a search followed by a successful run of a tool in the same session teaches later searches with similar words to rank that tool higher. Kept in metatools.store (shared by replicas on Redis). false turns it off.",
+      ),
     security: z
       .object({
         scan: z

@@ -3,15 +3,15 @@
  * backend (the same path users take), each query is ranked by the real
  * search engine, and the metrics are averaged per mode.
  */
-import { createMetatools } from "../app.js";
+import { createMetatools, type Metatools } from "../app.js";
 import type { EmbedderConfig, ResolvedConfig, SearchMode } from "../config/resolved.js";
 import type { FusionSettings } from "../search/engine.js";
 import { MetatoolsError } from "../util/errors.js";
-import { datasetConfig, loadDataset, sampleQueries } from "./dataset.js";
+import { datasetConfig, loadDataset, sampleQueries, type EvalQuery } from "./dataset.js";
 import { createAccumulator, type Metrics } from "./metrics.js";
 import { checkNames, type NamesResult } from "./names.js";
 
-const NAMESPACE = "eval";
+export const NAMESPACE = "eval";
 export const EVAL_MODES = ["bm25", "semantic", "hybrid"] as const;
 export type EvalMode = (typeof EVAL_MODES)[number];
 
@@ -29,6 +29,23 @@ export interface EvalOptions {
 }
 
 export async function evaluateDataset(dir: string, modes: readonly EvalMode[], options: EvalOptions = {}): Promise<Partial<Record<EvalMode, Metrics>>> {
+  return withDataset(dir, modes, options, async (app, queries) => {
+    const out: Partial<Record<EvalMode, Metrics>> = {};
+    for (const mode of modes) out[mode] = await rankAll(app, queries, mode, options.onProgress);
+    return out;
+  });
+}
+
+/**
+ * The app over a dataset's tools, embedded and checked ready for `modes`,
+ * handed to `work` with the queries to evaluate; closed after.
+ */
+export async function withDataset<T>(
+  dir: string,
+  modes: readonly EvalMode[],
+  options: EvalOptions,
+  work: (app: Metatools, queries: EvalQuery[]) => Promise<T>,
+): Promise<T> {
   const dataset = loadDataset(dir);
   const config = evalConfig(dataset.toolsFile, options);
   if (options.fusion) config.search.fusion = options.fusion;
@@ -40,9 +57,6 @@ export async function evaluateDataset(dir: string, modes: readonly EvalMode[], o
     const state = app.backends.state(NAMESPACE);
     if (state?.status !== "ready") throw new MetatoolsError("dataset_invalid", state?.error ?? `cannot load ${dataset.toolsFile}`);
     await app.search.semantic?.whenIdle();
-    const queries = sampleQueries(dataset.queries, options.sample);
-    const out: Partial<Record<EvalMode, Metrics>> = {};
-    const tools = app.registry.namespaceRecords(NAMESPACE).length;
     for (const mode of modes) {
       if (mode !== "bm25" && !app.search.semantic) {
         throw new MetatoolsError(
@@ -52,26 +66,30 @@ export async function evaluateDataset(dir: string, modes: readonly EvalMode[], o
       }
       if (mode !== "bm25" && app.search.semantic?.error)
         throw new MetatoolsError("mode_unavailable", `mode "${mode}" is unavailable: ${app.search.semantic.error}`);
-      const acc = createAccumulator();
-      const prefix = `${NAMESPACE}:`;
-      for (const [i, q] of queries.entries()) {
-        if (i % 25 === 0) progress?.(mode, i, queries.length);
-        const outcome = await app.search.search({ query: q.query, limit: 10, offset: 0, namespaces: [NAMESPACE], tags: [], mode: mode as SearchMode });
-        // A search that fell back (an embedding that failed) must not be scored under the mode asked for.
-        if (outcome.mode !== mode && outcome.mode !== "browse")
-          throw new MetatoolsError("mode_unavailable", `query ${q.id} was ranked with ${outcome.mode}, not ${mode}: ${outcome.modeNote ?? "no reason given"}`);
-        acc.add(
-          outcome.hits.map((h) => h.record.id.slice(prefix.length)),
-          q.relevant,
-        );
-      }
-      progress?.(mode, queries.length, queries.length);
-      out[mode] = acc.result(tools);
     }
-    return out;
+    return await work(app, sampleQueries(dataset.queries, options.sample));
   } finally {
     await app.close();
   }
+}
+
+/** Every query ranked by the real search engine in `mode`, the metrics averaged. */
+export async function rankAll(app: Metatools, queries: readonly EvalQuery[], mode: EvalMode, progress?: EvalOptions["onProgress"]): Promise<Metrics> {
+  const acc = createAccumulator();
+  const prefix = `${NAMESPACE}:`;
+  for (const [i, q] of queries.entries()) {
+    if (i % 25 === 0) progress?.(mode, i, queries.length);
+    const outcome = await app.search.search({ query: q.query, limit: 10, offset: 0, namespaces: [NAMESPACE], tags: [], mode: mode as SearchMode });
+    // A search that fell back (an embedding that failed) must not be scored under the mode asked for.
+    if (outcome.mode !== mode && outcome.mode !== "browse")
+      throw new MetatoolsError("mode_unavailable", `query ${q.id} was ranked with ${outcome.mode}, not ${mode}: ${outcome.modeNote ?? "no reason given"}`);
+    acc.add(
+      outcome.hits.map((h) => h.record.id.slice(prefix.length)),
+      q.relevant,
+    );
+  }
+  progress?.(mode, queries.length, queries.length);
+  return acc.result(app.registry.namespaceRecords(NAMESPACE).length);
 }
 
 /** The exact-name check (names.ts) over a dataset's tools, in the given mode. */
@@ -93,5 +111,7 @@ function evalConfig(toolsFile: string, options: Pick<EvalOptions, "embedder" | "
   if (options.embedder === false) delete config.search.embedder;
   else if (options.embedder) config.search.embedder = options.embedder;
   if (options.embeddingCache !== undefined) config.search.embeddingCache = options.embeddingCache;
+  // One principal replays a whole history (replay.ts): no daily allowance applies.
+  if (config.learn) config.learn = { ...config.learn, maxEventsPerDay: Number.MAX_SAFE_INTEGER };
   return config;
 }

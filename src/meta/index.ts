@@ -66,6 +66,7 @@ export function createMetaDispatcher(services: MetaServices) {
           span: notes,
           principal: extra.principal ?? LOCAL_PRINCIPAL,
           peer: extra.peer,
+          session: extra.session,
         });
       } catch (error) {
         // A fault's message reaches the client, the span and the log.

@@ -32,7 +32,7 @@ export const runTool = defineMetaTool({
   args: runArgs,
   annotations: { title: "Run tool", readOnlyHint: false, destructiveHint: true, openWorldHint: true },
 
-  async handle(args, { services, budget, signal, onProgress, span, principal, peer }) {
+  async handle(args, { services, budget, signal, onProgress, span, principal, peer, session }) {
     const toolArgs = args.args ?? {};
     const request = { toolId: args.tool_id, args: toolArgs, timeoutMs: args.timeout_ms, signal, cache: args.cache, onProgress, principal, peer };
     let outcome = await services.executor.run(request);
@@ -44,6 +44,10 @@ export const runTool = defineMetaTool({
         await services.backends.whenReady(namespace, signal);
         outcome = await services.executor.run(request);
       }
+    }
+    // What the session searched for led here: search learns from how it went (a call refused before it reached the tool teaches nothing).
+    if (session && (outcome.kind === "ok" || outcome.kind === "call_failed")) {
+      await services.learner?.ran(session, principal, outcome.record.id, outcome.kind === "ok" && !outcome.result.isError);
     }
     if (outcome.kind === "ok") {
       span?.set({ [ATTR.cache]: outcome.cache });

@@ -34,7 +34,7 @@ export const searchTools = defineMetaTool({
   unlisted: ["mode"],
   annotations: { title: "Search tools", readOnlyHint: true, openWorldHint: false },
 
-  async handle(args, { services, budget, span }) {
+  async handle(args, { services, budget, span, session, principal }) {
     const query = capQuery(args.query);
     const request: SearchRequest = {
       query: query.text,
@@ -45,6 +45,7 @@ export const searchTools = defineMetaTool({
       mode: args.mode ?? services.config.search.mode,
     };
     const outcome = await services.search.search(request);
+    if (session && outcome.mode !== "browse") await services.learner?.searched(session, principal, query.text, outcome.learned);
     span?.set({ [ATTR.hits]: outcome.total, [ATTR.mode]: outcome.mode });
     const unavailable = unavailableBackends(services);
     const extra: MetaBody = unavailable.length ? { unavailable } : {};

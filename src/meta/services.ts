@@ -13,6 +13,7 @@ import type { Telemetry } from "../observe/telemetry.js";
 import type { ToolRegistry } from "../registry/registry.js";
 import type { SearchEngine } from "../search/engine.js";
 import type { Redact } from "../util/redact.js";
+import type { Learner } from "../learn/learner.js";
 
 export interface MetaServices {
   config: MetaSettings;
@@ -27,6 +28,8 @@ export interface MetaServices {
   telemetry: Pick<Telemetry, "measure">;
   /** Replaces known secrets in text about to be shown. */
   redact: Redact;
+  /** Told what agents search for and what they then run, to learn from; undefined when learning is off. */
+  learner?: Pick<Learner, "searched" | "ran">;
 }
 
 /** The settings the meta-tools read: search's limits and mode, the byte budgets, and the config file a sign-in command names. */

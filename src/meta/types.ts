@@ -26,6 +26,8 @@ export interface MetaContext {
   principal: string;
   /** The client the call came from: a backend's elicitation and sampling requests during a run go to it. */
   peer?: ClientPeer;
+  /** The session the call belongs to (none from the CLI): what search learns joins a session's searches to its runs. */
+  session?: string;
 }
 
 /**

@@ -10,13 +10,15 @@ import type { ToolRegistry } from "../registry/registry.js";
 import { errorMessage } from "../util/errors.js";
 import { Bm25Ranker } from "./bm25.js";
 import { ExactNames, promoteNamed } from "./exact.js";
-import { fromHits, fuseLegs, similar } from "./hybrid.js";
+import type { FusionList } from "./fusion.js";
+import { fromHits, fuseLearned, fuseLegs, similar } from "./hybrid.js";
 import type { IndexCache } from "./index-cache.js";
 import { LexicalIndexes } from "./lexical.js";
 import { fuseParts, queryParts } from "./query-parts.js";
 import type { SemanticIndex } from "./semantic.js";
 import { nearest } from "../text/suggest.js";
 import { RELAXED } from "./tuning.js";
+import { browse, learnedList, passes, tagFilter, type LearnedSource } from "./filters.js";
 import type { RankOptions, RankResult, Ranked } from "./types.js";
 
 export interface SearchRequest {
@@ -46,10 +48,15 @@ export interface SearchOutcome {
   hits: SearchHit[];
   byNamespace: { namespace: string; count: number }[];
   unknownNamespaces: { namespace: string; suggestions: string[] }[];
+  /** Tools among the first hits that what was learned from use put there (src/learn/). */
+  learned: string[];
 }
 
+export type { LearnedSource } from "./filters.js";
 /** How many candidates each leg contributes to a fused ranking, at least. */
 const POOL = 100;
+/** The first hits a search's learned tools are looked for among (what the agent sees first). */
+const LEARNED_SHOWN = 3;
 
 export interface FusionSettings {
   /** RRF's k. */
@@ -73,12 +80,15 @@ export class SearchEngine {
   private readonly indexes: LexicalIndexes;
   /** Namespaces ranked by their words alone, never embedded. */
   private readonly wordsOnly: ReadonlySet<string>;
+  /** What was learned from use; undefined when learning is off. */
+  private readonly learned: LearnedSource | undefined;
 
   constructor(
     private readonly registry: ToolRegistry,
-    options: { semantic?: SemanticIndex; fusion?: FusionSettings; indexCache?: IndexCache; wordsOnly?: ReadonlySet<string> } = {},
+    options: { semantic?: SemanticIndex; fusion?: FusionSettings; indexCache?: IndexCache; wordsOnly?: ReadonlySet<string>; learned?: LearnedSource } = {},
   ) {
     this.semantic = options.semantic;
+    this.learned = options.learned;
     this.fusion = options.fusion ?? DEFAULT_FUSION;
     this.wordsOnly = options.wordsOnly ?? new Set();
     this.indexes = new LexicalIndexes(registry, this.bm25, this.exact, options.indexCache);
@@ -116,7 +126,7 @@ export class SearchEngine {
       .map((namespace) => ({ namespace, suggestions: nearest(namespace, known, 3, 0.3) }));
     const options: RankOptions = {
       namespaces: request.namespaces.length ? new Set(request.namespaces) : undefined,
-      accept: this.tagFilter(request.tags),
+      accept: tagFilter(this.registry, request.tags),
       top: request.offset + request.limit,
     };
     const query = request.query.trim();
@@ -131,22 +141,26 @@ export class SearchEngine {
           })
         : [];
     const dense = similar(denseHits);
+    // No history: no list, and the ranking is exactly what it was without learning.
+    const learned = query && query !== "*" && chosen !== "semantic" ? await this.learnedList(query, options) : undefined;
     let mode: SearchOutcome["mode"] = chosen;
     let result: RankResult;
     let relaxed = false;
     if (!query || query === "*") {
       mode = "browse";
-      result = this.browse(options);
+      result = browse((this.sortedIds ??= [...this.registry.ids()].sort()), options);
     } else if (chosen === "bm25") {
-      const lexical = this.lexical(query, options);
+      const lexical = this.lexical(query, learned ? { ...options, top: Math.max(POOL, options.top) } : options);
       relaxed = lexical.relaxed;
-      result = lexical;
+      result = learned
+        ? fuseLearned(lexical, learned, { k: this.fusion.k, pool: POOL, top: options.top, bm25Confidence: this.fusion.bm25Confidence })
+        : lexical;
     } else {
       if (chosen === "semantic") result = fromHits(dense, options.top);
       else {
         const lexical = this.lexical(query, { ...options, top: Math.max(POOL, options.top) });
         relaxed = lexical.relaxed;
-        result = this.fuse(lexical, dense, options.top);
+        result = this.fuse(lexical, dense, options.top, learned);
       }
     }
     if (mode !== "browse") result = promoteNamed(result, this.named(query, result, options), options.top);
@@ -158,7 +172,19 @@ export class SearchEngine {
       const record = this.registry.get(r.id);
       if (record) hits.push({ record, score: r.score });
     }
-    return { mode, modeNote: note, relaxed, total: result.total, hits, byNamespace, unknownNamespaces };
+    const leading = new Set(hits.slice(0, LEARNED_SHOWN).map((h) => h.record.id));
+    const raised = learned
+      ? learned.hits
+          .slice(0, LEARNED_SHOWN)
+          .map((h) => h.id)
+          .filter((id) => leading.has(id))
+      : [];
+    return { mode, modeNote: note, relaxed, total: result.total, hits, byNamespace, unknownNamespaces, learned: raised };
+  }
+
+  /** The learned list for a query (filters.ts), weighted by its agreement; undefined when nothing learned applies. */
+  private async learnedList(query: string, options: RankOptions): Promise<FusionList | undefined> {
+    return this.learned && learnedList(this.learned, query, (id) => this.registry.get(id) !== undefined && passes(id, options));
   }
 
   /** The mode a request gets: auto is hybrid when an embedder is configured and working, else BM25. */
@@ -201,9 +227,9 @@ export class SearchEngine {
   }
 
   /** The two legs fused (hybrid.ts), the semantic list weighted by the embedder's trust. */
-  private fuse(lexical: RankResult & { best: number }, dense: readonly Ranked[], top: number): RankResult {
+  private fuse(lexical: RankResult & { best: number }, dense: readonly Ranked[], top: number, learned?: FusionList): RankResult {
     const trust = this.fusion.semanticWeight ?? this.semantic?.embedder?.fusionWeight ?? DEFAULTS.search.fusion.semanticWeight;
-    return fuseLegs(lexical, dense, { k: this.fusion.k, trust, bm25Confidence: this.fusion.bm25Confidence, pool: POOL, top });
+    return fuseLegs(lexical, dense, { k: this.fusion.k, trust, bm25Confidence: this.fusion.bm25Confidence, pool: POOL, top }, learned);
   }
 
   /** The tools the query names exactly (exact.ts) that the filters let through, in the order ranking gave them. */
@@ -218,32 +244,5 @@ export class SearchEngine {
   nearTerms(query: string): string[] {
     const words = [...new Set(query.split(/\s+/).filter((w) => w.length > 2))].slice(0, RELAXED.maxWords);
     return [...new Set(words.flatMap((w) => this.bm25.nearTerms(w, 2)))].slice(0, 5);
-  }
-
-  private tagFilter(tags: readonly string[]): ((id: string) => boolean) | undefined {
-    if (!tags.length) return undefined;
-    const wanted = tags.map((t) => t.toLowerCase());
-    return (id) => {
-      const record = this.registry.get(id);
-      if (!record) return false;
-      const have = new Set(record.tags.map((t) => t.toLowerCase()));
-      return wanted.every((t) => have.has(t));
-    };
-  }
-
-  /** Every tool that passes the filters, by id. */
-  private browse(options: RankOptions): RankResult {
-    this.sortedIds ??= [...this.registry.ids()].sort();
-    const counts = new Map<string, number>();
-    const hits: Ranked[] = [];
-    for (const id of this.sortedIds) {
-      const namespace = id.slice(0, id.indexOf(":"));
-      if (options.namespaces && !options.namespaces.has(namespace)) continue;
-      if (options.accept && !options.accept(id)) continue;
-      counts.set(namespace, (counts.get(namespace) ?? 0) + 1);
-      if (hits.length < options.top) hits.push({ id, score: 0 });
-    }
-    const total = [...counts.values()].reduce((a, b) => a + b, 0);
-    return { total, hits, counts };
   }
 }

@@ -3,7 +3,7 @@
  * as matches, and the confidence-weighted fusion that pages. Measured on
  * the public retrieval sets (docs/retrieval.md, "How hybrid fuses").
  */
-import { fuseHead } from "./fusion.js";
+import { fuseHead, type FusionList } from "./fusion.js";
 import { DENSE_FLOOR } from "./tuning.js";
 import type { RankResult, Ranked } from "./types.js";
 
@@ -38,27 +38,52 @@ export function similar(hits: readonly Ranked[]): Ranked[] {
  * BM25 match plus the semantic hits, so `total` and the namespace counts are
  * exact over that union, and the same on every page.
  */
-export function fuseLegs(lexical: RankResult & { best: number }, dense: readonly Ranked[], settings: LegFusion): RankResult {
+export function fuseLegs(lexical: RankResult & { best: number }, dense: readonly Ranked[], settings: LegFusion, learned?: FusionList): RankResult {
   const weight = settings.trust / (1 + lexical.best / settings.bm25Confidence);
-  const hits = fuseHead(
-    [
-      { hits: lexical.hits, weight: 1 },
-      { hits: dense, weight },
-    ],
-    settings.k,
-    settings.pool,
-    settings.top,
+  const lists: FusionList[] = [
+    { hits: lexical.hits, weight: 1 },
+    { hits: dense, weight },
+  ];
+  // What was learned steps back as the words match well, as meaning does.
+  if (learned?.hits.length) lists.push({ hits: learned.hits, weight: learned.weight / (1 + lexical.best / settings.bm25Confidence) });
+  return withUnion(lexical, fuseHead(lists, settings.k, settings.pool, settings.top), [...dense, ...(learned?.hits ?? [])]);
+}
+
+/** BM25 and the learned list alone (bm25 mode). */
+export function fuseLearned(
+  lexical: RankResult & { best: number },
+  learned: FusionList,
+  settings: Pick<LegFusion, "k" | "pool" | "top" | "bm25Confidence">,
+): RankResult {
+  const weight = learned.weight / (1 + lexical.best / settings.bm25Confidence);
+  return withUnion(
+    lexical,
+    fuseHead(
+      [
+        { hits: lexical.hits, weight: 1 },
+        { hits: learned.hits, weight },
+      ],
+      settings.k,
+      settings.pool,
+      settings.top,
+    ),
+    learned.hits,
   );
+}
+
+/** The fused hits over the union of BM25's matches and `others`: `total` and the namespace counts exact over it. */
+function withUnion(lexical: RankResult, hits: Ranked[], others: readonly Ranked[]): RankResult {
   const counts = new Map(lexical.counts);
   let total = lexical.total;
-  for (const { id } of dense) {
-    if (lexical.contains?.(id)) continue;
+  const added = new Set<string>();
+  for (const { id } of others) {
+    if (lexical.contains?.(id) || added.has(id)) continue;
+    added.add(id);
     total++;
     const namespace = id.slice(0, id.indexOf(":"));
     counts.set(namespace, (counts.get(namespace) ?? 0) + 1);
   }
-  const inDense = new Set(dense.map((d) => d.id));
-  return { total, hits, counts, contains: (id) => lexical.contains?.(id) === true || inDense.has(id) };
+  return { total, hits, counts, contains: (id) => lexical.contains?.(id) === true || added.has(id) };
 }
 
 /** A ranked list as a result set of its own. */

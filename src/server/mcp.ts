@@ -21,6 +21,7 @@ import {
   type Tool,
 } from "@modelcontextprotocol/sdk/types.js";
 import type { ClientPeer } from "../model/peer.js";
+import { randomUUID } from "node:crypto";
 
 export interface ServedTool {
   name: string;
@@ -43,6 +44,8 @@ export interface CallExtra {
   principal?: string;
   /** The client of this session: what it declared, and how to ask it (elicitation, sampling) during this call. */
   peer?: ClientPeer;
+  /** This session's id, made by the server: calls of one session share it. */
+  session?: string;
 }
 
 export interface ServerDefinition {
@@ -78,6 +81,7 @@ const INTERACTION_TIMEOUT_MS = 10 * 60_000;
 
 /** A fresh MCP server for one session (stdio has one; HTTP has one per session). */
 export function createMcpServer(definition: ServerDefinition): Server {
+  const session = randomUUID();
   const server = new Server(
     { name: definition.name, version: definition.version },
     {
@@ -135,7 +139,7 @@ export function createMcpServer(definition: ServerDefinition): Server {
         createMessage: (params, signal) =>
           extra.sendRequest({ method: "sampling/createMessage", params }, CreateMessageResultSchema, { signal, timeout: INTERACTION_TIMEOUT_MS }),
       };
-      const result = await tool.call(request.params.arguments ?? {}, { signal: extra.signal, onProgress, principal: definition.principal, peer });
+      const result = await tool.call(request.params.arguments ?? {}, { signal: extra.signal, onProgress, principal: definition.principal, peer, session });
       // Progress must reach the client before the result: it stops listening once the result arrives.
       await Promise.all(sent);
       return result;

@@ -2,6 +2,7 @@ import { resolve } from "node:path";
 import { loadConfig } from "../../config/load.js";
 import type { EmbedderConfig, SearchMode } from "../../config/resolved.js";
 import { SPELLINGS } from "../../eval/names.js";
+import { replayDataset, type ReplayResult } from "../../eval/replay.js";
 import { EVAL_MODES, evaluateDataset, evaluateNames, type EvalMode, type EvalOptions } from "../../eval/run.js";
 import { intFlag, parseFlags, UsageError } from "../flags.js";
 import { ProgressView } from "../progress.js";
@@ -22,6 +23,8 @@ export async function evaluate(argv: string[]): Promise<number> {
     vectors: { type: "string" },
     embedder: { type: "string" },
     names: { type: "boolean" },
+    replay: { type: "boolean" },
+    "replay-noise": { type: "string" },
   });
   if (positionals.length !== 1) throw new UsageError("name one dataset folder (holding tools.jsonl and queries.jsonl)");
   const requested = values.mode;
@@ -48,7 +51,7 @@ export async function evaluate(argv: string[]): Promise<number> {
   if (values.names)
     return names(resolve(positionals[0]!), modes, { embedder: embedder ?? false, embeddingCache: config.search.embeddingCache }, values.json ?? false);
   const view = new ProgressView(process.stderr);
-  const results = await evaluateDataset(resolve(positionals[0]!), modes, {
+  const options: EvalOptions = {
     sample: intFlag(values.limit, "limit", 1),
     embedder: embedder ?? false,
     embeddingCache: config.search.embeddingCache,
@@ -58,9 +61,19 @@ export async function evaluate(argv: string[]): Promise<number> {
         stage === "embedding" ? "embedding tools" : `${stage} queries`,
         done,
         total,
-        stage === "embedding" ? `embedded ${total} tools` : `${stage}: ${total} queries ranked`,
+        stage === "embedding" ? `embedded ${total} tools` : `${stage}: ${total} queries`,
       ),
-  });
+  };
+  if (values["replay-noise"] !== undefined && !values.replay) throw new UsageError("--replay-noise goes with --replay");
+  if (values.replay) {
+    const noise = values["replay-noise"] === undefined ? 0 : Number(values["replay-noise"]);
+    if (!(noise >= 0 && noise <= 1))
+      throw new UsageError(`--replay-noise takes a share between 0 and 1 (0.3 = 30% of runs to a wrong tool), got "${values["replay-noise"]}"`);
+    const replayed = await replayDataset(resolve(positionals[0]!), modes, { ...options, noise });
+    view.finish();
+    return printReplay(replayed, values.json ?? false);
+  }
+  const results = await evaluateDataset(resolve(positionals[0]!), modes, options);
   view.finish();
   if (values.json) {
     process.stdout.write(`${JSON.stringify(results, null, 2)}\n`);
@@ -70,6 +83,28 @@ export async function evaluate(argv: string[]): Promise<number> {
   const lines = [`${"mode".padEnd(9)}${columns.map((c) => c.padStart(10)).join("")}   queries  tools`];
   for (const [mode, m] of Object.entries(results)) {
     lines.push(`${mode.padEnd(9)}${columns.map((c) => m[c].toFixed(4).padStart(10)).join("")}   ${String(m.queries).padStart(7)}  ${m.tools}`);
+  }
+  process.stdout.write(`${lines.join("\n")}\n`);
+  return 0;
+}
+
+/** With and without the replayed history, per mode, on the measured half. */
+function printReplay(results: Partial<Record<EvalMode, ReplayResult>>, json: boolean): number {
+  if (json) {
+    process.stdout.write(`${JSON.stringify(results, null, 2)}\n`);
+    return 0;
+  }
+  const columns = ["hit@1", "hit@5", "hit@10", "mrr@10", "ndcg@10"] as const;
+  const lines = [`${"mode".padEnd(9)}${"history".padEnd(10)}${columns.map((c) => c.padStart(10)).join("")}   queries`];
+  for (const [mode, r] of Object.entries(results)) {
+    for (const [label, m] of [
+      ["none", r.without],
+      ["replayed", r.with],
+    ] as const) {
+      lines.push(`${mode.padEnd(9)}${label.padEnd(10)}${columns.map((c) => m[c].toFixed(4).padStart(10)).join("")}   ${String(m.queries).padStart(7)}`);
+    }
+    const lift = columns.map((c) => `${c} ${((r.with[c] - r.without[c]) * 100).toFixed(1)}`).join(", ");
+    lines.push(`${"".padEnd(9)}lift (points): ${lift}; ${r.replayed} queries replayed as history, ${r.wrong} of their runs to a wrong tool`);
   }
   process.stdout.write(`${lines.join("\n")}\n`);
   return 0;

@@ -1,0 +1,135 @@
+/**
+ * Search that learns from use. Each session's recent searches are held in
+ * memory (their analyzed terms, never their text unless the config asks);
+ * what happens next teaches the store:
+ *
+ * - a successful run of a tool teaches the session's latest search (full
+ *   weight) and the searches before it since the last run (half: they were
+ *   attempts at the same task) that their terms lead to that tool;
+ * - a failed run lowers the latest search's terms for that tool;
+ * - a new search soon after one whose top hits learning had raised, with
+ *   no run between, lowers those hits for the first search's terms: they
+ *   were shown and passed over.
+ *
+ * Search asks `rank` for the tools a query's terms lead to, and how much
+ * evidence stands behind that list, to fuse it with the others.
+ */
+import type { LearnConfig } from "../config/resolved.js";
+import { createAnalyzer, type Analyzer } from "../text/analyze.js";
+import type { Logger } from "../util/log.js";
+import { errorMessage } from "../util/errors.js";
+import { scoreQuery, type LearnSettings } from "./model.js";
+import type { LearnedStore } from "./store.js";
+
+/** A search this soon after another, with no run between, passes over the first one's raised hits. */
+const REFINE_MS = 60_000;
+/** The searches a session remembers until a run. */
+const SEARCHES_KEPT = 3;
+/** Sessions remembered at once; the oldest go first. */
+const MAX_SESSIONS = 10_000;
+/** The most terms a query teaches or is scored by. */
+const MAX_TERMS = 32;
+/** Namespaces whose runs teach nothing: reading a stored output or a link is plumbing, not the task's tool. */
+const PLUMBING = new Set(["metatools"]);
+
+interface Search {
+  terms: string[];
+  text: string;
+  /** The hits learning raised to the top of this search. */
+  raised: string[];
+  at: number;
+}
+
+export interface LearnedList {
+  /** Tools with their agreement with the query (0–1), best first. */
+  hits: { id: string; score: number }[];
+}
+
+export class Learner {
+  private readonly analyzer: Analyzer = createAnalyzer(10_000);
+  private readonly sessions = new Map<string, Search[]>();
+  private readonly settings: LearnSettings;
+  private warned = false;
+
+  constructor(
+    readonly store: LearnedStore,
+    private readonly config: LearnConfig,
+    private readonly logger?: Logger,
+    private readonly now: () => number = Date.now,
+  ) {
+    this.settings = { halfLifeMs: config.halfLifeMs };
+  }
+
+  /** The analyzed terms of a query, as learning keeps them. */
+  terms(query: string): string[] {
+    return [...new Set(this.analyzer.analyzeQuery(query))].slice(0, MAX_TERMS);
+  }
+
+  /** The tools the query's terms have led to, best first; empty when nothing was learned (or the store fails: search goes on without). */
+  async rank(query: string, allowed: (id: string) => boolean): Promise<LearnedList> {
+    const terms = this.terms(query);
+    if (!terms.length) return { hits: [] };
+    try {
+      const rows = await this.store.rows(terms);
+      if (!rows.size) return { hits: [] };
+      return { hits: scoreQuery(rows, terms.length, this.now(), this.settings, allowed) };
+    } catch (error) {
+      this.warnOnce(error);
+      return { hits: [] };
+    }
+  }
+
+  /** A search in `session` showed `raised` at its top because of what was learned. */
+  async searched(session: string, principal: string, query: string, raised: readonly string[]): Promise<void> {
+    const terms = this.terms(query);
+    if (!terms.length) return;
+    const now = this.now();
+    const trail = this.trail(session, now);
+    const previous = trail.at(-1);
+    trail.push({ terms, text: query, raised: [...raised], at: now });
+    if (trail.length > SEARCHES_KEPT) trail.shift();
+    if (previous && previous.raised.length && now - previous.at <= REFINE_MS) {
+      await this.teach(principal, previous.terms, previous.raised, -0.5, now);
+    }
+  }
+
+  /** A run of `tool` in `session` ended, well or not. */
+  async ran(session: string, principal: string, tool: string, ok: boolean): Promise<void> {
+    if (PLUMBING.has(tool.slice(0, tool.indexOf(":")))) return;
+    const now = this.now();
+    const trail = this.trail(session, now);
+    const latest = trail.at(-1);
+    if (!latest) return;
+    if (!ok) {
+      await this.teach(principal, latest.terms, [tool], -1, now);
+      return;
+    }
+    this.sessions.set(session, []);
+    await this.teach(principal, latest.terms, [tool], 1, now, latest.text);
+    for (const earlier of trail.slice(0, -1)) await this.teach(principal, earlier.terms, [tool], 0.5, now);
+  }
+
+  private trail(session: string, now: number): Search[] {
+    const trail = (this.sessions.get(session) ?? []).filter((s) => now - s.at <= this.config.windowMs);
+    this.sessions.delete(session);
+    this.sessions.set(session, trail);
+    if (this.sessions.size > MAX_SESSIONS) this.sessions.delete(this.sessions.keys().next().value!);
+    return trail;
+  }
+
+  private async teach(principal: string, terms: readonly string[], tools: readonly string[], delta: number, now: number, text?: string): Promise<void> {
+    try {
+      if (!(await this.store.spend(principal, this.config.maxEventsPerDay, now))) return;
+      for (const tool of tools) await this.store.add(terms, tool, delta, now);
+      if (text !== undefined && this.config.keepQueries) for (const tool of tools) await this.store.keepQuery(tool, text);
+    } catch (error) {
+      this.warnOnce(error);
+    }
+  }
+
+  private warnOnce(error: unknown): void {
+    if (this.warned) return;
+    this.warned = true;
+    this.logger?.warn(`search learning is paused: ${errorMessage(error)}; search ranks without it`);
+  }
+}
