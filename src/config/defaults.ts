@@ -54,7 +54,6 @@ export const DEFAULTS = {
   },
   /** What search learns from use (src/learn/). */
   learn: {
-    enabled: true,
     /** Evidence loses half its weight in this time. */
     halfLifeDays: 30,
     /** A run counts for the searches of its session this recent. */

@@ -170,7 +170,7 @@ function resolveConfig(
     },
     outputs: { ttlMs: m.outputs?.ttlMs ?? DEFAULTS.outputs.ttlMs, maxBytes: m.outputs?.maxBytes ?? DEFAULTS.outputs.maxBytes },
     ...(code ? { code: withTokenFileDenied(code, auth) } : {}),
-    ...(m.learn === false || !DEFAULTS.learn.enabled
+    ...(m.learn === false
       ? {}
       : {
           learn: {

@@ -1,0 +1,138 @@
+/**
+ * The learner (src/learn/learner.ts) over a real memory store and a clock
+ * the test moves: what a session's searches and runs teach, what they must
+ * not, and what export, import and reset do with it.
+ */
+import { describe, expect, it } from "vitest";
+import { Learner } from "../../../src/learn/learner.js";
+import { LearnedStore } from "../../../src/learn/store.js";
+import { openStore } from "../../../src/store/open.js";
+import type { KeyValue } from "../../../src/store/kv.js";
+import { StoreError } from "../../../src/store/kv.js";
+
+const DAY = 86_400_000;
+const config = { halfLifeMs: 30 * DAY, windowMs: 600_000, maxEventsPerDay: 1000, keepQueries: false };
+const all = () => true;
+
+function setup(overrides: Partial<typeof config> = {}, kv: KeyValue = openStore({ url: "memory", namespace: "t:learn", memoryMaxBytes: 1 << 24 })) {
+  let now = 1_000 * DAY;
+  const store = new LearnedStore(kv, { halfLifeMs: config.halfLifeMs });
+  const warnings: string[] = [];
+  const logger = { debug() {}, info() {}, warn: (m: string) => warnings.push(m), error() {} };
+  const learner = new Learner(store, { ...config, ...overrides }, logger, () => now);
+  return { learner, store, warnings, tick: (ms: number) => (now += ms), now: () => now };
+}
+
+const top = async (learner: Learner, query: string) => (await learner.rank(query, all)).hits;
+
+describe("Learner", () => {
+  it("a successful run teaches the session's search; a similar query later finds the tool", async () => {
+    const { learner } = setup();
+    expect(await top(learner, "save the report as markdown")).toEqual([]);
+    await learner.searched("s1", "alice", "save the report as markdown", []);
+    await learner.ran("s1", "alice", "files:write_file", true);
+    const hits = await top(learner, "save my report as a markdown file");
+    expect(hits[0]?.id).toBe("files:write_file");
+    expect(hits[0]!.score).toBeGreaterThan(0.2);
+  });
+
+  it("earlier searches of the same attempt learn at half weight; another session learns nothing from this one's run", async () => {
+    const { learner } = setup();
+    await learner.searched("s1", "alice", "persist document", []);
+    await learner.searched("s1", "alice", "save the report", []);
+    await learner.searched("s2", "bob", "weather tomorrow", []);
+    await learner.ran("s1", "alice", "files:write_file", true);
+    const latest = (await top(learner, "save the report"))[0]!.score;
+    const earlier = (await top(learner, "persist document"))[0]!.score;
+    expect(earlier).toBeCloseTo(latest / 2, 5);
+    expect(await top(learner, "weather tomorrow")).toEqual([]);
+  });
+
+  it("a failed run lowers what the search taught, and a run long after the search teaches nothing", async () => {
+    const { learner, tick } = setup();
+    for (const ok of [true, true, false]) {
+      await learner.searched("s1", "alice", "convert units", []);
+      await learner.ran("s1", "alice", "calc:convert", ok);
+    }
+    const after = (await top(learner, "convert units"))[0]!.score;
+    await learner.searched("s2", "alice", "convert units", []);
+    await learner.ran("s2", "alice", "calc:convert", true);
+    expect((await top(learner, "convert units"))[0]!.score).toBeGreaterThan(after);
+    await learner.searched("s3", "alice", "resize image", []);
+    tick(config.windowMs + 1);
+    await learner.ran("s3", "alice", "img:resize", true);
+    expect(await top(learner, "resize image")).toEqual([]);
+  });
+
+  it("a quick second search passes over what learning raised in the first", async () => {
+    const { learner, tick } = setup();
+    for (const s of ["a", "b"]) {
+      await learner.searched(s, "alice", "book a table", []);
+      await learner.ran(s, "alice", "food:reserve", true);
+    }
+    const before = (await top(learner, "book a table"))[0]!.score;
+    await learner.searched("c", "alice", "book a table", ["food:reserve"]);
+    tick(5000);
+    await learner.searched("c", "alice", "book a flight", []);
+    expect((await top(learner, "book a table"))[0]!.score).toBeLessThan(before);
+  });
+
+  it("plumbing runs (metatools:read_output) teach nothing", async () => {
+    const { learner } = setup();
+    await learner.searched("s", "alice", "read the big result", []);
+    await learner.ran("s", "alice", "metatools:read_output", true);
+    expect(await top(learner, "read the big result")).toEqual([]);
+  });
+
+  it("one principal's daily allowance caps what it teaches; another principal still teaches", async () => {
+    const { learner, tick } = setup({ maxEventsPerDay: 2 });
+    for (let i = 0; i < 5; i++) {
+      await learner.searched(`m${i}`, "mallory", "rotate the logs", []);
+      await learner.ran(`m${i}`, "mallory", "evil:tool", true);
+    }
+    expect((await top(learner, "rotate the logs"))[0]!.score).toBe(1);
+    await learner.searched("a", "alice", "rotate the logs", []);
+    await learner.ran("a", "alice", "good:tool", true);
+    expect((await top(learner, "rotate the logs")).map((h) => h.id)).toContain("good:tool");
+    tick(DAY);
+    await learner.searched("m9", "mallory", "rotate the logs", []);
+    await learner.ran("m9", "mallory", "evil:tool", true);
+    expect((await top(learner, "rotate the logs"))[0]!.score).toBeGreaterThan(0.75);
+  });
+
+  it("exports terms and tool ids only (queries only when asked), imports them elsewhere, and forgets on reset", async () => {
+    const a = setup();
+    await a.learner.searched("s", "alice", "save the report as markdown", []);
+    await a.learner.ran("s", "alice", "files:write_file", true);
+    const file = await a.store.export(a.now());
+    expect(JSON.stringify(file)).not.toContain("markdown file");
+    expect(Object.keys(file.terms)).toEqual(expect.arrayContaining(["save", "report", "markdown"]));
+    expect(file.queries).toBeUndefined();
+    const b = setup();
+    expect(await b.store.import(file, b.now())).toBe(Object.keys(file.terms).length);
+    expect((await top(b.learner, "save the report as markdown"))[0]?.id).toBe("files:write_file");
+    await b.store.reset();
+    expect(await top(b.learner, "save the report as markdown")).toEqual([]);
+    const kept = setup({ keepQueries: true });
+    await kept.learner.searched("s", "alice", "save the report as markdown", []);
+    await kept.learner.ran("s", "alice", "files:write_file", true);
+    expect((await kept.store.export(kept.now())).queries).toEqual({ "files:write_file": ["save the report as markdown"] });
+  });
+
+  it("a failing store pauses learning with one warning; search goes on with no list", async () => {
+    const broken: KeyValue = {
+      kind: "redis",
+      where: "redis://down",
+      get: () => Promise.reject(new StoreError("redis://down", "connection refused")),
+      set: () => Promise.reject(new StoreError("redis://down", "connection refused")),
+      delete: () => Promise.resolve(),
+      close: () => Promise.resolve(),
+    };
+    const { learner, warnings } = setup({}, broken);
+    expect(await learner.rank("save the report", all)).toEqual({ hits: [] });
+    await learner.searched("s", "alice", "save the report", []);
+    await learner.ran("s", "alice", "files:write_file", true);
+    expect(warnings).toHaveLength(1);
+    expect(warnings[0]).toMatch(/search learning is paused: .*connection refused/);
+  });
+});
