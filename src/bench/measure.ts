@@ -26,6 +26,8 @@ export interface LatencyResult {
   indexMs: number;
   /** Tools embedded per second while indexing, with an embedder. */
   embedPerSecond?: number;
+  /** Sessions replayed into what search learns before measuring. */
+  learnedSessions?: number;
 }
 
 export interface ColdStartResult {
@@ -46,7 +48,7 @@ export function percentile(sorted: number[], p: number): number {
 }
 
 /** search_tools p50/p99 through the full meta-tool path (ranking, formatting, budget) at `size` tools; BM25 alone, or hybrid when given an embedder. */
-export async function searchLatency(size: number, dir: string, semantic?: SemanticBench, queryCount = 400): Promise<LatencyResult> {
+export async function searchLatency(size: number, dir: string, semantic?: SemanticBench, queryCount = 400, learnedSessions = 0): Promise<LatencyResult> {
   const file = join(dir, `tools-${size}.jsonl`);
   writeFileSync(file, toJsonl(syntheticTools(size)));
   // BM25 alone unless an embedder is given (the default config would embed with the built-in one).
@@ -66,6 +68,12 @@ export async function searchLatency(size: number, dir: string, semantic?: Semant
   const embedded = app.search.semantic?.embedded ?? 0;
   const search = createMetaDispatcher(app);
   const queries = syntheticQueries(queryCount);
+  // A history to search with: sessions that searched and ran a tool (search learns from them, src/learn/).
+  const tools = app.registry.namespaceRecords("bench").map((r) => r.id);
+  for (let i = 0; i < learnedSessions; i++) {
+    await app.learner?.searched(`bench:${i}`, "bench", queries[i % queries.length]!, []);
+    await app.learner?.ran(`bench:${i}`, "bench", tools[(i * 7919) % tools.length]!, true);
+  }
   for (const query of queries.slice(0, 50)) await search("search_tools", { query });
   const times: number[] = [];
   for (const query of queries) {
@@ -83,6 +91,7 @@ export async function searchLatency(size: number, dir: string, semantic?: Semant
     p99Ms: percentile(times, 99),
     indexMs,
     ...(semantic ? { embedPerSecond: embedded / (indexMs / 1000) } : {}),
+    ...(learnedSessions ? { learnedSessions } : {}),
   };
 }
 

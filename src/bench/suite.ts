@@ -52,6 +52,8 @@ export interface BenchReport {
   /** BM25 alone. */
   search: LatencyResult[];
   hybrid: LatencyResult[];
+  /** Hybrid at 10,000 tools after a learned history (search that learns from use). */
+  learned?: LatencyResult;
   /** What the hybrid rows embed with: "built-in", or the word-vectors file's name. */
   embedder?: string;
   /** That embedder's own costs: query embedding latency, tools embedded per second. */
@@ -119,6 +121,9 @@ export async function runBench(options: BenchOptions, progress: (line: string) =
   }
 }
 
+/** Sessions replayed into the learned history before the learned-search row is measured. */
+const LEARNED_SESSIONS = 2000;
+
 async function searchSuite(options: BenchOptions, dir: string, report: BenchReport, progress: (line: string) => void): Promise<void> {
   // First, on a quiet machine: the larger runs below leave the process with a large heap to collect.
   const everything = everythingServer();
@@ -147,6 +152,8 @@ async function searchSuite(options: BenchOptions, dir: string, report: BenchRepo
     report.hybrid.push(await searchLatency(size, dir, semantic(size)));
   }
   if (options.sizes.includes(10_000)) {
+    progress(`hybrid search at 10000 tools with a learned history of ${LEARNED_SESSIONS} sessions…`);
+    report.learned = await searchLatency(10_000, dir, semantic(10_000), 400, LEARNED_SESSIONS);
     progress(`cold start at 10000 tools, hybrid with a warm embedding cache, ${options.runs} runs…`);
     report.warmColdStart = await medianColdStart(options.runs, dir, semantic(10_000));
   }

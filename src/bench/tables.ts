@@ -96,6 +96,19 @@ function searchTable(report: BenchReport): Table {
       [`hybrid p99 @ ${int(h.tools)} tools (ms)`, h.p99Ms, undefined],
     );
   }
+  const learned = report.learned;
+  const plain = report.hybrid.find((h) => h.tools === learned?.tools);
+  if (learned) {
+    rows.push(
+      [
+        `hybrid p50 with a learned history (${int(learned.learnedSessions ?? 0)} sessions) @ ${int(learned.tools)} tools (ms)`,
+        learned.p50Ms,
+        TARGETS.hybridP50At10k,
+      ],
+      [`hybrid p99 with a learned history @ ${int(learned.tools)} tools (ms)`, learned.p99Ms, undefined],
+    );
+    if (plain) rows.push([`learned history / none, hybrid p50 @ ${int(learned.tools)} tools (ratio)`, learned.p50Ms / plain.p50Ms, undefined]);
+  }
   if (report.warmColdStart) {
     rows.push(
       ["hybrid, warm cache: start → first hybrid search @ 10,000 tools (ms)", report.warmColdStart.medianMs, TARGETS.warmColdStartMs],
