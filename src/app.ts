@@ -132,7 +132,7 @@ export function createMetatools(config: ResolvedConfig, options: AppOptions = {}
     openStore({ url: config.store.url, namespace: `${config.store.prefix}:${kind}`, memoryMaxBytes: config.store.memoryMaxBytes });
   const stores = { cache: store("cache"), outputs: store("out"), learn: config.learn && store("learn") };
   // What search learns from use lives beside the cache: in memory, or in the Redis replicas share.
-  const useLearning = config.learn && stores.learn ? openLearning(config.learn, stores.learn, logger) : undefined;
+  const useLearning = config.learn && stores.learn ? openLearning(config.learn, stores.learn, logger, redact) : undefined;
   const learner = useLearning?.learner;
   const search = new SearchEngine(registry, { semantic, fusion: config.search.fusion, indexCache, wordsOnly: new Set(["metatools"]), learned: learner });
   // In memory, one output may take at most a quarter of the store, so a large one cannot push out every other handle.

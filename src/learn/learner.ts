@@ -56,13 +56,15 @@ export class Learner {
     private readonly config: LearnConfig,
     private readonly logger?: Logger,
     private readonly now: () => number = Date.now,
+    /** Applied to a query before its terms are made or its text kept: a secret an agent pasted into a query is never stored. */
+    private readonly redact: (text: string) => string = (text) => text,
   ) {
     this.settings = { halfLifeMs: config.halfLifeMs };
   }
 
-  /** The analyzed terms of a query, as learning keeps them. */
+  /** The analyzed terms of a query, as learning keeps them: of its text with known secrets redacted, so no secret becomes a term. */
   terms(query: string): string[] {
-    return [...new Set(this.analyzer.analyzeQuery(query))].slice(0, MAX_TERMS);
+    return [...new Set(this.analyzer.analyzeQuery(this.redact(query)))].slice(0, MAX_TERMS);
   }
 
   /** The tools the query's terms have led to, best first; empty when nothing was learned (or the store fails: search goes on without). */
@@ -86,7 +88,7 @@ export class Learner {
     const now = this.now();
     const trail = this.trail(session, now);
     const previous = trail.at(-1);
-    trail.push({ terms, text: query, raised: [...raised], at: now });
+    trail.push({ terms, text: this.redact(query), raised: [...raised], at: now });
     if (trail.length > SEARCHES_KEPT) trail.shift();
     if (previous && previous.raised.length && now - previous.at <= REFINE_MS) {
       await this.teach(principal, previous.terms, previous.raised, -0.5, now);

@@ -16,8 +16,8 @@ export interface Learning {
   start(): Promise<void>;
 }
 
-export function openLearning(config: NonNullable<ResolvedConfig["learn"]>, kv: KeyValue, logger: Logger): Learning {
-  const learner = new Learner(new LearnedStore(kv, { halfLifeMs: config.halfLifeMs }), config, logger);
+export function openLearning(config: NonNullable<ResolvedConfig["learn"]>, kv: KeyValue, logger: Logger, redact: (text: string) => string): Learning {
+  const learner = new Learner(new LearnedStore(kv, { halfLifeMs: config.halfLifeMs }), config, logger, Date.now, redact);
   return {
     learner,
     start: async () => {

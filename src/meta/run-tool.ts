@@ -46,7 +46,8 @@ export const runTool = defineMetaTool({
       }
     }
     // What the session searched for led here: search learns from how it went (a call refused before it reached the tool teaches nothing).
-    if (session && (outcome.kind === "ok" || outcome.kind === "call_failed")) {
+    // A timeout or a cancelled call says nothing of whether the tool was the right one.
+    if (session && (outcome.kind === "ok" || (outcome.kind === "call_failed" && outcome.code !== "timeout" && outcome.code !== "cancelled"))) {
       await services.learner?.ran(session, principal, outcome.record.id, outcome.kind === "ok" && !outcome.result.isError);
     }
     if (outcome.kind === "ok") {

@@ -119,6 +119,25 @@ describe("Learner", () => {
     expect((await kept.store.export(kept.now())).queries).toEqual({ "files:write_file": ["save the report as markdown"] });
   });
 
+  it("known secrets are redacted before a query becomes terms or kept text", async () => {
+    const kv = openStore({ url: "memory", namespace: "t:learn", memoryMaxBytes: 1 << 24 });
+    const store = new LearnedStore(kv, { halfLifeMs: config.halfLifeMs });
+    const learner = new Learner(
+      store,
+      { ...config, keepQueries: true },
+      undefined,
+      () => 0,
+      (text) => text.replaceAll("hunter2secret", "[redacted]"),
+    );
+    await learner.searched("s", "alice", "log in to the wiki with password hunter2secret", []);
+    await learner.ran("s", "alice", "wiki:login", true);
+    const file = await store.export(0);
+    expect(file.queries).toEqual({ "wiki:login": ["log in to the wiki with password [redacted]"] });
+    // Nor does a secret become a learned term.
+    expect(JSON.stringify(file)).not.toContain("hunter2secret");
+    expect(Object.keys(file.terms)).toContain("wiki");
+  });
+
   it("a failing store pauses learning with one warning; search goes on with no list", async () => {
     const broken: KeyValue = {
       kind: "redis",
