@@ -8,8 +8,9 @@
  *   attempts at the same task) that their terms lead to that tool;
  * - a failed run lowers the latest search's terms for that tool;
  * - a new search soon after one whose top hits learning had raised, with
- *   no run between, lowers those hits for the first search's terms: they
- *   were shown and passed over.
+ *   no run between and a word in common (the same need, asked again),
+ *   lowers those hits for the first search's terms: they were shown and
+ *   passed over.
  *
  * Search asks `rank` for the tools a query's terms lead to, and how much
  * evidence stands behind that list, to fuse it with the others.
@@ -90,7 +91,9 @@ export class Learner {
     const previous = trail.at(-1);
     trail.push({ terms, text: this.redact(query), raised: [...raised], at: now });
     if (trail.length > SEARCHES_KEPT) trail.shift();
-    if (previous && previous.raised.length && now - previous.at <= REFINE_MS) {
+    // A reformulation (a shared word), not the next step of a plan: the first search's raised tools did not serve.
+    const reformulated = previous !== undefined && previous.terms.some((term) => terms.includes(term));
+    if (previous && reformulated && previous.raised.length && now - previous.at <= REFINE_MS) {
       await this.teach(principal, previous.terms, previous.raised, -0.5, now);
     }
   }

@@ -64,7 +64,7 @@ describe("Learner", () => {
     expect(await top(learner, "resize image")).toEqual([]);
   });
 
-  it("a quick second search passes over what learning raised in the first", async () => {
+  it("a quick reformulation passes over what learning raised in the first search; an unrelated search does not", async () => {
     const { learner, tick } = setup();
     for (const s of ["a", "b"]) {
       await learner.searched(s, "alice", "book a table", []);
@@ -73,7 +73,12 @@ describe("Learner", () => {
     const before = (await top(learner, "book a table"))[0]!.score;
     await learner.searched("c", "alice", "book a table", ["food:reserve"]);
     tick(5000);
-    await learner.searched("c", "alice", "book a flight", []);
+    // The next step of a plan (no word in common) passes over nothing.
+    await learner.searched("c", "alice", "weather tomorrow", []);
+    expect((await top(learner, "book a table"))[0]!.score).toBe(before);
+    await learner.searched("d", "alice", "book a table", ["food:reserve"]);
+    tick(5000);
+    await learner.searched("d", "alice", "book a table for four", []);
     expect((await top(learner, "book a table"))[0]!.score).toBeLessThan(before);
   });
 
