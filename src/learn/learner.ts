@@ -30,6 +30,8 @@ const SEARCHES_KEPT = 3;
 const MAX_SESSIONS = 10_000;
 /** The most terms a query teaches or is scored by. */
 const MAX_TERMS = 32;
+/** Longer "words" (a pasted hash, a run of letters) are no vocabulary worth learning. */
+const MAX_TERM_CHARS = 64;
 /** Namespaces whose runs teach nothing: reading a stored output or a link is plumbing, not the task's tool. */
 const PLUMBING = new Set(["metatools"]);
 
@@ -65,7 +67,7 @@ export class Learner {
 
   /** The analyzed terms of a query, as learning keeps them: of its text with known secrets redacted, so no secret becomes a term. */
   terms(query: string): string[] {
-    return [...new Set(this.analyzer.analyzeQuery(this.redact(query)))].slice(0, MAX_TERMS);
+    return [...new Set(this.analyzer.analyzeQuery(this.redact(query)))].filter((term) => term.length <= MAX_TERM_CHARS).slice(0, MAX_TERMS);
   }
 
   /** The tools the query's terms have led to, best first; empty when nothing was learned (or the store fails: search goes on without). */

@@ -82,6 +82,16 @@ describe("Learner", () => {
     expect((await top(learner, "book a table"))[0]!.score).toBeLessThan(before);
   });
 
+  it("a hostile query teaches at most 32 terms of at most 64 characters", async () => {
+    const { learner, store, now } = setup();
+    const query = `${"x".repeat(5000)} ${Array.from({ length: 200 }, (_, i) => `word${i}`).join(" ")}`;
+    await learner.searched("s", "alice", query, []);
+    await learner.ran("s", "alice", "a:tool", true);
+    const terms = Object.keys((await store.export(now())).terms);
+    expect(terms.length).toBe(32);
+    expect(Math.max(...terms.map((t) => t.length))).toBeLessThanOrEqual(64);
+  });
+
   it("plumbing runs (metatools:read_output) teach nothing", async () => {
     const { learner } = setup();
     await learner.searched("s", "alice", "read the big result", []);
