@@ -21,8 +21,15 @@ import { packageVersion } from "./util/version.js";
  * sessions, so their validators compile once, and the session's `principal`
  * (its bearer token's); without one, calls are the local user's.
  */
-export function createSessionServer(app: Metatools, logger?: Logger, tools: readonly ServedTool[] = servedTools(app), principal?: string): Server {
+export function createSessionServer(
+  app: Metatools,
+  logger?: Logger,
+  tools: readonly ServedTool[] = servedTools(app),
+  principal?: string,
+  oneRequest = false,
+): Server {
   return createMcpServer({
+    oneRequest,
     name: "metatools",
     version: packageVersion(),
     instructions: () => instructions(app),

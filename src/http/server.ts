@@ -74,7 +74,7 @@ export async function serveHttp(app: Metatools, options: HttpOptions, logger: Lo
     if (options.stateless) {
       if (!parsed)
         return refuse(res, { status: 405, message: "stateless mode takes POST only (no sessions, no server-sent event stream)", headers: { Allow: "POST" } });
-      const server = createSessionServer(app, logger, tools, caller.principal);
+      const server = createSessionServer(app, logger, tools, caller.principal, true);
       const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
       res.on(
         "close",

@@ -26,8 +26,8 @@ import type { LearnedStore } from "./store.js";
 const REFINE_MS = 60_000;
 /** The searches a session remembers until a run. */
 const SEARCHES_KEPT = 3;
-/** Sessions remembered at once; the oldest go first. */
-const MAX_SESSIONS = 10_000;
+/** Sessions remembered at once; the least recent go first. */
+const MAX_SESSIONS = 2000;
 /** The most terms a query teaches or is scored by. */
 const MAX_TERMS = 32;
 /** Longer "words" (a pasted hash, a run of letters) are no vocabulary worth learning. */
@@ -116,12 +116,22 @@ export class Learner {
     for (const earlier of trail.slice(0, -1)) await this.teach(principal, earlier.terms, [tool], 0.5, now);
   }
 
+  /** The session's searches still within the window, the session moved to the back of the map (its most recent). */
   private trail(session: string, now: number): Search[] {
     const trail = (this.sessions.get(session) ?? []).filter((s) => now - s.at <= this.config.windowMs);
     this.sessions.delete(session);
+    // Least recent first: sessions that ended (or went quiet past the window) leave from the front.
+    for (const [id, searches] of this.sessions) {
+      if (this.sessions.size < MAX_SESSIONS && searches.some((s) => now - s.at <= this.config.windowMs)) break;
+      this.sessions.delete(id);
+    }
     this.sessions.set(session, trail);
-    if (this.sessions.size > MAX_SESSIONS) this.sessions.delete(this.sessions.keys().next().value!);
     return trail;
+  }
+
+  /** Sessions whose searches are held (for tests and diagnostics). */
+  get heldSessions(): number {
+    return this.sessions.size;
   }
 
   private async teach(principal: string, terms: readonly string[], tools: readonly string[], delta: number, now: number, text?: string): Promise<void> {

@@ -60,6 +60,8 @@ export interface ServerDefinition {
    * `extra.principal`. A server serves one session, and a session one caller.
    */
   principal?: string;
+  /** The server answers a single request (stateless HTTP): its calls carry no session id. */
+  oneRequest?: boolean;
   /** Where faults are reported (stderr); never stdout. */
   onFault?: (tool: string, error: unknown) => void;
   /**
@@ -81,7 +83,8 @@ const INTERACTION_TIMEOUT_MS = 10 * 60_000;
 
 /** A fresh MCP server for one session (stdio has one; HTTP has one per session). */
 export function createMcpServer(definition: ServerDefinition): Server {
-  const session = randomUUID();
+  // A server made for one request (stateless HTTP) has no session for later calls to share.
+  const session = definition.oneRequest ? undefined : randomUUID();
   const server = new Server(
     { name: definition.name, version: definition.version },
     {

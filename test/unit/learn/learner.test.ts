@@ -92,6 +92,15 @@ describe("Learner", () => {
     expect(Math.max(...terms.map((t) => t.length))).toBeLessThanOrEqual(64);
   });
 
+  it("holds only sessions still within the window: ended sessions leave as others arrive", async () => {
+    const { learner, tick } = setup();
+    for (let i = 0; i < 50; i++) await learner.searched(`old${i}`, "alice", "rotate the logs", []);
+    expect(learner.heldSessions).toBe(50);
+    tick(config.windowMs + 1);
+    await learner.searched("new", "alice", "rotate the logs", []);
+    expect(learner.heldSessions).toBe(1);
+  });
+
   it("plumbing runs (metatools:read_output) teach nothing", async () => {
     const { learner } = setup();
     await learner.searched("s", "alice", "read the big result", []);
