@@ -3,6 +3,7 @@
  * names, descriptions and parameters drawn from a seeded generator, so index
  * statistics look like a real many-server catalog and runs are repeatable.
  */
+import { seededRandom } from "../util/random.js";
 
 export interface SyntheticTool {
   id: string;
@@ -122,20 +123,8 @@ const QUALIFIERS = [
 ];
 const PARAMS = ["query", "limit", "cursor", "owner", "name", "status", "from", "to", "format", "language", "region", "currency", "priority", "tags"];
 
-/** A small seeded PRNG (mulberry32): the same seed gives the same catalog. */
-function random(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
-
 export function syntheticTools(count: number, seed = 1): SyntheticTool[] {
-  const rand = random(seed);
+  const rand = seededRandom(seed);
   const pick = <T>(list: readonly T[]): T => list[Math.floor(rand() * list.length)]!;
   const tools: SyntheticTool[] = [];
   for (let i = 0; i < count; i++) {
@@ -162,7 +151,7 @@ export function syntheticTools(count: number, seed = 1): SyntheticTool[] {
 
 /** Queries of one to six words from the same vocabulary, some with filler words agents use. */
 export function syntheticQueries(count: number, seed = 2): string[] {
-  const rand = random(seed);
+  const rand = seededRandom(seed);
   const pick = <T>(list: readonly T[]): T => list[Math.floor(rand() * list.length)]!;
   const queries: string[] = [];
   for (let i = 0; i < count; i++) {

@@ -8,6 +8,7 @@
  */
 import type { Metatools } from "../app.js";
 import { MetatoolsError } from "../util/errors.js";
+import { seededRandom } from "../util/random.js";
 import type { EvalQuery } from "./dataset.js";
 import type { Metrics } from "./metrics.js";
 import { NAMESPACE, rankAll, withDataset, type EvalMode, type EvalOptions } from "./run.js";
@@ -51,7 +52,7 @@ export async function replayDataset(dir: string, modes: readonly EvalMode[], opt
 async function replay(app: Metatools, history: readonly EvalQuery[], noise: number, progress: EvalOptions["onProgress"]): Promise<number> {
   const learner = app.learner!;
   const tools = app.registry.namespaceRecords(NAMESPACE).map((r) => r.id);
-  const random = seeded(20_260_101);
+  const random = seededRandom(20_260_101);
   let wrong = 0;
   for (const [i, q] of history.entries()) {
     if (i % 100 === 0) progress?.("replaying", i, history.length);
@@ -68,16 +69,4 @@ async function replay(app: Metatools, history: readonly EvalQuery[], noise: numb
   }
   progress?.("replaying", history.length, history.length);
   return wrong;
-}
-
-/** A small deterministic generator (mulberry32): the same noise on every run. */
-function seeded(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
 }
