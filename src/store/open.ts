@@ -45,7 +45,12 @@ export function openStore(options: StoreOptions): KeyValue {
 async function adapterKeyv(kind: "redis" | "sqlite", options: StoreOptions): Promise<Keyv> {
   if (kind === "redis") {
     const { default: KeyvRedis } = await import("@keyv/redis");
-    const adapter = new KeyvRedis(options.url, { throwOnConnectError: true, throwOnErrors: true, connectionTimeout: options.opTimeoutMs ?? 2000 });
+    // The connect timeout goes to the Redis client's socket, which clears it: @keyv/redis's own `connectionTimeout` leaves a timer
+    // running after a successful connect, and every CLI command on Redis waited it out before exiting. Each operation is bounded anyway (KeyvStore).
+    const adapter = new KeyvRedis(
+      { url: options.url, socket: { connectTimeout: options.opTimeoutMs ?? 2000 } },
+      { throwOnConnectError: true, throwOnErrors: true },
+    );
     return new Keyv({ store: adapter, namespace: options.namespace, throwOnErrors: true, useKeyPrefix: false });
   }
   const sqlite = await import("@keyv/sqlite").catch((error: unknown) => {
