@@ -10,6 +10,7 @@ import { backendKey } from "../config/same-server.js";
 import type { BackendSpec } from "../config/resolved.js";
 import { EmbeddingCache } from "../embed/cache.js";
 import { maskUrl } from "../store/open.js";
+import { errorMessage } from "../util/errors.js";
 import { loginCommand } from "../auth/open.js";
 
 export interface DoctorBackend {
@@ -40,6 +41,14 @@ export interface DoctorEmbedder {
   error?: string;
 }
 
+export interface DoctorLearning {
+  /** off: `learn: false` in the config. */
+  status: "on" | "off" | "failed";
+  /** Terms learned so far, in the store (a memory store: this process's, so 0 for a command). */
+  terms?: number;
+  error?: string;
+}
+
 export interface DoctorProblem {
   subject: string;
   problem: string;
@@ -52,6 +61,7 @@ export interface DoctorReport {
   backends: DoctorBackend[];
   store: StoreHealth;
   embedder: DoctorEmbedder;
+  learning: DoctorLearning;
   lockFile?: { file: string; pinned: number };
   problems: DoctorProblem[];
 }
@@ -124,12 +134,20 @@ export async function diagnose(app: Metatools): Promise<DoctorReport> {
       fix: "fix metatools.search.embedder (see docs/retrieval.md); search runs on BM25 alone meanwhile",
     });
 
+  const learning: DoctorLearning = !app.learner
+    ? { status: "off" }
+    : await app.learner.store.size().then(
+        ({ terms }) => ({ status: "on" as const, terms }),
+        (error: unknown) => ({ status: "failed" as const, error: errorMessage(error) }),
+      );
+
   const lock = app.gate.lock;
   return {
     config: { file: config.file, backends: config.backends.length, ...(config.code ? { codeRoot: config.code.root } : {}) },
     backends,
     store,
     embedder,
+    learning,
     ...(lock ? { lockFile: { file: lock.file, pinned: lock.size } } : {}),
     problems,
   };

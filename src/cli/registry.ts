@@ -48,7 +48,7 @@ export const COMMANDS: readonly Command[] = [
   {
     name: "doctor",
     usage: "[--json]",
-    summary: "one table: config, each backend's status, tools, connect time and quarantined tools, store, embedder; problems with fixes",
+    summary: "one table: config, each backend's status, tools, connect time and quarantined tools, store, embedder, learning; problems with fixes",
     run: (argv) => import("./commands/doctor.js").then((m) => m.doctor(argv)),
   },
   {

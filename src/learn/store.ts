@@ -113,6 +113,13 @@ export class LearnedStore {
     return terms.length;
   }
 
+  /** How many terms were learned, as the index lists them. */
+  async size(): Promise<{ terms: number }> {
+    const gen = await this.gen();
+    const buckets = await Promise.all(Array.from({ length: INDEX_BUCKETS }, (_, i) => this.kv.get<Bucket>(`${gen}:index:${i}`)));
+    return { terms: buckets.reduce((n, b) => n + (b?.terms.length ?? 0), 0) };
+  }
+
   /** Sets `name` in the current generation; false when it was already set (what happens once per generation). */
   async mark(name: string): Promise<boolean> {
     const gen = await this.gen();

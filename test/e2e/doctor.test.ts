@@ -42,6 +42,7 @@ describe("metatools doctor", () => {
     expect(stdout).toMatch(
       /embedder\s+✓ built-in \(static:builtin:\w+, \d+ dimensions\): (\d+) of \1 tools embedded, \d+ cached in \S+metatools\/embeddings\/static_builtin_\w+\.vec/,
     );
+    expect(stdout).toMatch(/learning\s+✓ on, in memory: each server learns for itself/);
     // Not a terminal: no colour codes.
     expect(stdout).not.toContain("\u001b[");
   });
@@ -67,6 +68,7 @@ describe("metatools doctor", () => {
     expect(report.embedder.embedded).toBe(report.embedder.total);
     expect(report.embedder.total).toBeGreaterThan(13);
     expect(report.embedder.cached).toBeGreaterThanOrEqual(report.embedder.total!);
+    expect((report as { learning?: unknown }).learning).toEqual({ status: "on", terms: 0 });
   });
 
   it("says search is BM25 only when the config turns the embedder off", async () => {
@@ -76,6 +78,8 @@ describe("metatools doctor", () => {
     expect(text.stdout).toMatch(/embedder\s+– off: search is BM25 only \(metatools\.search\.embedder is false/);
     const json = await runCli(["doctor", "--json", "--config", file]);
     expect(JSON.parse(json.stdout).embedder).toEqual({ status: "off" });
+    const unlearning = await runCli(["doctor", "--config", mixedConfig(tempDir(), { learn: false })]);
+    expect(unlearning.stdout).toMatch(/learning\s+– off: search does not learn from use \(metatools\.learn is false\)/);
   });
 
   it("exits 0 on a healthy setup, colours only when asked, and names an unreachable store as a problem", async () => {

@@ -178,6 +178,9 @@ describe("search that learns from use", () => {
         expect(imported.code, imported.stderr).toBe(0);
         expect((await onB.search(SIMILAR))[0]).toBe("exec:put");
         await onB.close();
+        const doctor = await runCli(["doctor", "--json", "--config", cli]);
+        expect(JSON.parse(doctor.stdout).learning).toEqual({ status: "on", terms: expect.any(Number) });
+        expect(JSON.parse(doctor.stdout).learning.terms).toBeGreaterThan(3);
       } finally {
         await Promise.all([a.close(), b.close()]);
       }

@@ -80,6 +80,7 @@ export function render(report: DoctorReport, style: Style): string {
     `${"store".padEnd(10)} ${store.ok ? mark.ok : mark.bad} ${where}${store.ok ? (store.kind === "memory" ? "" : `: reachable, ${store.ms.toFixed(1)} ms`) : `: ${store.error}`}`,
   );
   lines.push(`${"embedder".padEnd(10)} ${embedderLine(embedder, mark)}`);
+  lines.push(`${"learning".padEnd(10)} ${learningLine(report, mark)}`);
   lines.push(
     lockFile
       ? `${"lock file".padEnd(10)} ${mark.ok} ${lockFile.file}: ${lockFile.pinned} tool definitions pinned`
@@ -96,6 +97,14 @@ export function render(report: DoctorReport, style: Style): string {
 }
 
 /** "✓ built-in (static:builtin:…, 256 dimensions): 35 of 35 tools embedded, 35 cached in FILE". */
+function learningLine(report: DoctorReport, mark: Record<"ok" | "bad" | "off", string>): string {
+  const { learning, store } = report;
+  if (learning.status === "off") return `${mark.off} off: search does not learn from use (metatools.learn is false)`;
+  if (learning.status === "failed") return `${mark.bad} ${learning.error}`;
+  if (store.kind === "memory") return `${mark.ok} on, in memory: each server learns for itself (metatools.store.url shares it between replicas)`;
+  return `${mark.ok} on: ${learning.terms} terms learned, shared in ${store.where}`;
+}
+
 function embedderLine(embedder: DoctorReport["embedder"], mark: Record<"ok" | "bad" | "off", string>): string {
   if (embedder.status === "off")
     return `${mark.off} off: search is BM25 only (metatools.search.embedder is false; without it search is hybrid with the built-in embedder)`;
