@@ -31,6 +31,7 @@ import { Executor } from "./exec/executor.js";
 import { Telemetry } from "./observe/telemetry.js";
 import type { KeyValue } from "./store/kv.js";
 import { openStore } from "./store/open.js";
+import { storeHealth, type StoreHealth } from "./store/health.js";
 import { ToolRegistry } from "./registry/registry.js";
 import { openEmbedder } from "./embed/open.js";
 import { SearchEngine } from "./search/engine.js";
@@ -43,6 +44,8 @@ import { LockFile } from "./security/lock.js";
 import { silentLogger, type Logger } from "./util/log.js";
 import { packageVersion } from "./util/version.js";
 import { GrowingRedactor, redactingLogger, redactor, type Redact } from "./util/redact.js";
+
+export type { StoreHealth } from "./store/health.js";
 
 export interface AppOptions {
   logger?: Logger;
@@ -112,7 +115,7 @@ export function createMetatools(config: ResolvedConfig, options: AppOptions = {}
       : undefined;
   // Clients that asked for log messages (MCP logging) get each backend's, and metatools' own warnings and errors, redacted as every line is.
   const clientLog = new ClientLog((level) => backends.logs.setLevel(level));
-  const logger = redactingLogger(toClients(options.logger ?? silentLogger, clientLog), redact);
+  const logger = redactingLogger(clientLog.alsoTo(options.logger ?? silentLogger), redact);
   const catalog = new CatalogIndex(loadCatalogs(config.catalogs, join(cacheHome(), "catalog")));
   const lock = config.security.lockFile ? new LockFile(config.security.lockFile) : undefined;
   const gate = new ToolGate(lock, {
@@ -251,40 +254,4 @@ export function createMetatools(config: ResolvedConfig, options: AppOptions = {}
     await semantic?.close();
     await Promise.all([stores.cache.close(), stores.outputs.close(), stores.learn?.close(), credentials?.close()]);
   }
-}
-
-export interface StoreHealth {
-  kind: KeyValue["kind"];
-  /** Where it is, with any password masked. */
-  where: string;
-  ok: boolean;
-  error?: string;
-  /** Round trip of one read. */
-  ms: number;
-}
-
-/** One read from the store: a shared store that cannot be reached still lets metatools serve, calling backends uncached. */
-async function storeHealth(store: KeyValue): Promise<StoreHealth> {
-  const started = performance.now();
-  try {
-    await store.get("ping");
-    return { kind: store.kind, where: store.where, ok: true, ms: performance.now() - started };
-  } catch (error) {
-    return { kind: store.kind, where: store.where, ok: false, error: error instanceof Error ? error.message : String(error), ms: performance.now() - started };
-  }
-}
-
-/** `logger`, whose warnings and errors also go to clients as metatools' own log messages. */
-function toClients(logger: Logger, log: ClientLog): Logger {
-  return {
-    ...logger,
-    warn: (message) => {
-      logger.warn(message);
-      log.publish({ level: "warning", logger: "metatools", data: message });
-    },
-    error: (message) => {
-      logger.error(message);
-      log.publish({ level: "error", logger: "metatools", data: message });
-    },
-  };
 }

@@ -8,6 +8,7 @@
  * nothing.
  */
 import type { LoggingLevel } from "@modelcontextprotocol/sdk/types.js";
+import type { Logger } from "../util/log.js";
 
 export const LEVELS: readonly LoggingLevel[] = ["debug", "info", "notice", "warning", "error", "critical", "alert", "emergency"];
 /** What a session gets before it asks for a level: what needs attention, not chatter. */
@@ -30,6 +31,21 @@ export class ClientLog {
 
   /** `applyLevel`: asks the backends to log at a level (BackendManager.setLogLevel). */
   constructor(private readonly applyLevel: (level: LoggingLevel) => void) {}
+
+  /** `logger`, whose warnings and errors also go to clients as metatools' own log messages. */
+  alsoTo(logger: Logger): Logger {
+    return {
+      ...logger,
+      warn: (message) => {
+        logger.warn(message);
+        this.publish({ level: "warning", logger: "metatools", data: message });
+      },
+      error: (message) => {
+        logger.error(message);
+        this.publish({ level: "error", logger: "metatools", data: message });
+      },
+    };
+  }
 
   /** A session that receives messages through `send` (its server's `notifications/message`). */
   open(send: (message: ClientLogMessage) => void): ClientLogSession {
