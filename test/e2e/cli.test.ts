@@ -78,7 +78,7 @@ describe("metatools CLI", () => {
     const one = await runCli(["doctor", "--help"]);
     expect(one.code).toBe(0);
     expect(one.stdout).toBe(
-      "metatools doctor [--json]\n  one table: config, each backend's status, tools, connect time and quarantined tools, store, embedder; problems with fixes\n",
+      "metatools doctor [--json]\n  one table: config, each backend's status, tools, connect time and quarantined tools, store, embedder, learning; problems with fixes\n",
     );
   });
 
