@@ -11,6 +11,7 @@ import { noRedaction } from "../util/redact.js";
 import { BackendError } from "./errors.js";
 import { BackendLogs } from "./logs.js";
 import { RedactingBackend } from "./redacting.js";
+import { RetrySchedule } from "./retry.js";
 import { raceAbort, type BackendState, type ManagerOptions, type ToolsListener } from "./state.js";
 import type { Backend, BackendInfo } from "./types.js";
 
@@ -39,9 +40,7 @@ export class BackendManager {
   private readonly listeners: ToolsListener[] = [];
   /** Backends' log messages, and the level they are asked to log at. */
   readonly logs = new BackendLogs();
-  private readonly backoffMs: number[];
-  private readonly breakerMs: number;
-  private readonly jitter: (ms: number) => number;
+  private readonly retry: RetrySchedule;
   private closed = false;
   private startup: Promise<void> = Promise.resolve();
 
@@ -49,10 +48,7 @@ export class BackendManager {
     backends: { backend: Backend; spec: Entry["spec"] }[],
     private readonly options: ManagerOptions,
   ) {
-    const random = options.random ?? Math.random;
-    this.jitter = options.backoffMs ? (ms) => ms : (ms) => Math.round(ms * (0.75 + random() * 0.5));
-    this.backoffMs = options.backoffMs ?? [1000, 2000, 4000, 8000, 16000];
-    this.breakerMs = options.breakerMs ?? 300_000;
+    this.retry = new RetrySchedule(options);
     for (const { backend: source, spec } of backends) {
       const backend = options.redact && options.redact !== noRedaction ? new RedactingBackend(source, options.redact) : source;
       const state: BackendState = { namespace: backend.namespace, kind: backend.kind, status: "connecting", toolCount: 0, runnable: backend.runnable };
@@ -249,7 +245,7 @@ export class BackendManager {
   private waitForSignIn(entry: Entry, message: string, connectMs: number | undefined): void {
     clearTimeout(entry.retryTimer);
     entry.unwatch?.();
-    const retryAt = new Date(Date.now() + this.breakerMs).toISOString();
+    const retryAt = new Date(Date.now() + this.retry.breakerMs).toISOString();
     entry.state = { ...entry.state, status: "needs_login", error: message, toolCount: 0, retryAt, ...(connectMs === undefined ? {} : { connectMs }) };
     this.options.logger.warn(message);
     const again = () => {
@@ -259,7 +255,7 @@ export class BackendManager {
       if (!this.closed) void this.connect(entry, 0);
     };
     entry.unwatch = entry.backend.watchSignIn?.(again);
-    entry.retryTimer = setTimeout(again, this.breakerMs);
+    entry.retryTimer = setTimeout(again, this.retry.breakerMs);
     entry.retryTimer.unref();
   }
 
@@ -280,10 +276,9 @@ export class BackendManager {
   private scheduleRetry(entry: Entry, attempt: number): void {
     if (this.closed) return;
     entry.failures = attempt - 1;
-    const step = this.backoffMs[attempt - 1];
-    const delay = step === undefined ? this.breakerMs : this.jitter(step);
+    const { delayMs: delay, open } = this.retry.next(attempt);
     const retryAt = new Date(Date.now() + delay).toISOString();
-    if (step === undefined) {
+    if (open) {
       const why = entry.state.error ? `${entry.state.error}; ` : "";
       entry.state = { ...entry.state, status: "failed", retryAt, error: `${why}circuit open after ${entry.failures} failed attempts: next try at ${retryAt}` };
       this.options.logger.error(`${entry.backend.namespace}: circuit open after ${entry.failures} failed attempts; next try at ${retryAt}`);
