@@ -29,8 +29,7 @@ import { KeyValueOutputStore, type OutputStore } from "./disclosure/outputs.js";
 import { ResultCache } from "./exec/cache.js";
 import { Executor } from "./exec/executor.js";
 import { Telemetry } from "./observe/telemetry.js";
-import type { KeyValue } from "./store/kv.js";
-import { openStore } from "./store/open.js";
+import { openConfiguredStore } from "./store/open.js";
 import { storeHealth, type StoreHealth } from "./store/health.js";
 import { ToolRegistry } from "./registry/registry.js";
 import { openEmbedder } from "./embed/open.js";
@@ -131,9 +130,11 @@ export function createMetatools(config: ResolvedConfig, options: AppOptions = {}
   const semantic = embedder && new SemanticIndex(() => openEmbedder(embedder), config.search.embeddingCache, logger, background);
   // Large namespaces' analyzed indexes are kept per config, so a restart over 10,000 tools does not analyze them again.
   const indexCache = config.file ? new IndexCache(join(cacheHome(), "index"), config.file, packageVersion()) : undefined;
-  const store = (kind: string): KeyValue =>
-    openStore({ url: config.store.url, namespace: `${config.store.prefix}:${kind}`, memoryMaxBytes: config.store.memoryMaxBytes });
-  const stores = { cache: store("cache"), outputs: store("out"), learn: config.learn && store("learn") };
+  const stores = {
+    cache: openConfiguredStore(config.store, "cache"),
+    outputs: openConfiguredStore(config.store, "out"),
+    learn: config.learn && openConfiguredStore(config.store, "learn"),
+  };
   // What search learns from use lives beside the cache: in memory, or in the Redis replicas share.
   const useLearning = config.learn && stores.learn ? openLearning(config.learn, stores.learn, logger, redact) : undefined;
   const learner = useLearning?.learner;

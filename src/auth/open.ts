@@ -4,7 +4,7 @@
  * command that signs a backend in.
  */
 import type { OAuthSettings, RemoteBackendSpec, ResolvedConfig } from "../config/resolved.js";
-import { openStore } from "../store/open.js";
+import { openConfiguredStore } from "../store/open.js";
 import { FileCredentials, type Credentials } from "./credentials.js";
 import { SharedCredentials } from "./shared-credentials.js";
 import { SignInSession } from "./session.js";
@@ -13,7 +13,7 @@ import { SignInSession } from "./session.js";
 export function openCredentials(config: ResolvedConfig): Credentials | undefined {
   if (!config.auth) return undefined;
   if (config.auth.kind === "file") return new FileCredentials(config.auth.file);
-  return new SharedCredentials(openStore({ url: config.store.url, namespace: `${config.store.prefix}:auth`, memoryMaxBytes: config.store.memoryMaxBytes }));
+  return new SharedCredentials(openConfiguredStore(config.store, "auth"));
 }
 
 /** A remote backend that signs in with OAuth when asked. */

@@ -4,6 +4,7 @@
  * at it), or `sqlite://path` (one machine, survives restarts). Adapters are
  * imported on first use, so the memory store costs no Redis client.
  */
+import type { StoreConfig } from "../config/resolved.js";
 import Keyv from "keyv";
 import { KeyvStore, StoreError, type KeyValue, type StoreKind } from "./kv.js";
 import { LruMap } from "./lru.js";
@@ -29,6 +30,11 @@ export function storeKind(url: string): StoreKind | undefined {
 /** The URL with any password replaced, for logs and messages; up to the authority's last `@`, as a password may hold one unencoded. */
 export function maskUrl(url: string): string {
   return url.replace(/^(\w+:\/\/[^:/@]*:)[^/?#]*@/, "$1***@");
+}
+
+/** The configured store's `part` (cache, out, auth, learn): its keys under `<prefix>:<part>`, so parts never meet. */
+export function openConfiguredStore(config: StoreConfig, part: string): KeyValue {
+  return openStore({ url: config.url, namespace: `${config.prefix}:${part}`, memoryMaxBytes: config.memoryMaxBytes });
 }
 
 export function openStore(options: StoreOptions): KeyValue {

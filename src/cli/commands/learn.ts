@@ -8,7 +8,7 @@
 import { loadConfig } from "../../config/load.js";
 import { readLearnedFile } from "../../learn/file.js";
 import { LearnedStore } from "../../learn/store.js";
-import { openStore } from "../../store/open.js";
+import { openConfiguredStore } from "../../store/open.js";
 import { writeFileAtomic } from "../../util/files.js";
 import { parseFlags, UsageError } from "../flags.js";
 
@@ -28,7 +28,7 @@ export async function learn(argv: string[]): Promise<number> {
     );
     return 1;
   }
-  const kv = openStore({ url: config.store.url, namespace: `${config.store.prefix}:learn`, memoryMaxBytes: config.store.memoryMaxBytes });
+  const kv = openConfiguredStore(config.store, "learn");
   const store = new LearnedStore(kv, { halfLifeMs: config.learn.halfLifeMs });
   try {
     if (values.reset) {
