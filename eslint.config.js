@@ -29,6 +29,21 @@ export default tseslint.config(
     rules: { "no-console": ["error", { allow: ["error", "warn"] }] },
   },
   {
+    // What a person reads may quote a backend, a server or an agent: it is printed only through the sinks that make it
+    // printable (src/cli/output.ts for the CLI, the logger for logs), never written to the terminal directly.
+    files: ["src/**/*.ts"],
+    ignores: ["src/cli/output.ts", "src/util/log.ts"],
+    rules: {
+      "no-restricted-syntax": [
+        "error",
+        {
+          selector: "MemberExpression[object.object.name='process'][object.property.name=/^std(out|err)$/][property.name='write']",
+          message: "Print through src/cli/output.ts (stdout(), stderr()) or the logger: text from outside must not reach a terminal raw.",
+        },
+      ],
+    },
+  },
+  {
     // The bottom layer: shapes and small pieces every layer uses, which know nothing above them.
     files: ["src/util/**/*.ts", "src/model/**/*.ts", "src/text/**/*.ts"],
     rules: {

@@ -5,52 +5,40 @@
 import { callSignature } from "../model/signature.js";
 import type { JsonSchema } from "../model/tool.js";
 import type { MetaBody } from "../meta/types.js";
-import { mapStrings } from "../util/data.js";
 import { textTable } from "../util/table.js";
 import { typeOf } from "../util/schema-words.js";
 import { styleFor, type Style } from "./style.js";
+import { stderr, stdout } from "./output.js";
 
 export function printBody(tool: string, body: MetaBody, json: boolean): number {
   const failed = body.ok === false;
   if (json) {
-    process.stdout.write(`${JSON.stringify(body, null, 2)}\n`);
+    stdout().json(body);
     return failed ? 1 : 0;
   }
   const err = styleFor(process.stderr);
   if (failed) {
     const error = body.error as { code: string; message: string };
-    process.stderr.write(`${err.bad(`error (${error.code})`)}: ${error.message}\n`);
-    if (body.problems) for (const p of body.problems as { field: string; expected: string }[]) process.stderr.write(`  ${p.field}: expected ${p.expected}\n`);
-    if (typeof body.result === "string") process.stdout.write(`${body.result}\n`);
+    stderr().write(`${err.bad(`error (${error.code})`)}: ${error.message}\n`);
+    if (body.problems) for (const p of body.problems as { field: string; expected: string }[]) stderr().write(`  ${p.field}: expected ${p.expected}\n`);
+    if (typeof body.result === "string") stdout().write(`${body.result}\n`);
     printGuidance(body, err);
     return 1;
   }
   const style = styleFor(process.stdout);
-  // Backends write these texts: what reaches a terminal carries no control sequences of theirs (colour is added after).
-  if (tool === "search_tools") process.stdout.write(`${searchText(mapStrings(body, printable) as MetaBody, style)}\n`);
+  // Backends write these texts: the output sink (output.ts) keeps their control sequences from the terminal.
+  if (tool === "search_tools") stdout().write(`${searchText(body, style)}\n`);
   else if (tool === "describe_tool") {
-    const tools = (Array.isArray(body.tools) ? (body.tools as MetaBody[]) : [body]).map((t) => mapStrings(t, printable) as MetaBody);
-    if (tools.length) process.stdout.write(`${tools.map((t) => describeText(t, style)).join("\n\n")}\n`);
+    const tools = Array.isArray(body.tools) ? (body.tools as MetaBody[]) : [body];
+    if (tools.length) stdout().write(`${tools.map((t) => describeText(t, style)).join("\n\n")}\n`);
     const unknown = (body.unknown as { id: string; did_you_mean: string[] }[] | undefined) ?? [];
-    for (const u of unknown)
-      process.stderr.write(`${err.bad("unknown")}: ${u.id}${u.did_you_mean.length ? ` (did you mean ${u.did_you_mean.join(", ")}?)` : ""}\n`);
-    if (Array.isArray(body.not_shown)) process.stderr.write(`${err.warn("not shown")}: ${(body.not_shown as string[]).join(", ")}\n`);
+    for (const u of unknown) stderr().write(`${err.bad("unknown")}: ${u.id}${u.did_you_mean.length ? ` (did you mean ${u.did_you_mean.join(", ")}?)` : ""}\n`);
+    if (Array.isArray(body.not_shown)) stderr().write(`${err.warn("not shown")}: ${(body.not_shown as string[]).join(", ")}\n`);
     printGuidance(body, err);
     return unknown.length ? 1 : 0;
   } else printRun(body, err);
   printGuidance(body, err);
   return 0;
-}
-
-/** Text from a backend, safe for a terminal: escape sequences (CSI, OSC) and other C0/C1 controls removed; newlines and tabs kept. */
-export function printable(text: string): string {
-  return (
-    text
-      // eslint-disable-next-line no-control-regex
-      .replace(/\u001b\[[0-?]*[ -/]*[@-~]|\u001b\][^\u0007\u001b]*(?:\u0007|\u001b\\)?/g, "")
-      // eslint-disable-next-line no-control-regex
-      .replace(/[\u0000-\u0008\u000b-\u001f\u007f-\u009f]/g, "")
-  );
 }
 
 function searchText(body: MetaBody, style: Style): string {
@@ -112,19 +100,19 @@ function describeText(tool: MetaBody, style: Style): string {
 }
 
 function printRun(body: MetaBody, err: Style): void {
-  // A tool's own output goes out as it came: piping it on is the point of run.
-  if (typeof body.result === "string") process.stdout.write(`${body.result}\n`);
-  if (body.structured !== undefined) process.stdout.write(`${JSON.stringify(body.structured, null, 2)}\n`);
-  if (body.content) process.stdout.write(`${JSON.stringify(body.content, null, 2)}\n`);
+  // A tool's own output goes out as it came when piped on (the point of run); on a terminal it is made printable.
+  if (typeof body.result === "string") stdout().pass(`${body.result}\n`);
+  if (body.structured !== undefined) stdout().json(body.structured);
+  if (body.content) stdout().json(body.content);
   const facts = [
     typeof body.cache === "string" ? `cache ${body.cache}${typeof body.cache_age_s === "number" ? ` (${body.cache_age_s} s old)` : ""}` : "",
     typeof body.duration_ms === "number" ? `${body.duration_ms} ms` : "",
   ].filter(Boolean);
-  if (facts.length) process.stderr.write(`${err.dim(`${String(body.tool_id ?? "")}: ${facts.join(", ")}`)}\n`);
+  if (facts.length) stderr().write(`${err.dim(`${String(body.tool_id ?? "")}: ${facts.join(", ")}`)}\n`);
 }
 
 function printGuidance(body: MetaBody, out: Style): void {
   for (const key of ["must_follow", "warning", "hint"]) {
-    if (typeof body[key] === "string") process.stderr.write(`${key === "hint" ? key : out.warn(key)}: ${body[key] as string}\n`);
+    if (typeof body[key] === "string") stderr().write(`${key === "hint" ? key : out.warn(key)}: ${body[key] as string}\n`);
   }
 }

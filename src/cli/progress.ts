@@ -3,6 +3,8 @@
  * one-line bar redrawn in place, at most ten times a second; elsewhere
  * (a pipe, CI) one line when each part finishes, so logs stay readable.
  */
+import { printable } from "../util/terminal.js";
+
 const BAR = 24;
 
 export class ProgressView {
@@ -15,7 +17,8 @@ export class ProgressView {
   }
 
   /** `label` names the part (a namespace, an eval mode); `finished` is what the non-terminal line says when it is done. */
-  update(label: string, done: number, total: number, finished = `${label}: ${total} done`): void {
+  update(rawLabel: string, done: number, total: number, rawFinished = `${rawLabel}: ${total} done`): void {
+    const [label, finished] = [printable(rawLabel), printable(rawFinished)];
     if (this.tty) {
       const now = performance.now();
       if (done < total && now - this.lastDraw < 100) return;

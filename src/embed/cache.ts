@@ -5,8 +5,9 @@
  * vector as float32. Loaded whole at start; new vectors are appended.
  */
 import { createHash } from "node:crypto";
-import { appendFileSync, existsSync, mkdirSync, readFileSync, statSync } from "node:fs";
+import { existsSync, mkdirSync, readFileSync, statSync } from "node:fs";
 import { join } from "node:path";
+import { appendFileSafe } from "../util/files.js";
 
 const HASH_BYTES = 16;
 
@@ -57,7 +58,7 @@ export class EmbeddingCache {
       Buffer.from(e.vector.buffer, e.vector.byteOffset, e.vector.byteLength).copy(out, i * record + HASH_BYTES);
     });
     mkdirSync(join(this.file, ".."), { recursive: true });
-    appendFileSync(this.file, out);
+    appendFileSafe(this.file, out);
   }
 
   private load(file: string): void {

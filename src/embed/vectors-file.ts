@@ -9,7 +9,8 @@
  *   | f32 scale × count | i8 vector × count × dimensions
  */
 import { createHash } from "node:crypto";
-import { closeSync, openSync, readFileSync, readSync, statSync, writeFileSync } from "node:fs";
+import { closeSync, openSync, readFileSync, readSync, statSync } from "node:fs";
+import { writeFileAtomic } from "../util/files.js";
 import { MetatoolsError } from "../util/errors.js";
 
 const MAGIC = "MTVEC01\n";
@@ -78,7 +79,7 @@ export function writeDigest(file: string): void {
     .update(whole.subarray(0, SPOT_BYTES))
     .update(whole.subarray(Math.max(0, whole.length - SPOT_BYTES)))
     .digest("hex");
-  writeFileSync(`${file}.sha256`, `${createHash("sha256").update(whole).digest("hex")} ${whole.length} ${spot}\n`);
+  writeFileAtomic(`${file}.sha256`, `${createHash("sha256").update(whole).digest("hex")} ${whole.length} ${spot}\n`);
 }
 
 export interface VectorsHeader {
@@ -231,7 +232,7 @@ export class WordVectors {
       b.writeUInt32LE(n, 0);
       return b;
     };
-    writeFileSync(
+    writeFileAtomic(
       file,
       Buffer.concat([
         Buffer.from(MAGIC, "latin1"),

@@ -35,6 +35,13 @@ describe("lint rules", () => {
     });
 
     it.each([
+      ["src/cli/commands/example.ts", 'process.stdout.write("x");\n'],
+      ["src/backends/example.ts", 'process.stderr.write("x");\n'],
+    ])("%s may not write to the terminal but through the printable sinks", async (file, code) => {
+      expect(await lint(file, code)).toContain("no-restricted-syntax");
+    });
+
+    it.each([
       ["src/util/example.ts", 'import { join } from "node:path";\nexport const j = join;\n'],
       ["src/model/example.ts", 'import type { JsonSchema } from "./tool.js";\nexport type S = JsonSchema;\n'],
       ["src/server/example.ts", 'import type { ToolRecord } from "../model/tool.js";\nexport type T = ToolRecord;\n'],

@@ -6,6 +6,7 @@
  */
 import { logLevel, parseFlags, UsageError } from "../flags.js";
 import { openApp } from "../open.js";
+import { stderr, stdout } from "../output.js";
 
 export async function approve(argv: string[]): Promise<number> {
   const { values, positionals } = parseFlags(argv, { all: { type: "boolean" }, list: { type: "boolean" } });
@@ -16,20 +17,19 @@ export async function approve(argv: string[]): Promise<number> {
   try {
     const held = app.registry.quarantined();
     if (values.list || !held.length) {
-      if (values.json) process.stdout.write(`${JSON.stringify({ quarantined: held }, null, 2)}\n`);
-      else process.stdout.write(held.length ? `${held.map((q) => `${q.id}: ${q.reason}`).join("\n")}\n` : "nothing is quarantined\n");
+      if (values.json) stdout().json({ quarantined: held });
+      else stdout().write(held.length ? `${held.map((q) => `${q.id}: ${q.reason}`).join("\n")}\n` : "nothing is quarantined\n");
       return values.list || !positionals.length ? 0 : 1;
     }
     const chosen = values.all ? held : held.filter((q) => positionals.includes(q.id));
     const missing = positionals.filter((id) => !held.some((q) => q.id === id));
     if (missing.length) {
-      process.stderr.write(`metatools approve: not quarantined: ${missing.join(", ")} (quarantined now: ${held.map((q) => q.id).join(", ")})\n`);
+      stderr().write(`metatools approve: not quarantined: ${missing.join(", ")} (quarantined now: ${held.map((q) => q.id).join(", ")})\n`);
       return 1;
     }
     app.gate.approve(chosen);
-    if (values.json)
-      process.stdout.write(`${JSON.stringify({ approved: chosen.map(({ id, hash }) => ({ id, hash })), lockFile: app.gate.lock?.file }, null, 2)}\n`);
-    else process.stdout.write(`${chosen.map((q) => `approved ${q.id} (was: ${q.reason})`).join("\n")}\npinned in ${app.gate.lock?.file}\n`);
+    if (values.json) stdout().json({ approved: chosen.map(({ id, hash }) => ({ id, hash })), lockFile: app.gate.lock?.file });
+    else stdout().write(`${chosen.map((q) => `approved ${q.id} (was: ${q.reason})`).join("\n")}\npinned in ${app.gate.lock?.file}\n`);
     return 0;
   } finally {
     await app.close();

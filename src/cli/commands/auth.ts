@@ -15,6 +15,7 @@ import { MetatoolsError } from "../../util/errors.js";
 import { GrowingRedactor } from "../../util/redact.js";
 import { textTable } from "../../util/table.js";
 import { intFlag, parseFlags, UsageError } from "../flags.js";
+import { stderr, stdout } from "../output.js";
 
 export async function authCommand(argv: string[]): Promise<number> {
   const { values, positionals } = parseFlags(argv, { timeout: { type: "string" }, "no-browser": { type: "boolean" } });
@@ -26,7 +27,8 @@ export async function authCommand(argv: string[]): Promise<number> {
     if (action === "login") {
       if (names.length !== 1) throw new UsageError("name one backend: metatools auth login NAME");
       const timeoutMs = (intFlag(values.timeout, "timeout", 1) ?? 300) * 1000;
-      return await signInOne(config, credentials, backendNamed(config, names[0]!), { timeoutMs, browser: !values["no-browser"] });
+      const debug = values["log-level"] === "debug";
+      return await signInOne(config, credentials, backendNamed(config, names[0]!), { timeoutMs, browser: !values["no-browser"], debug });
     }
     if (action === "status") {
       const rows = await status(
@@ -34,8 +36,8 @@ export async function authCommand(argv: string[]): Promise<number> {
         credentials,
         names.map((n) => backendNamed(config, n, true).namespace),
       );
-      if (values.json) process.stdout.write(`${JSON.stringify({ file: credentials.where, backends: rows }, null, 2)}\n`);
-      else process.stdout.write(`${renderStatus(rows, credentials.where)}\n`);
+      if (values.json) stdout().json({ file: credentials.where, backends: rows });
+      else stdout().write(`${renderStatus(rows, credentials.where)}\n`);
       return 0;
     }
     if (action === "logout") {
@@ -43,7 +45,7 @@ export async function authCommand(argv: string[]): Promise<number> {
       const spec = backendNamed(config, names[0]!, true);
       const had = await credentials.read(spec.namespace);
       await credentials.update(spec.namespace, () => undefined);
-      process.stdout.write(
+      stdout().write(
         had
           ? `signed out of ${spec.namespace}: its tokens${had.client ? " and registered client" : ""} are gone from ${credentials.where}; a running metatools stops using them at once\n`
           : `${spec.namespace} was not signed in\n`,
@@ -76,10 +78,10 @@ async function signInOne(
   config: ResolvedConfig,
   credentials: Credentials,
   spec: SignInSpec,
-  options: { timeoutMs: number; browser: boolean },
+  options: { timeoutMs: number; browser: boolean; debug: boolean },
 ): Promise<number> {
   const redact = new GrowingRedactor(config.secrets);
-  const say = (line: string) => process.stderr.write(`${redact.redact(line)}\n`);
+  const say = (line: string) => stderr().write(`${redact.redact(line)}\n`);
   const abort = new AbortController();
   const onSignal = () => abort.abort();
   process.once("SIGINT", onSignal);
@@ -91,6 +93,8 @@ async function signInOne(
       say,
       timeoutMs: options.timeoutMs,
       signal: abort.signal,
+      // A failure's stack, only when asked for: a person is shown its message.
+      ...(options.debug ? { debug: (line: string) => say(`metatools debug: ${line}`) } : {}),
       open: async (url) => {
         const web = isWebUrl(url.href);
         const how = options.browser && web ? await openUrl(url.href) : "none";
@@ -106,11 +110,11 @@ async function signInOne(
       },
     });
     if (!result.needed) {
-      process.stdout.write(`${spec.namespace}: ${spec.url} answered without asking for a sign-in; nothing to do\n`);
+      stdout().write(`${spec.namespace}: ${spec.url} answered without asking for a sign-in; nothing to do\n`);
       return 0;
     }
     const signIn = result.signIn!;
-    process.stdout.write(`signed in to ${spec.namespace} (${describe(signIn, result.client)}); kept in ${credentials.where}\n`);
+    stdout().write(`signed in to ${spec.namespace} (${describe(signIn, result.client)}); kept in ${credentials.where}\n`);
     return 0;
   } finally {
     process.off("SIGINT", onSignal);

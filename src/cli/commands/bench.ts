@@ -9,6 +9,7 @@ import { runBench, SUITES, type Suite } from "../../bench/suite.js";
 import { reportSections } from "../../bench/tables.js";
 import { textTable } from "../../util/table.js";
 import { intFlag, parseFlags, UsageError } from "../flags.js";
+import { stderr, stdout } from "../output.js";
 
 export async function bench(argv: string[]): Promise<number> {
   const { values } = parseFlags(argv, {
@@ -50,18 +51,18 @@ export async function bench(argv: string[]): Promise<number> {
       datasets,
       tasks: intFlag(values.tasks, "tasks", 1) ?? 200,
     },
-    (line) => process.stderr.write(`bench: ${line}\n`),
+    (line) => stderr().write(`bench: ${line}\n`),
   );
   if (values.report) {
     const file = resolve(values.report);
     const written = writeMarkdownReport(file, report, reproduce(argv, file));
-    process.stderr.write(`bench: wrote ${written.map((f) => relative(process.cwd(), f)).join(", ")}\n`);
+    stderr().write(`bench: wrote ${written.map((f) => relative(process.cwd(), f)).join(", ")}\n`);
   }
   if (values.json) {
-    process.stdout.write(`${JSON.stringify(report, null, 2)}\n`);
+    stdout().json(report);
     return 0;
   }
-  process.stdout.write(
+  stdout().write(
     `${reportSections(report)
       .map((s) => `${s.title}\n${textTable(s.table)}`)
       .join("\n\n")}\n`,

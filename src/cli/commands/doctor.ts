@@ -10,6 +10,7 @@ import { logLevel, parseFlags } from "../flags.js";
 import { withApp } from "../open.js";
 import { styleFor, type Style } from "../style.js";
 import { textTable } from "../../util/table.js";
+import { stdout } from "../output.js";
 
 export async function doctor(argv: string[]): Promise<number> {
   const { values } = parseFlags(argv, {});
@@ -18,10 +19,10 @@ export async function doctor(argv: string[]): Promise<number> {
   const invalid = (error: unknown): number => {
     if (!(error instanceof ConfigError)) throw error;
     if (values.json)
-      process.stdout.write(
+      stdout().write(
         `${JSON.stringify({ config: { ok: false, error: error.message }, problems: [{ subject: "config", problem: error.message, fix: "correct the field named, then run metatools doctor again" }] }, null, 2)}\n`,
       );
-    else process.stdout.write(`${"config".padEnd(10)} ${style.bad("✗")} ${error.message}\n`);
+    else stdout().write(`${"config".padEnd(10)} ${style.bad("✗")} ${error.message}\n`);
     return 2;
   };
   try {
@@ -31,8 +32,8 @@ export async function doctor(argv: string[]): Promise<number> {
       await settleWithin(app.search.semantic?.whenIdle(), 3000);
       // Errors and command lines can quote secrets from the environment: every string of the report is redacted before the table shortens any.
       const report = redactDeep(await diagnose(app), app.redact);
-      if (values.json) process.stdout.write(`${JSON.stringify(report, null, 2)}\n`);
-      else process.stdout.write(`${render(report, style)}\n`);
+      if (values.json) stdout().json(report);
+      else stdout().write(`${render(report, style)}\n`);
       return report.problems.length ? 1 : 0;
     });
   } catch (error) {

@@ -6,6 +6,7 @@ import { replayDataset, type ReplayResult } from "../../eval/replay.js";
 import { EVAL_MODES, evaluateDataset, evaluateNames, type EvalMode, type EvalOptions } from "../../eval/run.js";
 import { intFlag, parseFlags, UsageError } from "../flags.js";
 import { ProgressView } from "../progress.js";
+import { stderr, stdout } from "../output.js";
 
 /** Embedders --embedder names; word vectors of one's own come with --vectors FILE. */
 const CHOSEN = ["builtin", "use"] as const;
@@ -45,7 +46,7 @@ export async function evaluate(argv: string[]): Promise<number> {
       : config.search.embedder;
   let modes: readonly EvalMode[] = requested === "all" ? EVAL_MODES : [(requested as EvalMode | undefined) ?? defaultMode(config.search.mode, embedder)];
   if (requested === "all" && !embedder) {
-    process.stderr.write("metatools eval: skipping semantic, hybrid: metatools.search.embedder is false (pass --embedder builtin or use, or --vectors FILE)\n");
+    stderr().write("metatools eval: skipping semantic, hybrid: metatools.search.embedder is false (pass --embedder builtin or use, or --vectors FILE)\n");
     modes = ["bm25"];
   }
   if (values.names)
@@ -76,7 +77,7 @@ export async function evaluate(argv: string[]): Promise<number> {
   const results = await evaluateDataset(resolve(positionals[0]!), modes, options);
   view.finish();
   if (values.json) {
-    process.stdout.write(`${JSON.stringify(results, null, 2)}\n`);
+    stdout().json(results);
     return 0;
   }
   const columns = ["hit@1", "hit@5", "hit@10", "mrr@10", "ndcg@10", "recall@10"] as const;
@@ -84,14 +85,14 @@ export async function evaluate(argv: string[]): Promise<number> {
   for (const [mode, m] of Object.entries(results)) {
     lines.push(`${mode.padEnd(9)}${columns.map((c) => m[c].toFixed(4).padStart(10)).join("")}   ${String(m.queries).padStart(7)}  ${m.tools}`);
   }
-  process.stdout.write(`${lines.join("\n")}\n`);
+  stdout().write(`${lines.join("\n")}\n`);
   return 0;
 }
 
 /** With and without the replayed history, per mode, on the measured half. */
 function printReplay(results: Partial<Record<EvalMode, ReplayResult>>, json: boolean): number {
   if (json) {
-    process.stdout.write(`${JSON.stringify(results, null, 2)}\n`);
+    stdout().json(results);
     return 0;
   }
   const columns = ["hit@1", "hit@5", "hit@10", "mrr@10", "ndcg@10"] as const;
@@ -106,7 +107,7 @@ function printReplay(results: Partial<Record<EvalMode, ReplayResult>>, json: boo
     const lift = columns.map((c) => `${c} ${((r.with[c] - r.without[c]) * 100).toFixed(1)}`).join(", ");
     lines.push(`${"".padEnd(9)}lift (points): ${lift}; ${r.replayed} queries replayed as history, ${r.wrong} of their runs to a wrong tool`);
   }
-  process.stdout.write(`${lines.join("\n")}\n`);
+  stdout().write(`${lines.join("\n")}\n`);
   return 0;
 }
 
@@ -114,7 +115,7 @@ function printReplay(results: Partial<Record<EvalMode, ReplayResult>>, json: boo
 async function names(dir: string, modes: readonly EvalMode[], options: Pick<EvalOptions, "embedder" | "embeddingCache">, json: boolean): Promise<number> {
   const results = Object.fromEntries(await Promise.all(modes.map(async (mode) => [mode, await evaluateNames(dir, mode, options)] as const)));
   if (json) {
-    process.stdout.write(`${JSON.stringify(results, null, 2)}\n`);
+    stdout().json(results);
     return 0;
   }
   const lines = [`${"spelling".padEnd(22)}${modes.map((m) => m.padStart(10)).join("")}`];
@@ -124,6 +125,6 @@ async function names(dir: string, modes: readonly EvalMode[], options: Pick<Eval
   );
   for (const mode of modes)
     for (const miss of results[mode]!.misses) lines.push(`miss (${mode}): "${miss.query}" → ${miss.got ?? "nothing"}, not ${miss.expected}`);
-  process.stdout.write(`${lines.join("\n")}\n`);
+  stdout().write(`${lines.join("\n")}\n`);
   return 0;
 }

@@ -7,6 +7,7 @@
 import { logLevel, parseFlags, UsageError } from "../flags.js";
 import { openApp } from "../open.js";
 import { ProgressView } from "../progress.js";
+import { stderr, stdout } from "../output.js";
 
 export async function indexTools(argv: string[]): Promise<number> {
   const { values, positionals } = parseFlags(argv, {});
@@ -27,7 +28,7 @@ export async function indexTools(argv: string[]): Promise<number> {
     progress.finish();
     const seconds = (performance.now() - started) / 1000;
     if (semantic.error) {
-      process.stderr.write(`metatools index: ${semantic.error}\n`);
+      stderr().write(`metatools index: ${semantic.error}\n`);
       return 1;
     }
     const summary = {
@@ -44,9 +45,9 @@ export async function indexTools(argv: string[]): Promise<number> {
       seconds: Number(seconds.toFixed(2)),
       cacheFile: semantic.cacheFile ?? null,
     };
-    if (values.json) process.stdout.write(`${JSON.stringify(summary, null, 2)}\n`);
+    if (values.json) stdout().json(summary);
     else {
-      process.stdout.write(
+      stdout().write(
         `indexed ${summary.tools} tools in ${Object.keys(summary.namespaces).length} namespace${Object.keys(summary.namespaces).length === 1 ? "" : "s"} with ${summary.embedder}: ` +
           `${summary.embedded} embedded, ${summary.cached} from the cache, in ${summary.seconds} s` +
           `${summary.embedded ? ` (${Math.round(summary.embedded / seconds)} tools/s)` : ""}\n` +

@@ -13,6 +13,7 @@ import { convertServers, maskSecrets, type Converted } from "../init/convert.js"
 import { parseFlags, UsageError } from "../flags.js";
 import { styleFor, type Style } from "../style.js";
 import { writeFileAtomic } from "../../util/files.js";
+import { stderr, stdout } from "../output.js";
 
 export async function init(argv: string[]): Promise<number> {
   const { values, positionals } = parseFlags(argv, {
@@ -37,7 +38,7 @@ export async function init(argv: string[]): Promise<number> {
     throw error;
   }
   if (!values["dry-run"] && existsSync(out) && !values.force) {
-    process.stderr.write(`metatools init: ${out} exists; pass --force to replace it, --out FILE to write elsewhere, or --dry-run to see the result\n`);
+    stderr().write(`metatools init: ${out} exists; pass --force to replace it, --out FILE to write elsewhere, or --dry-run to see the result\n`);
     return 1;
   }
   const cli = CLI_ENTRY;
@@ -57,7 +58,7 @@ export async function init(argv: string[]): Promise<number> {
   const register = Object.fromEntries((clients.length ? clients : CLIENTS).map((c) => [c, registration(c, cli, out, places)]));
   if (values.json) {
     // A dry run answers as the real run would, saying that nothing was written.
-    process.stdout.write(
+    stdout().write(
       mask(
         `${JSON.stringify({ ...(dryRun ? { dryRun: true } : {}), file: out, servers: converted.servers, sources: sources.map(({ client, file, scope, servers }) => ({ client, file, scope, count: Object.keys(servers).length })), notes: converted.notes, literalSecrets: converted.literalSecrets, variables: converted.variables, register }, null, 2)}\n`,
       ),
@@ -66,10 +67,10 @@ export async function init(argv: string[]): Promise<number> {
   }
   if (dryRun) {
     // stdout is the file as it would be written (so it can be redirected); what a person should know about it goes to stderr.
-    process.stdout.write(mask(text));
+    stdout().write(mask(text));
     const notes = findings(converted, styleFor(process.stderr));
-    if (notes.length) process.stderr.write(mask(`${notes.join("\n")}\n`));
-    if (converted.secretValues.length) process.stderr.write("metatools init: literal secrets are masked in this preview; the file gets them as they are\n");
+    if (notes.length) stderr().write(mask(`${notes.join("\n")}\n`));
+    if (converted.secretValues.length) stderr().write("metatools init: literal secrets are masked in this preview; the file gets them as they are\n");
     return 0;
   }
   const style = styleFor(process.stdout);
@@ -94,7 +95,7 @@ export async function init(argv: string[]): Promise<number> {
   const self = process.env.npm_command === "exec" ? "npx metatools" : "metatools";
   const configFlag = out === resolve("metatools.json") ? "" : ` --config ${out}`;
   lines.push("", `Check it:  ${self} doctor${configFlag}`, `Try it:    ${self} search "read a file"${configFlag}`);
-  process.stdout.write(mask(`${lines.join("\n")}\n`));
+  stdout().write(mask(`${lines.join("\n")}\n`));
   return 0;
 }
 

@@ -11,6 +11,7 @@ import { LearnedStore } from "../../learn/store.js";
 import { openConfiguredStore } from "../../store/open.js";
 import { writeFileAtomic } from "../../util/files.js";
 import { parseFlags, UsageError } from "../flags.js";
+import { stderr, stdout } from "../output.js";
 
 export async function learn(argv: string[]): Promise<number> {
   const { values } = parseFlags(argv, { export: { type: "string" }, import: { type: "string" }, reset: { type: "boolean" } });
@@ -18,11 +19,11 @@ export async function learn(argv: string[]): Promise<number> {
   if (chosen !== 1) throw new UsageError("pass one of --export FILE (or - for stdout), --import FILE, --reset");
   const config = loadConfig({ configPath: values.config });
   if (!config.learn) {
-    process.stderr.write("metatools learn: search learning is off in this config (metatools.learn: false)\n");
+    stderr().write("metatools learn: search learning is off in this config (metatools.learn: false)\n");
     return 1;
   }
   if (config.store.url.startsWith("memory")) {
-    process.stderr.write(
+    stderr().write(
       "metatools learn: metatools.store is memory, so what a server learns lives in that server's process and this command cannot reach it. " +
         "Set metatools.store.url to redis://… (or sqlite://…) to share it, or load a file at start with metatools.learn.seed.\n",
     );
@@ -33,18 +34,18 @@ export async function learn(argv: string[]): Promise<number> {
   try {
     if (values.reset) {
       await store.reset();
-      process.stdout.write(`forgot what search learned (store ${kv.where}); every server sharing it ranks without it within a second\n`);
+      stdout().write(`forgot what search learned (store ${kv.where}); every server sharing it ranks without it within a second\n`);
     } else if (values.import !== undefined) {
       const terms = await store.import(readLearnedFile(values.import), Date.now());
-      process.stdout.write(`imported ${terms} terms from ${values.import} into ${kv.where}\n`);
+      stdout().write(`imported ${terms} terms from ${values.import} into ${kv.where}\n`);
     } else {
       const file = await store.export(Date.now());
       const text = `${JSON.stringify(file, null, 2)}\n`;
-      if (values.export === "-") process.stdout.write(text);
+      if (values.export === "-") stdout().write(text);
       else {
         // Terms and tool ids (and queries, when the config keeps them): readable by you alone.
         writeFileAtomic(values.export!, text, 0o600);
-        process.stdout.write(`exported ${Object.keys(file.terms).length} terms to ${values.export}\n`);
+        stdout().write(`exported ${Object.keys(file.terms).length} terms to ${values.export}\n`);
       }
     }
     return 0;

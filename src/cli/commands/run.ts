@@ -1,9 +1,10 @@
-import { writeFileSync } from "node:fs";
 import { createMetaDispatcher } from "../../meta/index.js";
 import { LOCAL_PRINCIPAL } from "../../security/principal.js";
+import { writeFileAtomic } from "../../util/files.js";
 import { intFlag, logLevel, parseFlags, UsageError } from "../flags.js";
 import { printBody } from "../format.js";
 import { withApp } from "../open.js";
+import { stderr, stdout } from "../output.js";
 
 export async function run(argv: string[]): Promise<number> {
   const { values, positionals } = parseFlags(argv, {
@@ -40,15 +41,15 @@ export async function run(argv: string[]): Promise<number> {
       if (typeof body.handle === "string") {
         const whole = await app.outputs.get(body.handle, LOCAL_PRINCIPAL).catch(() => undefined);
         if (whole) {
-          if (values.out) writeFileSync(values.out, whole.text);
-          else process.stdout.write(whole.text.endsWith("\n") ? whole.text : `${whole.text}\n`);
-          if (values.out) process.stderr.write(`wrote ${Buffer.byteLength(whole.text)} bytes to ${values.out}\n`);
+          if (values.out) writeFileAtomic(values.out, whole.text);
+          else stdout().pass(whole.text.endsWith("\n") ? whole.text : `${whole.text}\n`);
+          if (values.out) stderr().write(`wrote ${Buffer.byteLength(whole.text)} bytes to ${values.out}\n`);
           return body.ok === false ? 1 : 0;
         }
       }
       if (values.out && body.ok !== false) {
-        writeFileSync(values.out, `${JSON.stringify(body.structured ?? body.result ?? body, null, 2)}\n`);
-        process.stderr.write(`wrote the result to ${values.out}\n`);
+        writeFileAtomic(values.out, `${JSON.stringify(body.structured ?? body.result ?? body, null, 2)}\n`);
+        stderr().write(`wrote the result to ${values.out}\n`);
         return 0;
       }
       return printBody("run_tool", body, values.json ?? false);

@@ -2,6 +2,7 @@ import { mkdirSync } from "node:fs";
 import { dirname, resolve } from "node:path";
 import { defaultVectorsFile, findWinkJson, importWinkVectors, WINK_PACKAGE } from "../../embed/import-vectors.js";
 import { intFlag, parseFlags, UsageError } from "../flags.js";
+import { stderr, stdout } from "../output.js";
 
 /** `metatools vectors import`: builds the static embedder's word-vectors file from the GloVe package. */
 export async function vectors(argv: string[]): Promise<number> {
@@ -13,15 +14,15 @@ export async function vectors(argv: string[]): Promise<number> {
   const out = resolve(values.out ?? defaultVectorsFile());
   const words = intFlag(values.words, "words", 1000) ?? 100_000;
   mkdirSync(dirname(out), { recursive: true });
-  process.stderr.write(`reading ${from}…\n`);
+  stderr().write(`reading ${from}…\n`);
   const header = importWinkVectors(from, out, words);
   if (values.json) {
-    process.stdout.write(
+    stdout().write(
       `${JSON.stringify({ file: out, words: header.count, dimensions: header.dimensions, source: header.source, embedder: { type: "static", vectors: out } }, null, 2)}\n`,
     );
     return 0;
   }
-  process.stdout.write(
+  stdout().write(
     `wrote ${out}: ${header.count} words × ${header.dimensions} dimensions (${header.source}).\nUse it in metatools.json:\n  "metatools": { "search": { "embedder": { "type": "static", "vectors": ${JSON.stringify(out)} } } }\n`,
   );
   return 0;
