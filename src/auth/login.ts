@@ -9,13 +9,7 @@
  * `auth()` runs each step; this module supplies what it leaves to clients.
  */
 import { randomBytes } from "node:crypto";
-import {
-  auth,
-  discoverOAuthServerInfo,
-  extractWWWAuthenticateParams,
-  type OAuthClientProvider,
-  type OAuthDiscoveryState,
-} from "@modelcontextprotocol/sdk/client/auth.js";
+import { auth, discoverOAuthServerInfo, type OAuthClientProvider, type OAuthDiscoveryState } from "@modelcontextprotocol/sdk/client/auth.js";
 import type { OAuthClientInformationMixed, OAuthClientMetadata, OAuthTokens } from "@modelcontextprotocol/sdk/shared/auth.js";
 import type { FetchLike } from "@modelcontextprotocol/sdk/shared/transport.js";
 import type { OAuthSettings, RemoteBackendSpec } from "../config/resolved.js";
@@ -23,6 +17,9 @@ import { MetatoolsError } from "../util/errors.js";
 import { packageVersion } from "../util/version.js";
 import type { Credentials, SignIn } from "./credentials.js";
 import { listenLoopback } from "./loopback.js";
+import { oauthFailure, refuseUnsafeEndpoints } from "./oauth-errors.js";
+import { oauthFetch } from "./oauth-fetch.js";
+import { probe } from "./probe.js";
 import { clientOf, expiryOf, union } from "./session.js";
 
 export type SignInSpec = RemoteBackendSpec & { oauth: OAuthSettings };
@@ -38,6 +35,8 @@ export interface LoginOptions {
   /** How long the person has to finish in the browser. */
   timeoutMs: number;
   signal?: AbortSignal;
+  /** Where a failure's full detail (its stack) goes; a person is shown only its message. */
+  debug?(line: string): void;
 }
 
 export interface LoginResult {
@@ -51,15 +50,29 @@ export interface LoginResult {
 /** Longest any one request of the flow (discovery, registration, token) may take. */
 const REQUEST_TIMEOUT_MS = 15_000;
 
+/**
+ * Signs `spec` in. Whatever goes wrong ends in a MetatoolsError with a code
+ * and a message for a person (oauth-errors.ts); the stack goes to `debug`.
+ */
 export async function login(spec: SignInSpec, options: LoginOptions): Promise<LoginResult> {
-  const fetchFn: FetchLike = (url, init) =>
-    fetch(url, { ...init, signal: AbortSignal.any([AbortSignal.timeout(REQUEST_TIMEOUT_MS), ...(options.signal ? [options.signal] : [])]) });
+  // Every request of the flow, the SDK's included, is bounded in time and in what its answer may hold.
+  const exchange = oauthFetch({ timeoutMs: REQUEST_TIMEOUT_MS, ...(options.signal ? { signal: options.signal } : {}) });
+  try {
+    return await signIn(spec, options, exchange.fetch);
+  } catch (error) {
+    options.debug?.(`${spec.namespace}: sign-in failed: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`);
+    throw oauthFailure(error, `${spec.namespace}: signing in`, exchange.last);
+  }
+}
+
+async function signIn(spec: SignInSpec, options: LoginOptions, fetchFn: FetchLike): Promise<LoginResult> {
   const challenge = await probe(spec, fetchFn);
   if (!challenge) return { needed: false };
   const discovery: OAuthDiscoveryState = {
     ...(await discoverOAuthServerInfo(spec.url, { resourceMetadataUrl: challenge.resourceMetadataUrl, fetchFn })),
     ...(challenge.resourceMetadataUrl ? { resourceMetadataUrl: String(challenge.resourceMetadataUrl) } : {}),
   };
+  refuseUnsafeEndpoints(spec.namespace, discovery);
   const { authorizationServerMetadata: server, resourceMetadata } = discovery;
   options.say(`  authorization server: ${discovery.authorizationServerUrl}${server ? "" : " (no metadata published: its default endpoints are used)"}`);
 
@@ -127,47 +140,6 @@ export async function login(spec: SignInSpec, options: LoginOptions): Promise<Lo
   } finally {
     await loopback.close();
   }
-}
-
-/** What the server's 401 says, or undefined when it answered without asking for a sign-in. */
-async function probe(spec: SignInSpec, fetchFn: FetchLike): Promise<{ resourceMetadataUrl?: URL; scope?: string } | undefined> {
-  const headers = {
-    ...spec.headers,
-    accept: spec.kind === "sse" ? "text/event-stream" : "application/json, text/event-stream",
-    "content-type": "application/json",
-  };
-  const init: RequestInit =
-    spec.kind === "sse"
-      ? { method: "GET", headers }
-      : {
-          method: "POST",
-          headers,
-          body: JSON.stringify({
-            jsonrpc: "2.0",
-            id: 0,
-            method: "initialize",
-            params: { protocolVersion: "2025-06-18", capabilities: {}, clientInfo: { name: "metatools", version: packageVersion() } },
-          }),
-        };
-  let response: Response;
-  try {
-    // Not followed: the configured headers are for this server only, and a sign-in page at the end of a redirect is no answer.
-    response = await fetchFn(spec.url, { ...init, redirect: "manual" });
-  } catch (error) {
-    throw new MetatoolsError("signin_failed", `${spec.namespace}: ${spec.url} cannot be reached: ${(error as Error).message}`);
-  }
-  await response.body?.cancel().catch(() => {});
-  if (response.status === 401) {
-    const { resourceMetadataUrl, scope } = extractWWWAuthenticateParams(response);
-    return { ...(resourceMetadataUrl ? { resourceMetadataUrl } : {}), ...(scope ? { scope } : {}) };
-  }
-  if (response.status >= 300 && response.status < 400)
-    throw new MetatoolsError(
-      "signin_failed",
-      `${spec.namespace}: ${spec.url} redirects (HTTP ${response.status}${response.headers.get("location") ? ` to ${response.headers.get("location")}` : ""}); put the URL it redirects to in the config`,
-    );
-  if (response.status < 300) return undefined;
-  throw new MetatoolsError("signin_failed", `${spec.namespace}: ${spec.url} answered HTTP ${response.status}, not 401 asking for a sign-in; check the URL`);
 }
 
 /** What the flow learns as it goes; kept in memory until the sign-in is complete. */

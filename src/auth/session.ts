@@ -19,6 +19,8 @@ import type { FetchLike } from "@modelcontextprotocol/sdk/shared/transport.js";
 import type { OAuthSettings, RemoteBackendSpec } from "../config/resolved.js";
 import { MetatoolsError } from "../util/errors.js";
 import type { Credentials, SignIn } from "./credentials.js";
+import { oauthFailure } from "./oauth-errors.js";
+import { oauthFetch } from "./oauth-fetch.js";
 
 /** A token this close to its expiry is refreshed before it is sent. */
 const REFRESH_BEFORE_MS = 60_000;
@@ -79,7 +81,10 @@ export class SignInSession {
       if (signIn && tokens?.refresh_token && expiresSoon(signIn)) tokens = (await this.refresh(tokens).catch(() => undefined)) ?? tokens;
       let response = await inner(input, withBearer(init, tokens));
       if (response.status === 401 && tokens?.refresh_token) {
-        const fresh = await this.refresh(tokens);
+        const fresh = await this.refresh(tokens).catch(async (error: unknown) => {
+          await response.body?.cancel().catch(() => {});
+          throw error;
+        });
         if (fresh) {
           await response.body?.cancel();
           tokens = fresh;
@@ -159,23 +164,25 @@ export class SignInSession {
       const refreshToken = signIn.tokens?.refresh_token;
       if (!client || !server || !refreshToken) return undefined;
       let received: OAuthTokens;
+      // Its answer is read up to 1 MiB at most (oauth-fetch.ts): a server answering 300 MB fails this refresh, nothing more.
+      const exchange = oauthFetch({ timeoutMs: REFRESH_TIMEOUT_MS, redirect: "error" });
       try {
         received = await refreshAuthorization(server, {
           metadata: signIn.discovery?.authorizationServerMetadata,
           clientInformation: client,
           refreshToken,
           ...(signIn.resource ? { resource: signIn.resource } : {}),
-          fetchFn: (url, init) => fetch(url, { ...init, redirect: "error", signal: AbortSignal.timeout(REFRESH_TIMEOUT_MS) }),
+          fetchFn: exchange.fetch,
         });
       } catch (error) {
-        // Worth another try later: the network, the server's own trouble, or being told to slow down.
+        // Worth another try later: the network, the server's own trouble or an answer that cannot be used, or being told to slow down.
         if (
           !(error instanceof OAuthError) ||
           error instanceof ServerError ||
           error instanceof TemporarilyUnavailableError ||
           error instanceof TooManyRequestsError
         )
-          throw error;
+          throw oauthFailure(error, `${this.namespace}: renewing the sign-in (tried again at the next request)`, exchange.last);
         // Refused for good (invalid_grant: revoked or expired; invalid_client: the registration is gone). Only what was refused is dropped.
         const now = await view.read();
         if (now?.tokens?.refresh_token && now.tokens.refresh_token !== refreshToken) return now.tokens;

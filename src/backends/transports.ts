@@ -10,6 +10,7 @@ import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/
 import type { FetchLike, Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
 import type { SignInSession } from "../auth/session.js";
 import type { RemoteBackendSpec, StdioBackendSpec } from "../config/resolved.js";
+import { boundBody, boundEvents, byteWords, TooLargeError } from "../util/bounded-body.js";
 import { noRedaction, type Redact } from "../util/redact.js";
 
 /** A stderr line is shown cut to its first this many characters… */
@@ -123,40 +124,75 @@ export function stdioTransport(spec: StdioBackendSpec, stderr: StderrTail): Tran
 /** The most one answer may carry: the MCP SDK's own limit for a stdio message, so both kinds of backend agree. */
 export const MAX_ANSWER_BYTES = 10 * 2 ** 20;
 
+/**
+ * The most one event of a Streamable HTTP backend's standalone event stream
+ * (its GET) may hold. That stream carries notifications and the server's own
+ * requests, never an answer (except when a broken answer is resumed on it:
+ * then MAX_ANSWER_BYTES). Not configurable.
+ */
+export const MAX_EVENT_BYTES = 1 << 20;
+
+/** What a backend's HTTP answers and event streams may hold (see cappedFetch). */
+export interface Caps {
+  /** One answer to a request, read whole. */
+  answerBytes: number;
+  /** One event of an event stream opened with GET. */
+  eventBytes: number;
+  /** What an event over `eventBytes` says. */
+  eventTooLarge: () => Error;
+}
+
 /** `signIn` adds the backend's OAuth sign-in to every request (auth/session.ts). */
 export function remoteTransport(spec: RemoteBackendSpec, signIn?: SignInSession): Transport {
   const url = new URL(spec.url);
   const requestInit = { headers: spec.headers };
   const signed = (inner: FetchLike) => (signIn ? signIn.fetch(inner) : inner);
+  // Legacy SSE answers every request on its one event stream: an event there is an answer, and is held to an answer's limit.
   return spec.kind === "sse"
-    ? new SSEClientTransport(url, { requestInit, ...(signIn ? { fetch: signed(fetch) } : {}) })
-    : new StreamableHTTPClientTransport(url, { requestInit, fetch: signed(cappedFetch(MAX_ANSWER_BYTES)) });
+    ? new SSEClientTransport(url, {
+        requestInit,
+        fetch: signed(cappedFetch({ answerBytes: MAX_ANSWER_BYTES, eventBytes: MAX_ANSWER_BYTES, eventTooLarge: () => answerTooLarge(MAX_ANSWER_BYTES) })),
+      })
+    : new StreamableHTTPClientTransport(url, {
+        requestInit,
+        fetch: signed(cappedFetch({ answerBytes: MAX_ANSWER_BYTES, eventBytes: MAX_EVENT_BYTES, eventTooLarge: () => eventTooLarge(MAX_EVENT_BYTES) })),
+      });
 }
 
 /**
- * fetch whose answers to requests (POSTs) stop with an error past `maxBytes`
- * while they are read, so a 100 MB answer is never held whole. The GET event
- * stream is left alone: it lives long and carries many small messages.
+ * fetch that never holds more of a backend's answer than `caps` allow. An
+ * answer to a request (a POST) stops with an error past `answerBytes` while
+ * it is read, so a 100 MB answer is never held whole. An event stream (a
+ * GET) lives long and may carry any amount in all, so each of its events is
+ * bounded instead: one over `eventBytes` (a line that never ends, say)
+ * errors the stream, which the SDK drops and opens again. Measured before
+ * anything is parsed, so the SSE parser never buffers more than the limit.
  */
-export function cappedFetch(maxBytes: number, inner: FetchLike = fetch): FetchLike {
+export function cappedFetch(caps: Caps, inner: FetchLike = fetch): FetchLike {
   return async (input, init) => {
     const response = await inner(input, init);
-    if ((init?.method ?? "GET").toUpperCase() !== "POST" || !response.body) return response;
-    let seen = 0;
-    const limited = response.body.pipeThrough(
-      new TransformStream<Uint8Array, Uint8Array>({
-        transform(chunk, controller) {
-          seen += chunk.byteLength;
-          if (seen > maxBytes)
-            controller.error(
-              new Error(
-                `the answer was larger than ${Math.round(maxBytes / 2 ** 20)} MiB, the most one answer may be; ask for less (a smaller page, range or limit)`,
-              ),
-            );
-          else controller.enqueue(chunk);
-        },
-      }),
-    );
-    return new Response(limited, { status: response.status, statusText: response.statusText, headers: response.headers });
+    const method = (init?.method ?? (input instanceof Request ? input.method : "GET")).toUpperCase();
+    if (method !== "GET") return boundBody(response, caps.answerBytes, () => answerTooLarge(caps.answerBytes));
+    // Resuming a stream (Last-Event-ID) may replay an answer that was broken off: it gets an answer's limit.
+    if (new Headers(init?.headers).has("last-event-id")) return boundEvents(response, caps.answerBytes, () => answerTooLarge(caps.answerBytes));
+    return boundEvents(response, caps.eventBytes, caps.eventTooLarge);
   };
+}
+
+/** mcp.ts recognises this message ("the answer was larger than") and drops the connection, so the call fails now, saying why. */
+function answerTooLarge(maxBytes: number): Error {
+  return new TooLargeError(
+    "answer_too_large",
+    `the answer was larger than ${byteWords(maxBytes)}, the most one answer may be; ask for less (a smaller page, range or limit)`,
+    maxBytes,
+  );
+}
+
+/** Only the stream is dropped (the SDK opens it again): requests and their answers go on. */
+function eventTooLarge(maxBytes: number): Error {
+  return new TooLargeError(
+    "event_too_large",
+    `an event of the backend's event stream was larger than ${byteWords(maxBytes)}, the most one event may be, so the stream was dropped (it is opened again)`,
+    maxBytes,
+  );
 }
