@@ -196,6 +196,7 @@ export function createMetatools(config: ResolvedConfig, options: AppOptions = {}
     defaultTimeoutMs: config.timeouts.callMs,
     rejectUnknownArgs: config.run.rejectUnknownArgs,
     outputValidation: config.run.outputValidation,
+    logger,
   });
   return {
     config,

@@ -1,8 +1,8 @@
 /**
  * Claimed hashes: a restart takes the definition hashes its tool snapshot
- * recorded instead of hashing 10,000 definitions before the first search.
- * A claim never weakens the lock file: it is checked right after, a wrong
- * one quarantines the tool it covered, and nothing is pinned unchecked.
+ * recorded (checked cheaply against each definition before it is admitted).
+ * A claim never weakens the lock file: a wrong one quarantines the tool it
+ * covered before anyone sees it, and nothing from the snapshot is pinned.
  */
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
@@ -23,7 +23,7 @@ function world(): { lock: LockFile; gate: ToolGate; registry: ToolRegistry } {
 }
 
 describe("claimed definition hashes", () => {
-  it("admit pinned tools at once, and a claim that was wrong quarantines its tool once checked", async () => {
+  it("admit pinned tools at once, and a claim that was wrong quarantines its tool before it is shown", () => {
     const { lock, gate, registry } = world();
     lock.pin("kv:lookup", definitionHash(honest), "first-use");
     lock.pin("kv:put", definitionHash(other), "first-use");
@@ -32,22 +32,27 @@ describe("claimed definition hashes", () => {
     const tools = [edited, { ...other }];
     gate.claim(tools, [definitionHash(honest), definitionHash(other)]);
     registry.setNamespace("kv", tools, undefined, true);
-    expect(registry.get("kv:lookup")).toBeDefined();
-
-    await gate.whenChecked();
     expect(registry.get("kv:lookup")).toBeUndefined();
-    expect(registry.quarantineOf("kv:lookup")).toMatchObject({ kind: "changed", hash: definitionHash(edited) });
+    expect(registry.quarantineOf("kv:lookup")).toMatchObject({ kind: "changed", hash: definitionHash(edited), fromSnapshot: true });
     // The honest claim stands.
     expect(registry.get("kv:put")).toBeDefined();
   });
 
-  it("never pins a claimed hash: a tool without a pin is hashed before it is pinned", () => {
+  it("never pins from the snapshot: a wrong claim is held, a right one is served unpinned until the backend lists the tool", () => {
     const { lock, gate, registry } = world();
     const tool = { ...honest };
     gate.claim([tool], ["sha256:0000"]);
     registry.setNamespace("kv", [tool], undefined, true);
-    expect(lock.get("kv:lookup")?.hash).toBe(definitionHash(honest));
+    expect(lock.get("kv:lookup")).toBeUndefined();
+    expect(registry.get("kv:lookup")).toBeUndefined();
+    const recorded = { ...honest };
+    gate.claim([recorded], [definitionHash(honest)]);
+    registry.setNamespace("kv", [recorded], undefined, true);
     expect(registry.get("kv:lookup")).toBeDefined();
+    expect(lock.get("kv:lookup")).toBeUndefined();
+    // What the backend lists is pinned.
+    registry.setNamespace("kv", [{ ...honest }], undefined, true);
+    expect(lock.get("kv:lookup")?.hash).toBe(definitionHash(honest));
   });
 
   it("reports the real hash of a changed tool, so an approval pins what was read", () => {
@@ -57,5 +62,8 @@ describe("claimed definition hashes", () => {
     gate.claim([tool], ["sha256:made-up"]);
     registry.setNamespace("kv", [tool], undefined, true);
     expect(registry.quarantineOf("kv:lookup")).toMatchObject({ kind: "changed", hash: definitionHash(honest) });
+    // An approval pins only what a backend listed, never a snapshot's definition.
+    gate.approve(registry.quarantined());
+    expect(lock.get("kv:lookup")?.hash).toBe("sha256:pinned-long-ago");
   });
 });

@@ -2,7 +2,8 @@ import { MetatoolsError } from "../util/errors.js";
 
 /**
  * A backend failure. Codes: `connect_failed`, `backend_down`, `timeout`,
- * `cancelled`, `upstream_error` (the server answered with a JSON-RPC error),
+ * `busy` (the call waited its longest for its turn on a backend that asks
+ * another caller questions, and was not started), `cancelled`, `upstream_error` (the server answered with a JSON-RPC error),
  * `not_runnable` (catalog-only tool), `needs_login` (a person must
  * sign in with `metatools auth login`; the message names the command).
  */
@@ -19,4 +20,36 @@ export class BackendError extends MetatoolsError {
     super(code, message);
     this.name = "BackendError";
   }
+}
+
+/** A stack frame: V8's `    at fn (/path/file.js:1:2)`, Python's `  File "/path/x.py", line 3, in f` (and the code line under it), Java's `\tat a.B.c(B.java:3)`. */
+const FRAME = /^\s+(at\s+\S|File\s+"[^"]*",\s+line\s+\d+|\.\.\.\s+\d+\s+(more|lines\s+matching))/;
+const TRACEBACK = /^\s*Traceback \(most recent call last\):\s*$/;
+/** Paths into installed packages and caches (npx, pip, uv): they say where things live on the backend's machine, nothing the agent can use. */
+// From a token's start only (the lookbehind), so a long text without such a path costs one pass.
+const LOCAL_PATH = /(?<![^\s'"()<>[\]])[^\s'"()<>[\]]*[\\/](?:node_modules|\.npm|_npx|\.cache|site-packages|\.pnpm|\.yarn)[\\/][^\s'"()<>[\]]*/g;
+
+/**
+ * An error as an agent is shown it: the message, without the stack trace a
+ * backend put in it or the local paths of installed packages. `trace` is
+ * what was taken out (the whole text), for the debug log; undefined when
+ * nothing was.
+ */
+export function withoutTrace(text: string): { message: string; trace?: string } {
+  const lines = text.split("\n");
+  const kept: string[] = [];
+  let inTraceback = false;
+  for (const line of lines) {
+    if (TRACEBACK.test(line)) {
+      inTraceback = true;
+      continue;
+    }
+    // Inside a Python traceback every indented line is a frame or its code; the first unindented one is the error itself.
+    if (inTraceback && /^\s/.test(line)) continue;
+    inTraceback = false;
+    if (FRAME.test(line)) continue;
+    kept.push(line);
+  }
+  const message = kept.join("\n").replace(LOCAL_PATH, "[local path]").trimEnd();
+  return message === text ? { message } : { message: message || "the backend reported an error (details in the debug log)", trace: text };
 }

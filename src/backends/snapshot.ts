@@ -3,8 +3,10 @@
  * and serves search and describe while the backend connects, and the CLI's
  * `search` and `describe` answer from it without starting any backend.
  * An entry counts only for the same backend config (its identity hash),
- * and is replaced by whatever the backend lists when it connects, which
- * goes through the same pinning and quarantine as ever.
+ * and is replaced by whatever the backend lists when it connects. The file
+ * is a cache, not a source of trust: its tools go through the gate before
+ * they are served (each checked against the hash recorded beside it, the
+ * unpinned ones scanned), and are never pinned (security/gate.ts).
  */
 import { createHash } from "node:crypto";
 import { mkdirSync, readFileSync } from "node:fs";
@@ -20,7 +22,7 @@ export interface SnapshotEntry {
   info?: BackendInfo;
   tools: UpstreamTool[];
   /** Each tool's definition hash, as the gate computed it: claimed at the next start and checked after (gate.ts). */
-  hashes?: string[];
+  hashes?: (string | undefined)[];
   savedAt: string;
 }
 
@@ -44,7 +46,9 @@ export class ToolSnapshot {
   /** The stored list of a backend, when it was listed under the same config. */
   get(spec: BackendSpec): SnapshotEntry | undefined {
     const entry = this.load().backends[spec.namespace];
-    return entry && entry.identity === identityOf(spec) ? entry : undefined;
+    if (!entry || entry.identity !== identityOf(spec) || !wellFormed(entry)) return undefined;
+    // Always with hashes (one per tool, undefined where none was recorded): every tool read here is marked as the snapshot's by the gate (gate.ts claim).
+    return { ...entry, hashes: entry.tools.map((_, i) => (typeof entry.hashes?.[i] === "string" ? entry.hashes[i] : undefined)) };
   }
 
   set(spec: BackendSpec, tools: readonly UpstreamTool[], info: BackendInfo | undefined, hashes?: readonly string[]): void {
@@ -91,6 +95,16 @@ export class ToolSnapshot {
     }
     return this.data;
   }
+}
+
+/** A file edited by hand may hold anything: an entry is used only if each tool has a name and an object schema. */
+function wellFormed(entry: SnapshotEntry): boolean {
+  return (
+    Array.isArray(entry.tools) &&
+    entry.tools.every(
+      (tool) => !!tool && typeof tool === "object" && typeof tool.name === "string" && !!tool.inputSchema && typeof tool.inputSchema === "object",
+    )
+  );
 }
 
 /** What makes two backend configs the same server: everything but timeouts. */

@@ -21,6 +21,8 @@ export interface MediaNote {
   mimeType?: string;
   uri?: string;
   bytes: number;
+  /** Not passed on, and why (media-check.ts): an SVG or HTML "image", a mimeType with controls, bytes of another type. */
+  withheld?: string;
 }
 
 /** Decoded size of a block's base64 data. */

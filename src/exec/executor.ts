@@ -6,7 +6,7 @@
  * outcome is a tagged value; the meta-tool turns it into a response.
  */
 import type { BackendManager, BackendState } from "../backends/manager.js";
-import { BackendError } from "../backends/errors.js";
+import { BackendError, withoutTrace } from "../backends/errors.js";
 import type { ClientPeer, ProgressUpdate, ToolCallResult } from "../backends/types.js";
 import type { OutputValidation } from "../config/resolved.js";
 import type { ToolRecord } from "../model/tool.js";
@@ -15,6 +15,7 @@ import type { CacheMode, CacheStatus, ResultCache } from "./cache.js";
 import { correctArgs, explainErrors, type FieldProblem, type Repair } from "./explain.js";
 import { OutputChecker } from "./output-check.js";
 import { SchemaValidator } from "./validator.js";
+import type { Logger } from "../util/log.js";
 
 export interface RunOk {
   kind: "ok";
@@ -61,6 +62,8 @@ export interface ExecutorOptions {
   /** Refuse arguments a tool's schema does not declare, unless the schema allows extras. */
   rejectUnknownArgs: boolean;
   outputValidation: OutputValidation;
+  /** Where the stack traces taken out of backends' errors go (at debug level): an agent is shown the message only. */
+  logger?: Logger;
 }
 
 export class Executor {
@@ -152,10 +155,19 @@ export class Executor {
     } catch (error) {
       const durationMs = Math.round(performance.now() - started);
       if (error instanceof BackendError)
-        return { kind: "call_failed", record, code: error.code, message: error.message, durationMs, narrowed: error.details.narrowed };
+        return { kind: "call_failed", record, code: error.code, message: this.shown(record, error.message), durationMs, narrowed: error.details.narrowed };
       throw error;
     }
+    if (result.isError)
+      result = { ...result, content: result.content?.map((block) => (block.type === "text" ? { ...block, text: this.shown(record, block.text) } : block)) };
     return this.finish({ kind: "ok", record, result, durationMs: Math.round(performance.now() - started), cache, unchecked });
+  }
+
+  /** A backend's error text as the agent sees it: no stack trace, no paths of installed packages; those go to the debug log. */
+  private shown(record: ToolRecord, text: string): string {
+    const { message, trace } = withoutTrace(text);
+    if (trace !== undefined) this.options.logger?.debug(`${record.id}: the backend's error, as it came (the agent is shown the message only):\n${trace}`);
+    return message;
   }
 
   /** Checks the output against the tool's output schema: a warning on the result, or in strict mode an error instead of it. */

@@ -6,7 +6,7 @@
  * by the built-in `metatools:read_resource` tool.
  */
 import type { ReadResourceResult } from "@modelcontextprotocol/sdk/types.js";
-import { BackendError } from "../backends/errors.js";
+import { BackendError, withoutTrace } from "../backends/errors.js";
 import type { BackendManager } from "../backends/manager.js";
 import type { LinkTarget, ResourceLinks } from "../disclosure/resource-links.js";
 import { errorMessage } from "../util/errors.js";
@@ -55,7 +55,8 @@ export class ResourceReader {
       );
       return { kind: "ok", target, result: { ...result, contents } };
     } catch (error) {
-      return { kind: "failed", code: error instanceof BackendError ? error.code : "upstream_error", message: errorMessage(error) };
+      // The agent is shown the message, never a stack trace from the backend.
+      return { kind: "failed", code: error instanceof BackendError ? error.code : "upstream_error", message: withoutTrace(errorMessage(error)).message };
     }
   }
 }

@@ -1,13 +1,16 @@
 /**
- * What a run_tool reply carries beside its JSON: a backend's media (sent
- * within the media budget, else kept under a handle with the call that
- * returns them) and its resource links (handed on under metatools:// names
- * the caller can read back).
+ * What a run_tool reply carries beside its JSON: a backend's media (checked
+ * against their bytes first, media-check.ts; sent within the media budget,
+ * else kept under a handle with the call that returns them) and its
+ * resource links (handed on under metatools:// names the caller can read
+ * back).
  */
 import type { ResourceLink } from "@modelcontextprotocol/sdk/types.js";
 import { READ_RESOURCE_ID } from "../disclosure/resource-links.js";
 import { formatCall, type NextCall } from "../disclosure/guidance.js";
-import { keepMedia, mediaBytes, mediaCall, type Attachment, type Media } from "../disclosure/media.js";
+import { keepMedia, mediaBytes, mediaCall, noteOf, type Attachment, type Media, type MediaNote } from "../disclosure/media.js";
+import { withheldBecause } from "../disclosure/media-check.js";
+import { printable } from "../security/text.js";
 import type { OutputStore } from "../disclosure/outputs.js";
 import type { ResourceLinks } from "../disclosure/resource-links.js";
 import { StoreError } from "../store/kv.js";
@@ -72,4 +75,36 @@ export async function sendMedia(
       note: `${what} (${bytes} bytes) ${media.length === 1 ? "is" : "are"} over the ${budget}-byte media budget and could not be kept (${error.message}); run the call again once the store is back.`,
     };
   }
+}
+
+/**
+ * Media split into what passes as what it claims and what is withheld
+ * (an SVG or HTML "image", a mimeType with controls, bytes of another
+ * type): the notes list all of them in order, each withheld one with why,
+ * and `warning` says what was withheld. Withheld media are described only:
+ * their bytes are not sent, nor kept.
+ */
+export function screenMedia(media: readonly Media[]): { passed: Media[]; notes: MediaNote[]; warning?: string } {
+  const passed: Media[] = [];
+  const notes: MediaNote[] = [];
+  const reasons: string[] = [];
+  for (const block of media) {
+    const why = withheldBecause(block);
+    if (why === undefined) {
+      passed.push(block);
+      notes.push(noteOf(block));
+      continue;
+    }
+    const note = noteOf(block);
+    // A mimeType with line breaks or controls is quoted printably: the JSON carries no control character of the backend's.
+    notes.push({ ...note, ...(note.mimeType !== undefined ? { mimeType: printable(note.mimeType, 80) } : {}), withheld: why });
+    reasons.push(`media[${notes.length - 1}], ${block.type}: ${why}`);
+  }
+  if (!reasons.length) return { passed, notes };
+  const shown = reasons.length > 3 ? [...reasons.slice(0, 3), `and ${reasons.length - 3} more`] : reasons;
+  return {
+    passed,
+    notes,
+    warning: `Withheld ${reasons.length === 1 ? "one piece" : `${reasons.length} pieces`} of media, not passed on as what ${reasons.length === 1 ? "it claims" : "they claim"}: ${shown.join("; ")}. See media[].withheld.`,
+  };
 }

@@ -1,21 +1,24 @@
 /**
  * How a backend's result is shown: text joined, structured content kept;
- * images, audio and binary resources sent as MCP content beside the JSON
- * (media.ts: within the media budget, else under a handle), resource links
- * passed on. A result over the byte budget is stored under an output
- * handle; the reply carries the handle, a summary and the call that reads
- * it in slices. A built-in tool's expected failure (`{ok: false, error,
- * hint…}`) is lifted to the top, as run_tool's own.
+ * images, audio and binary resources checked against their bytes and sent
+ * as MCP content beside the JSON (media.ts: within the media budget, else
+ * under a handle), resource links passed on. Its text is scanned for
+ * instructions aimed at the agent (result-scan.ts): a warning, never a
+ * change. A result over the byte budget is stored under an output handle
+ * (hand-off.ts); the reply carries the handle, a summary and the call that
+ * reads it in slices. A built-in tool's expected failure (`{ok: false,
+ * error, hint…}`) is lifted to the top, as run_tool's own.
  */
 import { jsonBytes } from "../disclosure/budget.js";
-import { formatCall, guidanceFields, hint, recoverable, warning, type NextCall } from "../disclosure/guidance.js";
-import { StoreError } from "../store/kv.js";
+import { formatCall, guidanceFields, hint, warning, type NextCall } from "../disclosure/guidance.js";
 import type { ResourceLink } from "@modelcontextprotocol/sdk/types.js";
-import { spill, type OutputStore } from "../disclosure/outputs.js";
+import type { OutputStore } from "../disclosure/outputs.js";
 import type { RunOutcome } from "../exec/executor.js";
 import type { ResourceLinks } from "../disclosure/resource-links.js";
-import { noteOf, type Media } from "../disclosure/media.js";
-import { attach, handOn, sendMedia } from "./attachments.js";
+import type { Media } from "../disclosure/media.js";
+import { attach, handOn, screenMedia, sendMedia } from "./attachments.js";
+import { handOff } from "./hand-off.js";
+import { resultWarning } from "./result-scan.js";
 import type { MetaBody } from "./types.js";
 
 /** Bytes run_tool's reply adds around a built-in tool's body (`{ok, tool_id, duration_ms, structured}`): built-in tools fit their bodies within the budget less this. */
@@ -55,7 +58,8 @@ export async function presentResult(
     else if (block.type === "resource_link") links.push(block);
     else others.push(describeBlock(block));
   }
-  const sent = await sendMedia(media, mediaBudget, outputs, record.id, principal);
+  const screened = screenMedia(media);
+  const sent = await sendMedia(screened.passed, mediaBudget, outputs, record.id, principal);
   const handed = await handOn(links, linkStore, record.namespace, principal);
   links = handed.links;
   const lifted = builtin ? liftGuidance(result.structuredContent) : { structured: result.structuredContent, guidance: {} };
@@ -65,6 +69,8 @@ export async function presentResult(
     return { ok: false, tool_id: record.id, ...rest, ...lifted.guidance };
   }
   let text = texts.join("\n");
+  // Read before anything is dropped as a duplicate: the scan sees all the result says.
+  const warnings = [resultWarning(record.id, { text, structured, others, links }), screened.warning].filter((w): w is string => !!w);
   // The same data as text and as structured content is sent once: structured when the tool declares its shape or it is the smaller, else the text.
   if (structured !== undefined && text) {
     const same = sameData(text, builtin ? result.structuredContent : structured);
@@ -80,7 +86,7 @@ export async function presentResult(
     ...(text ? { result: text } : {}),
     ...(structured !== undefined ? { structured } : {}),
     ...(others.length ? { content: others } : {}),
-    ...(media.length ? { media: media.map(noteOf), ...(sent.handle ? { media_handle: sent.handle } : {}) } : {}),
+    ...(media.length ? { media: screened.notes, ...(sent.handle ? { media_handle: sent.handle } : {}) } : {}),
     ...(links.length ? { links: links.map(({ uri, name, mimeType }) => ({ uri, name, ...(mimeType ? { mimeType } : {}) })) } : {}),
   };
   const notes: string[] = [];
@@ -94,82 +100,27 @@ export async function presentResult(
       `The structured content does not match the tool's output schema (${fields}); fields may be missing or of another type than describe_tool shows.`,
     );
   }
+  // Guidance in one register: a warning (a suspicious result, withheld media) leads, said before any note.
+  const say = (texts: string[], call?: NextCall) => guidanceFields((warnings.length ? warning : hint)([...warnings, ...texts].join(" "), call));
   let guided: MetaBody;
   const own = lifted.guidance;
   if (!result.isError && Object.keys(own).length) {
-    // The tool's own guidance leads; metatools' notes are added to its text.
+    // The tool's own guidance leads; metatools' notes are added to its text (a warning of metatools' raises a hint to a warning).
     const register = textKey(own) ?? "warning";
-    guided = { ...body, ...own, ...(notes.length ? { [register]: [own[register], ...notes].filter(Boolean).join(" ") } : {}) };
+    const raised = warnings.length && register === "hint" ? "warning" : register;
+    const { [register]: ownText, ...rest } = own;
+    const joined = [...warnings, ownText, ...notes].filter(Boolean).join(" ");
+    guided = { ...body, ...rest, ...(joined ? { [raised]: joined } : {}) };
   } else if (result.isError) {
     const next: NextCall = recovery ?? { tool: "describe_tool", arguments: { tool_id: record.id, detail_level: "full" } };
     notes.push(recovery ? `What the error refers to can be listed: ${formatCall(next)}` : `Check the arguments against the docs: ${formatCall(next)}`);
-    guided = { ...body, ...guidanceFields(hint(notes.join(" "), next)) };
-  } else if (next) guided = { ...body, ...guidanceFields(hint(notes.join(" "), next)) };
-  else guided = { ...body, ...(notes.length ? guidanceFields(warning(notes.join(" "))) : {}) };
-  // What the media and links are stays in the reply even when its text goes to a handle.
-  const carried: MetaBody = {
-    ...(body.media ? { media: body.media } : {}),
-    ...(body.media_handle ? { media_handle: body.media_handle } : {}),
-    ...(body.links ? { links: body.links } : {}),
-  };
-  const reply = jsonBytes(guided) <= budget ? guided : await handOff({ ...head, ...carried }, body, notes, budget, outputs, record.id, principal);
-  return attach(reply, [...sent.attached, ...links]);
-}
-
-/** Stores the whole result under a handle; the reply keeps the head, a summary and the call that reads it. */
-async function handOff(
-  head: MetaBody,
-  body: MetaBody,
-  notes: string[],
-  budget: number,
-  outputs: OutputStore,
-  toolId: string,
-  principal: string,
-): Promise<MetaBody> {
-  const { result, structured, content } = body as { result?: string; structured?: unknown; content?: unknown[] };
-  // Structured content that only wraps one text (`{content: "<a file>"}`) is stored as that text, read as a document of its own.
-  const wrapped = result === undefined && content === undefined ? onlyText(structured) : undefined;
-  const json = wrapped === undefined ? result === undefined && content === undefined : isJson(wrapped);
-  const text =
-    wrapped ?? (json ? JSON.stringify(structured, null, 2) : [result ?? "", ...(content ?? []).map((c) => JSON.stringify(c))].filter(Boolean).join("\n"));
-  let stored: Awaited<ReturnType<typeof spill>>;
-  try {
-    stored = await spill(outputs, { kind: json ? "json" : "text", text, source: toolId }, budget, principal);
-  } catch (error) {
-    if (!(error instanceof StoreError)) throw error;
-    const bytes = Buffer.byteLength(text, "utf8");
-    return {
-      ...head,
-      ...recoverable(
-        "store_unavailable",
-        `The result (${bytes} bytes) is over the ${budget}-byte budget and could not be stored under a handle: ${error.message}.`,
-      ),
-      ...guidanceFields(warning([...notes, "Ask for less (a narrower call), or retry once the store is back."].join(" "))),
-    };
-  }
-  const reply = { ...head, handle: stored.handle, summary: stored.summary, ...guidanceFields(hint([...notes, stored.hint].join(" "), stored.next)) };
-  if (jsonBytes(reply) <= budget) return reply;
-  // Long notes (schema problems, say) give way first, then the summary's detail: the handle and its next call must get through.
-  const lean = { ...head, handle: stored.handle, summary: stored.summary, ...guidanceFields(hint(stored.hint, stored.next)) };
-  if (jsonBytes(lean) <= budget) return lean;
-  const { kind, bytes, lines } = stored.summary;
-  return { ...lean, summary: { kind, bytes, lines } };
-}
-
-/** The one string of an object with a single field, if that is all it holds. */
-function onlyText(value: unknown): string | undefined {
-  if (!value || typeof value !== "object" || Array.isArray(value)) return undefined;
-  const values = Object.values(value);
-  return values.length === 1 && typeof values[0] === "string" ? values[0] : undefined;
-}
-
-function isJson(text: string): boolean {
-  try {
-    JSON.parse(text);
-    return true;
-  } catch {
-    return false;
-  }
+    guided = { ...body, ...say(notes, next) };
+  } else if (next) guided = { ...body, ...say(notes, next) };
+  else guided = { ...body, ...(notes.length || warnings.length ? guidanceFields(warning([...warnings, ...notes].join(" "))) : {}) };
+  if (jsonBytes(guided) <= budget) return attach(guided, [...sent.attached, ...links]);
+  const { reply, linksInReply } = await handOff({ head, body, notes, warnings, budget, outputs, toolId: record.id, principal });
+  // Links too many for the reply are listed in the stored output, not sent as content blocks either.
+  return attach(reply, [...sent.attached, ...(linksInReply ? links : [])]);
 }
 
 function isRecoverable(value: unknown): value is { ok: false; error: { code: string; message: string } } & Record<string, unknown> {

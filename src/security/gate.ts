@@ -3,12 +3,16 @@
  * pin in the lock file is admitted; one whose definition changed since, or
  * one never pinned that the scanner flags, is quarantined with the reason;
  * one never pinned and clean is admitted and pinned (trust on first use).
+ * Tools read from the snapshot file go through the same gate, checked
+ * against the hashes recorded beside them first, and are never pinned.
  * metatools' own namespaces are exempt.
  */
 import type { UpstreamTool } from "../model/tool.js";
-import { definitionHash, type LockFile } from "./lock.js";
+import { definitionHash, hasHash, type LockFile } from "./lock.js";
 import { describeFindings, scanTool } from "./scan.js";
-import { nextTurn } from "../util/turn.js";
+
+const SNAPSHOT_MISMATCH =
+  "the snapshot file's record of its definition does not match the definition beside it (the file was edited or damaged); it is held until its backend lists it";
 
 export interface Quarantined {
   id: string;
@@ -17,6 +21,8 @@ export interface Quarantined {
   kind: "flagged" | "changed";
   reason: string;
   hash: string;
+  /** Read from the snapshot file, not listed by the backend (yet): never pinned, not even by an approval. */
+  fromSnapshot?: true;
 }
 
 export interface GateOptions {
@@ -26,16 +32,11 @@ export interface GateOptions {
   exempt: ReadonlySet<string>;
 }
 
-/** How long after a start claimed hashes are checked. */
-const CHECK_AFTER_MS = 1000;
-
 export class ToolGate {
-  /** Each tool object's definition hash, computed once (or claimed, then checked). */
+  /** Each tool object's definition hash, computed once. */
   private readonly hashes = new WeakMap<UpstreamTool, string>();
-  /** Tools whose hash was claimed and not yet checked. */
-  private readonly unchecked = new WeakSet<UpstreamTool>();
-  private readonly doubters: (() => void)[] = [];
-  private checks: Promise<void> = Promise.resolve();
+  /** Tools read from the snapshot file, with the hash recorded beside each (if any): never pinned, and checked before they are admitted. */
+  private readonly fromSnapshot = new WeakMap<UpstreamTool, string | undefined>();
 
   constructor(
     readonly lock: LockFile | undefined,
@@ -50,51 +51,33 @@ export class ToolGate {
   }
 
   /**
-   * Hashes recorded with tools earlier (the tool snapshot), taken as theirs
-   * at once, so a restart need not hash 10,000 definitions before its first
-   * search. Each is checked in the background right after; a record that
-   * was wrong (a snapshot edited by hand, or damaged) is replaced by the
-   * real hash and `onDoubt` listeners decide again.
+   * Marks tools as read from the snapshot, with the hashes recorded beside
+   * them. The file is only a cache anyone who can write the cache folder can
+   * edit: each such tool is checked against its record before it is admitted
+   * (a record that does not match quarantines it), the unpinned ones are
+   * scanned, and none is ever pinned: pins come from what a backend lists.
    */
-  claim(tools: readonly UpstreamTool[], hashes: readonly (string | undefined)[]): void {
-    const claimed = tools.flatMap((tool, i) => (typeof hashes[i] === "string" ? [{ tool, hash: hashes[i] }] : []));
-    for (const { tool, hash } of claimed) {
-      this.hashes.set(tool, hash);
-      this.unchecked.add(tool);
-    }
-    // After the first searches: a start answers them first, then checks.
-    this.checks = this.checks.then(() => new Promise((resolve) => setTimeout(resolve, CHECK_AFTER_MS).unref())).then(() => this.check(claimed));
+  claim(tools: readonly UpstreamTool[], hashes: readonly (string | undefined)[] = []): void {
+    tools.forEach((tool, i) => this.fromSnapshot.set(tool, typeof hashes[i] === "string" ? hashes[i] : undefined));
   }
 
-  /** Called when a claimed hash was wrong: what was admitted with it must be decided again. */
-  onDoubt(listener: () => void): void {
-    this.doubters.push(listener);
-  }
+  /** Kept for listeners of the registry: snapshot records are now checked before admission, so no admitted tool is ever doubted later. */
+  onDoubt(_listener: () => void): void {}
 
-  /** Settles when every claim so far has been checked. */
+  /** Settles at once: nothing is checked after admission any more. */
   whenChecked(): Promise<void> {
-    return this.checks;
+    return Promise.resolve();
   }
 
-  /** A tool's real hash, computed now if it was only claimed. */
-  private checked(tool: UpstreamTool): string {
-    if (!this.unchecked.has(tool)) return this.hashOf(tool);
-    this.unchecked.delete(tool);
-    const real = definitionHash(tool);
-    this.hashes.set(tool, real);
-    return real;
-  }
-
-  private async check(claimed: readonly { tool: UpstreamTool; hash: string }[]): Promise<void> {
-    let wrong = 0;
-    for (let i = 0; i < claimed.length; i++) {
-      // In slices, so searches are answered while 10,000 definitions are hashed.
-      if (i % 250 === 249) await nextTurn();
-      const { tool, hash } = claimed[i]!;
-      if (!this.unchecked.has(tool)) continue;
-      if (this.checked(tool) !== hash) wrong++;
-    }
-    if (wrong) for (const listener of this.doubters) listener();
+  /** A snapshot tool's hash, checked against its record (cheaply when it matches); undefined when the record is wrong. */
+  private snapshotHash(tool: UpstreamTool): string | undefined {
+    const known = this.hashes.get(tool);
+    if (known !== undefined) return known;
+    const recorded = this.fromSnapshot.get(tool);
+    if (recorded === undefined) return this.hashOf(tool);
+    if (!hasHash(tool, recorded)) return undefined;
+    this.hashes.set(tool, recorded);
+    return recorded;
   }
 
   admit(namespace: string, tools: readonly UpstreamTool[]): { admitted: UpstreamTool[]; quarantined: Quarantined[] } {
@@ -104,39 +87,28 @@ export class ToolGate {
     let pinned = 0;
     for (const tool of tools) {
       const id = `${namespace}:${tool.name}`;
-      const pin = this.lock?.get(id);
-      // A claimed hash that matches its pin admits the tool until checked; any other is checked first (never pinned, nor reported, unchecked).
-      if (pin?.hash === this.hashOf(tool)) {
-        admitted.push(tool);
+      const snapshot = this.fromSnapshot.has(tool);
+      const held = (kind: Quarantined["kind"], hash: string, reason: string) =>
+        quarantined.push({ id, namespace, name: tool.name, kind, hash, reason, ...(snapshot ? { fromSnapshot: true } : {}) });
+      const hash = snapshot ? this.snapshotHash(tool) : this.hashOf(tool);
+      if (hash === undefined) {
+        held("changed", definitionHash(tool), SNAPSHOT_MISMATCH);
         continue;
       }
-      const hash = this.checked(tool);
+      const pin = this.lock?.get(id);
       if (pin) {
         if (pin.hash === hash) admitted.push(tool);
-        else
-          quarantined.push({
-            id,
-            namespace,
-            name: tool.name,
-            kind: "changed",
-            hash,
-            reason: `its definition changed since it was pinned (${pin.by === "approved" ? "approved" : "first seen"} ${pin.at.slice(0, 10)})`,
-          });
+        else held("changed", hash, `its definition changed since it was pinned (${pin.by === "approved" ? "approved" : "first seen"} ${pin.at.slice(0, 10)})`);
         continue;
       }
       const findings = this.options.scan ? scanTool(tool, this.options) : [];
       if (findings.length) {
-        quarantined.push({
-          id,
-          namespace,
-          name: tool.name,
-          kind: "flagged",
-          hash,
-          reason: `its definition looks like tool poisoning: ${describeFindings(findings)}`,
-        });
+        held("flagged", hash, `its definition looks like tool poisoning: ${describeFindings(findings)}`);
         continue;
       }
       admitted.push(tool);
+      // Trust on first use, of what the backend itself listed: a snapshot tool is served (clean) but waits for its backend to be pinned.
+      if (snapshot) continue;
       this.lock?.pin(id, hash, "first-use");
       pinned++;
     }
@@ -147,7 +119,8 @@ export class ToolGate {
   /** Pins quarantined tools' current definitions: a person has read them and trusts them. */
   approve(tools: readonly Quarantined[]): void {
     if (!this.lock) throw new Error("no lock file: approvals need a config file (the lock sits beside it) and metatools.security.lockFile not false");
-    for (const tool of tools) this.lock.pin(tool.id, tool.hash, "approved");
+    // What only the snapshot file says is never pinned: approving needs the definition its backend lists.
+    for (const tool of tools) if (!tool.fromSnapshot) this.lock.pin(tool.id, tool.hash, "approved");
     this.lock.save();
   }
 }

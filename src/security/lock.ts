@@ -4,11 +4,16 @@
  * "rug pull": the same tool, new instructions) no longer matches its pin
  * and is quarantined until approved again.
  */
-import { createHash } from "node:crypto";
+import * as crypto from "node:crypto";
 import { existsSync, readFileSync, statSync } from "node:fs";
 import type { UpstreamTool } from "../model/tool.js";
 import { ConfigError } from "../util/errors.js";
 import { writeFileAtomic } from "../util/files.js";
+
+/** SHA-256 in hex: crypto.hash (Node 20.12+; several times faster than createHash over 10,000 small texts), else createHash (Node 20.10, 20.11). */
+function digest(text: string): string {
+  return typeof crypto.hash === "function" ? crypto.hash("sha256", text, "hex") : crypto.createHash("sha256").update(text).digest("hex");
+}
 
 export interface Pin {
   hash: string;
@@ -20,7 +25,29 @@ export interface Pin {
 /** The definition an agent sees, hashed over canonical JSON (keys sorted), so key order never changes it. */
 export function definitionHash(tool: UpstreamTool): string {
   const { name, title, description, inputSchema, outputSchema, annotations } = tool;
-  return `sha256:${createHash("sha256").update(canonical({ name, title, description, inputSchema, outputSchema, annotations })).digest("hex")}`;
+  return `sha256:${digest(canonical({ name, title, description, inputSchema, outputSchema, annotations }))}`;
+}
+
+/**
+ * Whether `tool`'s definition hash is `hash`, cheaply when it can be: the
+ * definition serialised natively with each object's keys sorted is the
+ * canonical text whenever no key looks like an array index (JavaScript puts
+ * those first), so a match there is a match. Any miss is decided by the
+ * canonical hash itself, so the shortcut can only save time, never admit a
+ * definition the canonical hash would not.
+ */
+export function hasHash(tool: UpstreamTool, hash: string): boolean {
+  const { name, title, description, inputSchema, outputSchema, annotations } = tool;
+  const quick = JSON.stringify({ annotations, description, inputSchema, name, outputSchema, title }, sortedKeys);
+  if (`sha256:${digest(quick)}` === hash) return true;
+  return definitionHash(tool) === hash;
+}
+
+function sortedKeys(_key: string, value: unknown): unknown {
+  if (!value || typeof value !== "object" || Array.isArray(value)) return value;
+  const keys = Object.keys(value);
+  if (keys.every((key, i) => i === 0 || keys[i - 1]! < key)) return value;
+  return Object.fromEntries(keys.sort().map((key) => [key, (value as Record<string, unknown>)[key]]));
 }
 
 function canonical(value: unknown): string {

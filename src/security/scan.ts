@@ -41,8 +41,30 @@ const RULES: { rule: string; pattern: RegExp }[] = [
   },
 ];
 
+/**
+ * The rules that read a result (text a tool returned, shown to the agent as
+ * data). Only text addressed to the agent counts: orders to drop its
+ * instructions, to keep things from the user, instruction markup, and
+ * orders to read or send credential files. Mere mentions of credential
+ * files, secrets or other tools are ordinary in file contents and listings,
+ * and results are read as prose only (`ignore_previous_instructions` in code
+ * is an identifier, not an order).
+ */
+const RESULT_RULES: { rule: string; pattern: RegExp }[] = [
+  RULES[0]!,
+  RULES[1]!,
+  RULES[2]!,
+  {
+    rule: "asks for credentials",
+    pattern:
+      /\b(read|cat|open|send|upload|include|attach|copy|paste|print|post|exfiltrate)\b[^.\n]{0,40}(~\/\.ssh|\bid_(rsa|ed25519|ecdsa)\b|\.aws\/credentials|\.netrc\b|\.pgpass\b|\/etc\/shadow\b)/i,
+  },
+];
+
+/** How much of a result is scanned: its first 64 KiB of text (characters), so a huge result costs no more than that. */
+export const RESULT_SCAN_CHARS = 64 * 1024;
+
 export function scanTool(tool: UpstreamTool, options: { maxDescriptionChars: number }): Finding[] {
-  const findings: Finding[] = [];
   const texts: [string, string][] = [
     ["name", tool.name],
     ["title", tool.title ?? ""],
@@ -51,20 +73,42 @@ export function scanTool(tool: UpstreamTool, options: { maxDescriptionChars: num
     ...shownStrings(tool.inputSchema, "inputSchema"),
     ...shownStrings(tool.outputSchema, "outputSchema"),
   ];
-  for (const [where, text] of texts) {
-    if (!text) continue;
-    for (const quote of hiddenCharacters(text)) findings.push({ rule: "invisible characters", where, quote });
-    const normal = normalize(text);
-    // Read as prose first, then as an identifier ("id_rsa" is a credential file, "ignore_previous_instructions" a sentence), then what variation selectors smuggle.
-    const readings = [...new Set([normal, identifierWords(normal), normalize(smuggledText(text))])].filter(Boolean);
-    for (const { rule, pattern } of RULES) {
-      const match = readings.map((reading) => pattern.exec(reading)).find(Boolean);
-      if (match) findings.push({ rule, where, quote: printable(match[0]) + (text.includes(match[0]) ? "" : " (as read after normalising)") });
-    }
-  }
+  const findings = texts.flatMap(([where, text]) => scanText(where, text, RULES, true));
   const length = (tool.description ?? "").length;
   if (length > options.maxDescriptionChars)
     findings.push({ rule: "very long description", where: "description", quote: `${length} characters (limit ${options.maxDescriptionChars})` });
+  return findings;
+}
+
+/**
+ * Looks for injected instructions in what a tool returned: `parts` are its
+ * texts with where each came from (`result`, `structured.items[0].body`),
+ * read in order up to `maxChars` characters in all. Each rule is reported
+ * once, where it first matched.
+ */
+export function scanResult(parts: readonly (readonly [string, string])[], maxChars = RESULT_SCAN_CHARS): Finding[] {
+  const findings: Finding[] = [];
+  let left = maxChars;
+  for (const [where, text] of parts) {
+    if (left <= 0) break;
+    const read = text.length > left ? text.slice(0, left) : text;
+    left -= read.length;
+    for (const finding of scanText(where, read, RESULT_RULES, false)) if (!findings.some((f) => f.rule === finding.rule)) findings.push(finding);
+  }
+  return findings;
+}
+
+/** The findings in one string: hidden characters, then each rule over the text as read (and, for definitions, as an identifier). */
+function scanText(where: string, text: string, rules: typeof RULES, asIdentifier: boolean): Finding[] {
+  if (!text) return [];
+  const findings: Finding[] = hiddenCharacters(text).map((quote) => ({ rule: "invisible characters", where, quote }));
+  const normal = normalize(text);
+  // Read as prose first, then as an identifier ("id_rsa" is a credential file, "ignore_previous_instructions" a sentence), then what variation selectors smuggle.
+  const readings = [...new Set([normal, asIdentifier ? identifierWords(normal) : "", normalize(smuggledText(text))])].filter(Boolean);
+  for (const { rule, pattern } of rules) {
+    const match = readings.map((reading) => pattern.exec(reading)).find(Boolean);
+    if (match) findings.push({ rule, where, quote: printable(match[0]) + (text.includes(match[0]) ? "" : " (as read after normalising)") });
+  }
   return findings;
 }
 

@@ -13,7 +13,7 @@ import { openSession, servers, type Session } from "../helpers/harness.js";
 
 const MEDIA = fileURLToPath(new URL("../fixtures/media-server.mjs", import.meta.url));
 // @ts-expect-error -- a plain .mjs fixture, shared with the server it feeds
-const { bytesOf } = (await import("../fixtures/media-bytes.mjs")) as { bytesOf: (n: number) => Buffer };
+const { bytesOf, wavOf } = (await import("../fixtures/media-bytes.mjs")) as { bytesOf: (n: number) => Buffer; wavOf: (n: number) => Buffer };
 
 type Block = {
   type: string;
@@ -77,7 +77,7 @@ describe("images and audio", () => {
   it("audio is attached as audio", async () => {
     const { body, blocks } = await run("media:sound");
     expect(body.media).toEqual([{ type: "audio", mimeType: "audio/wav", bytes: 64 }]);
-    expect(Buffer.from(blocks.find((b) => b.type === "audio")!.data!, "base64").equals(bytesOf(64))).toBe(true);
+    expect(Buffer.from(blocks.find((b) => b.type === "audio")!.data!, "base64").equals(wavOf(64))).toBe(true);
   });
 });
 

@@ -27,10 +27,20 @@ export async function approve(argv: string[]): Promise<number> {
       stderr().write(`metatools approve: not quarantined: ${missing.join(", ")} (quarantined now: ${held.map((q) => q.id).join(", ")})\n`);
       return 1;
     }
-    app.gate.approve(chosen);
-    if (values.json) stdout().json({ approved: chosen.map(({ id, hash }) => ({ id, hash })), lockFile: app.gate.lock?.file });
-    else stdout().write(`${chosen.map((q) => `approved ${q.id} (was: ${q.reason})`).join("\n")}\npinned in ${app.gate.lock?.file}\n`);
-    return 0;
+    // A definition only the snapshot file holds is not what the backend serves: it cannot be approved until the backend lists it.
+    const unlisted = chosen.filter((q) => q.fromSnapshot);
+    const pinnable = chosen.filter((q) => !q.fromSnapshot);
+    if (pinnable.length) app.gate.approve(pinnable);
+    if (values.json)
+      stdout().json({ approved: pinnable.map(({ id, hash }) => ({ id, hash })), notListed: unlisted.map((q) => q.id), lockFile: app.gate.lock?.file });
+    else {
+      if (pinnable.length) stdout().write(`${pinnable.map((q) => `approved ${q.id} (was: ${q.reason})`).join("\n")}\npinned in ${app.gate.lock?.file}\n`);
+      if (unlisted.length)
+        stderr().write(
+          `metatools approve: not approved: ${unlisted.map((q) => q.id).join(", ")}: known only from the tool snapshot, not listed by the backend now; run metatools doctor to see why it is not up, then approve again\n`,
+        );
+    }
+    return unlisted.length ? 1 : 0;
   } finally {
     await app.close();
   }
