@@ -32,6 +32,10 @@ class FlakyStore implements KeyValue {
     this.check();
     return this.inner.delete(key);
   }
+  async increment(key: string, ttlMs: number) {
+    this.check();
+    return this.inner.increment(key, ttlMs);
+  }
   close() {
     return this.inner.close();
   }

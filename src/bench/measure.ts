@@ -12,6 +12,7 @@ import { createMetatools } from "../app.js";
 import { parseConfig } from "../config/load.js";
 import type { EmbedderConfig } from "../config/resolved.js";
 import { createMetaDispatcher } from "../meta/index.js";
+import { LOCAL_PRINCIPAL } from "../security/principal.js";
 import { CLI_ENTRY } from "../util/package-root.js";
 import { syntheticQueries, syntheticTools, toJsonl } from "./synthetic.js";
 
@@ -68,11 +69,12 @@ export async function searchLatency(size: number, dir: string, semantic?: Semant
   const embedded = app.search.semantic?.embedded ?? 0;
   const search = createMetaDispatcher(app);
   const queries = syntheticQueries(queryCount);
-  // A history to search with: sessions that searched and ran a tool (search learns from them, src/learn/).
+  // A history to search with: sessions that searched and ran a tool (search learns from them, src/learn/), as the local user the
+  // dispatcher searches for, so the learned list is built and fused as it is for a user with that history.
   const tools = app.registry.namespaceRecords("bench").map((r) => r.id);
   for (let i = 0; i < learnedSessions; i++) {
-    await app.learner?.searched(`bench:${i}`, "bench", queries[i % queries.length]!, []);
-    await app.learner?.ran(`bench:${i}`, "bench", tools[(i * 7919) % tools.length]!, true);
+    await app.learner?.searched(`bench:${i}`, LOCAL_PRINCIPAL, queries[i % queries.length]!, []);
+    await app.learner?.ran(`bench:${i}`, LOCAL_PRINCIPAL, tools[(i * 7919) % tools.length]!, true);
   }
   for (const query of queries.slice(0, 50)) await search("search_tools", { query });
   const times: number[] = [];

@@ -60,9 +60,16 @@ export const DEFAULTS = {
     windowMs: 10 * 60_000,
     /** Learning events one principal may add per day: one client cannot flood what everyone's search uses. */
     maxEventsPerDay: 500,
+    /** Distinct principals that must teach a term for a tool before it counts in other principals' searches (a principal's own teaching counts for it at once). */
+    shareAfterPrincipals: 3,
     /** Keep the queries' text (for export and review); off, only analyzed terms are kept. */
     keepQueries: false,
   },
+  /**
+   * Requests a backend sends back to the client during a call (elicitation, sampling): untrusted output, so bounded.
+   * maxTokens: the most a sampling request may ask the client's model for; larger asks are lowered to it.
+   */
+  requests: { maxPerCall: 10, maxPerMinute: 60, maxConcurrent: 4, maxTokens: 4096 },
   /** Defaults of the tools' own arguments. */
   describe: { examplesMax: 2 },
 } as const;

@@ -11,6 +11,7 @@ import { cacheHome, formatPath, substituteEnv, type Secret } from "./env.js";
 import { oauthSecrets, resolveAuth, withTokenFileDenied } from "./auth.js";
 import { check } from "./check.js";
 import { resolveHttp } from "./http.js";
+import { resolveRequests } from "./requests.js";
 import { DEFAULTS } from "./defaults.js";
 import type { BackendSpec, CodeConfig, EmbedderConfig, ResolvedConfig } from "./resolved.js";
 import { configFileSchema, NAMESPACE_PATTERN, serverSchema, type ConfigFile, type MetatoolsSection, type ServerConfig } from "./schema.js";
@@ -103,6 +104,7 @@ function resolveConfig(
   const auth = resolveAuth(m.auth, where);
   const connectMs = m.timeouts?.connectMs ?? DEFAULTS.timeouts.connectMs;
   const callMs = m.timeouts?.callMs ?? DEFAULTS.timeouts.callMs;
+  const requests = resolveRequests(m.requests, callMs);
   const backends: BackendSpec[] = [];
   for (const [namespace, server] of Object.entries(parsed.mcpServers ?? {})) {
     if (server.disabled) continue;
@@ -113,7 +115,8 @@ function resolveConfig(
         `"${namespace}" is a namespace metatools serves itself${namespace === "code" ? " (the built-in code tools; set metatools.code.enabled to false to free it)" : ""}; rename the server`,
       );
     }
-    backends.push(resolveBackend(namespace, server, where.baseDir, connectMs, callMs));
+    const spec = resolveBackend(namespace, server, where.baseDir, connectMs, callMs);
+    backends.push(spec.kind === "catalog" ? spec : { ...spec, requests });
   }
   const catalogs: string[] = [];
   if (where.builtinCatalogDir && (m.builtinCatalog ?? DEFAULTS.builtinCatalog)) catalogs.push(where.builtinCatalogDir);
@@ -151,6 +154,7 @@ function resolveConfig(
       maxDescriptionChars: m.security?.maxDescriptionChars ?? DEFAULTS.security.maxDescriptionChars,
     },
     timeouts: { connectMs, callMs, startupGraceMs: m.timeouts?.startupGraceMs ?? DEFAULTS.timeouts.startupGraceMs },
+    requests,
     catalogs,
     access: { allow: m.tools?.allow ?? [...DEFAULTS.tools.allow], deny: m.tools?.deny ?? [...DEFAULTS.tools.deny] },
     run: {
@@ -177,6 +181,7 @@ function resolveConfig(
             halfLifeMs: (m.learn?.halfLifeDays ?? DEFAULTS.learn.halfLifeDays) * 86_400_000,
             windowMs: m.learn?.windowMs ?? DEFAULTS.learn.windowMs,
             maxEventsPerDay: m.learn?.maxEventsPerDay ?? DEFAULTS.learn.maxEventsPerDay,
+            shareAfterPrincipals: m.learn?.shareAfterPrincipals ?? DEFAULTS.learn.shareAfterPrincipals,
             keepQueries: m.learn?.keepQueries ?? DEFAULTS.learn.keepQueries,
             ...(m.learn?.seed ? { seed: resolve(where.baseDir, m.learn.seed) } : {}),
           },

@@ -13,12 +13,24 @@ interface BackendCommon {
   callTimeoutMs: number;
 }
 
+/** Bounds on a backend's requests back to the client (elicitation, sampling); see backends/peers.ts. */
+export interface RequestLimits {
+  maxPerCall: number;
+  maxPerMinute: number;
+  maxConcurrent: number;
+  maxTokens: number;
+  /** The longest a call waits for its turn on a backend that asks: the default call timeout, whatever another caller's timeout_ms. */
+  turnWaitMs: number;
+}
+
 export interface StdioBackendSpec extends BackendCommon {
   kind: "stdio";
   command: string;
   args: string[];
   env: Record<string, string>;
   cwd?: string;
+  /** Unset (a spec made by hand): the defaults. */
+  requests?: RequestLimits;
 }
 
 export interface RemoteBackendSpec extends BackendCommon {
@@ -27,6 +39,8 @@ export interface RemoteBackendSpec extends BackendCommon {
   headers: Record<string, string>;
   /** How to sign in when the server asks for OAuth; undefined when it never is (`oauth: false`, or an Authorization header is configured). */
   oauth?: OAuthSettings;
+  /** Unset (a spec made by hand): the defaults. */
+  requests?: RequestLimits;
 }
 
 /** A remote backend's OAuth client settings, all optional: what is not set is discovered from the server. */
@@ -78,6 +92,8 @@ export interface ResolvedConfig {
   /** lockFile: absolute path, or undefined (no config file, or turned off). */
   security: { scan: boolean; lockFile?: string; maxDescriptionChars: number };
   timeouts: { connectMs: number; callMs: number; startupGraceMs: number };
+  /** Bounds on backends' requests back to the client; each stdio or remote backend's spec carries them too. */
+  requests: RequestLimits;
   /** Catalog folders or files, in load order (later entries override earlier). */
   catalogs: string[];
   access: { allow: string[]; deny: string[] };
@@ -95,6 +111,8 @@ export interface LearnConfig {
   halfLifeMs: number;
   windowMs: number;
   maxEventsPerDay: number;
+  /** Distinct principals that must agree (a term → a tool) before it ranks for other principals. */
+  shareAfterPrincipals: number;
   keepQueries: boolean;
   /** Absolute path of a learned file imported at start. */
   seed?: string;

@@ -7,6 +7,7 @@ import { z } from "zod";
 import { DEFAULT_SECRET_PATTERNS } from "../codeintel/secrets.js";
 import { bytesWords, DEFAULTS, msWords } from "./defaults.js";
 import { httpSectionSchema } from "./http.js";
+import { requestsSectionSchema } from "./requests.js";
 import { learnSectionSchema, searchSectionSchema } from "./search-schema.js";
 import { serverSchema } from "./server-schema.js";
 
@@ -96,6 +97,7 @@ export const metatoolsSectionSchema = z
       })
       .strict()
       .optional(),
+    requests: requestsSectionSchema.optional(),
     catalogs: z.array(z.string()).optional().describe("Extra catalog folders or files, after the built-in one."),
     builtinCatalog: z.boolean().optional().describe(`Load the catalog shipped with metatools. Default ${DEFAULTS.builtinCatalog}.`),
     tools: accessRules.optional(),

@@ -137,7 +137,17 @@ export const learnSectionSchema = z
           .min(1)
           .optional()
           .describe(
-            `Learning events one caller (principal) may add per day, so one client cannot flood what everyone's search uses. Default ${DEFAULTS.learn.maxEventsPerDay}.`,
+            `Learning events one caller (principal) may add per day, counted atomically (on Redis, across replicas). Default ${DEFAULTS.learn.maxEventsPerDay}.`,
+          ),
+        shareAfterPrincipals: z
+          .number()
+          .int()
+          .min(1)
+          // A term's shared row keeps 8 callers per tool (src/learn/shared.ts, MAX_CONTRIBUTORS): more could never agree.
+          .max(8)
+          .optional()
+          .describe(
+            `What one caller (principal) teaches ranks in its own searches at once; in other callers' searches only once this many distinct callers taught the same word for the same tool. 1 shares everything at once (one team, one trust). Default ${DEFAULTS.learn.shareAfterPrincipals}.`,
           ),
         seed: z
           .string()

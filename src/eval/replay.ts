@@ -7,6 +7,7 @@
  * through the same learner and search engine a server uses.
  */
 import type { Metatools } from "../app.js";
+import { LOCAL_PRINCIPAL } from "../security/principal.js";
 import { MetatoolsError } from "../util/errors.js";
 import { seededRandom } from "../util/random.js";
 import type { EvalQuery } from "./dataset.js";
@@ -64,8 +65,9 @@ async function replay(app: Metatools, history: readonly EvalQuery[], noise: numb
       if (tool !== right) wrong++;
     }
     const session = `replay:${i}`;
-    await learner.searched(session, "replay", q.query, []);
-    await learner.ran(session, "replay", tool, true);
+    // As the local user, whom the measured searches are made for: what one principal teaches ranks for it (src/learn/shared.ts).
+    await learner.searched(session, LOCAL_PRINCIPAL, q.query, []);
+    await learner.ran(session, LOCAL_PRINCIPAL, tool, true);
   }
   progress?.("replaying", history.length, history.length);
   return wrong;

@@ -12,12 +12,14 @@
  *   lowers those hits for the first search's terms: they were shown and
  *   passed over.
  *
- * Search asks `rank` for the tools a query's terms lead to, and how much
- * evidence stands behind that list, to fuse it with the others.
+ * What a caller (principal) teaches ranks for that caller; for others only
+ * once enough callers agree (shared.ts). Search asks `rank` for the tools a
+ * query's terms lead to for its caller, to fuse that list with the others.
  */
 import type { LearnConfig } from "../config/resolved.js";
 import { createAnalyzer, type Analyzer } from "../text/analyze.js";
 import type { Logger } from "../util/log.js";
+import { LOCAL_PRINCIPAL } from "../security/principal.js";
 import { errorMessage } from "../util/errors.js";
 import { scoreQuery, type LearnSettings } from "./model.js";
 import type { LearnedStore } from "./store.js";
@@ -70,14 +72,18 @@ export class Learner {
     return [...new Set(this.analyzer.analyzeQuery(this.redact(query)))].filter((term) => term.length <= MAX_TERM_CHARS).slice(0, MAX_TERMS);
   }
 
-  /** The tools the query's terms have led to, best first; empty when nothing was learned (or the store fails: search goes on without). */
-  async rank(query: string, allowed: (id: string) => boolean): Promise<LearnedList> {
+  /**
+   * The tools the query's terms have led to for `principal` (the local user's unless said), best first; empty when nothing
+   * was learned (or the store fails: search goes on without).
+   */
+  async rank(query: string, allowed: (id: string) => boolean, principal: string = LOCAL_PRINCIPAL): Promise<LearnedList> {
     const terms = this.terms(query);
     if (!terms.length) return { hits: [] };
     try {
-      const rows = await this.store.rows(terms);
+      const now = this.now();
+      const rows = await this.store.rows(terms, principal, now);
       if (!rows.size) return { hits: [] };
-      return { hits: scoreQuery(rows, terms.length, this.now(), this.settings, allowed) };
+      return { hits: scoreQuery(rows, terms.length, now, this.settings, allowed) };
     } catch (error) {
       this.warnOnce(error);
       return { hits: [] };
@@ -137,7 +143,7 @@ export class Learner {
   private async teach(principal: string, terms: readonly string[], tools: readonly string[], delta: number, now: number, text?: string): Promise<void> {
     try {
       if (!(await this.store.spend(principal, this.config.maxEventsPerDay, now))) return;
-      for (const tool of tools) await this.store.add(terms, tool, delta, now);
+      for (const tool of tools) await this.store.add(terms, tool, delta, now, principal);
       if (text !== undefined && this.config.keepQueries) for (const tool of tools) await this.store.keepQuery(tool, text);
     } catch (error) {
       this.warnOnce(error);

@@ -10,6 +10,9 @@
  * before one tool says little, a term seen twenty times before the same tool
  * says a lot, and a term spread over every tool (a "get") says nothing of
  * any of them.
+ *
+ * Whose evidence a search sees (its caller's own, and what several callers
+ * agree on) is shared.ts's part.
  */
 
 /** A tool's evidence under one term: its weight, and when it was last updated (ms since the epoch). */
@@ -30,10 +33,10 @@ export const MAX_TOOLS_PER_TERM = 24;
 const FULL_EVIDENCE = 2;
 
 /** Weights below this (after decay) are forgotten. */
-const FORGOTTEN = 0.05;
+export const FORGOTTEN = 0.05;
 
 /** The most negative a weight gets: a tool that failed many times is not buried for ever. */
-const FLOOR = -2;
+export const FLOOR = -2;
 
 /** `weight` decayed from `at` to `now`. */
 export function decayed([weight, at]: Evidence, now: number, settings: LearnSettings): number {
@@ -52,13 +55,6 @@ export function addEvidence(row: TermRow | undefined, tool: string, delta: numbe
     .sort((a, b) => Math.abs(b[1]) - Math.abs(a[1]) || a[0].localeCompare(b[0]))
     .slice(0, MAX_TOOLS_PER_TERM);
   return Object.fromEntries(kept.map(([id, weight]) => [id, [round(weight), now]]));
-}
-
-/** Two rows' evidence added together (importing what another deployment learned). */
-export function mergeRows(a: TermRow | undefined, b: TermRow, now: number, settings: LearnSettings): TermRow {
-  let row = a ?? {};
-  for (const [tool, evidence] of Object.entries(b)) row = addEvidence(row, tool, decayed(evidence, now, settings), now, settings);
-  return row;
 }
 
 export interface LearnedScore {

@@ -17,7 +17,13 @@ export interface Learning {
 }
 
 export function openLearning(config: NonNullable<ResolvedConfig["learn"]>, kv: KeyValue, logger: Logger, redact: (text: string) => string): Learning {
-  const learner = new Learner(new LearnedStore(kv, { halfLifeMs: config.halfLifeMs }), config, logger, Date.now, redact);
+  const learner = new Learner(
+    new LearnedStore(kv, { halfLifeMs: config.halfLifeMs, shareAfterPrincipals: config.shareAfterPrincipals }),
+    config,
+    logger,
+    Date.now,
+    redact,
+  );
   return {
     learner,
     start: async () => {

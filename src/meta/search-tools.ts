@@ -43,6 +43,7 @@ export const searchTools = defineMetaTool({
       namespaces: (Array.isArray(args.namespace) ? args.namespace : args.namespace ? [args.namespace] : []).filter(Boolean),
       tags: (args.tags ?? []).filter(Boolean),
       mode: args.mode ?? services.config.search.mode,
+      principal,
     };
     const outcome = await services.search.search(request);
     if (session && outcome.mode !== "browse") await services.learner?.searched(session, principal, query.text, outcome.learned);

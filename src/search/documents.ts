@@ -5,6 +5,7 @@
  */
 import { propertiesOf } from "../model/signature.js";
 import type { JsonSchema, ToolRecord } from "../model/tool.js";
+import { EMBED_REPEAT_CAP } from "./tuning.js";
 
 export const SEARCH_FIELDS = ["name", "namespace", "group", "title", "summary", "description", "tags", "aliases", "params", "paramDocs"] as const;
 
@@ -43,13 +44,31 @@ function paramText(schema: JsonSchema): string {
  * What the semantic index embeds of a tool: its words and its parameters'
  * names, not its schema (names say what a tool takes: `symbol`, `zip_code`;
  * +1.5 points of the semantic leg's nDCG@10 on apigen). Identifiers are
- * split by the embedder.
+ * split by the embedder. A word said more than EMBED_REPEAT_CAP times is
+ * said that many (tuning.ts): a text's vector sums its words', so a
+ * description repeating a request's words fifty times would point at it.
  */
 export function embeddingText(
   record: Pick<ToolRecord, "name" | "title" | "group" | "summary" | "description" | "tags" | "aliases"> & { inputSchema?: JsonSchema },
 ): string {
   const params = record.inputSchema ? Object.keys(propertiesOf(record.inputSchema)).join(" ") : "";
-  return [record.name, record.title, record.group, record.summary, record.description, record.tags.join(" "), record.aliases.join(" "), params]
+  const text = [record.name, record.title, record.group, record.summary, record.description, record.tags.join(" "), record.aliases.join(" "), params]
     .filter(Boolean)
     .join(". ");
+  return capRepeats(text, EMBED_REPEAT_CAP);
+}
+
+/** `text` with each word (case aside) kept its first `max` times; the text itself when no word is said more often. */
+export function capRepeats(text: string, max: number): string {
+  const seen = new Map<string, number>();
+  let dropped = false;
+  const kept = text.replace(/[\p{L}\p{N}]+/gu, (word) => {
+    const key = word.toLowerCase();
+    const n = (seen.get(key) ?? 0) + 1;
+    seen.set(key, n);
+    if (n <= max) return word;
+    dropped = true;
+    return "";
+  });
+  return dropped ? kept.replace(/[ \t]{2,}/g, " ") : text;
 }

@@ -30,6 +30,8 @@ export interface SearchRequest {
   /** A tool must carry every tag (case-insensitive). Empty: no tag filter. */
   tags: string[];
   mode: SearchMode;
+  /** Who asks (src/security/principal.ts): what was learned from use ranks by whose it is. Unset: the local user. */
+  principal?: string;
 }
 
 export interface SearchHit {
@@ -142,7 +144,7 @@ export class SearchEngine {
         : [];
     const dense = similar(denseHits);
     // No history: no list, and the ranking is exactly what it was without learning.
-    const learned = query && query !== "*" && chosen !== "semantic" ? await this.learnedList(query, options) : undefined;
+    const learned = query && query !== "*" && chosen !== "semantic" ? await this.learnedList(query, options, request.principal) : undefined;
     let mode: SearchOutcome["mode"] = chosen;
     let result: RankResult;
     let relaxed = false;
@@ -183,8 +185,8 @@ export class SearchEngine {
   }
 
   /** The learned list for a query (filters.ts), weighted by its agreement; undefined when nothing learned applies. */
-  private async learnedList(query: string, options: RankOptions): Promise<FusionList | undefined> {
-    return this.learned && learnedList(this.learned, query, (id) => this.registry.get(id) !== undefined && passes(id, options));
+  private async learnedList(query: string, options: RankOptions, principal?: string): Promise<FusionList | undefined> {
+    return this.learned && learnedList(this.learned, query, (id) => this.registry.get(id) !== undefined && passes(id, options), principal);
   }
 
   /** The mode a request gets: auto is hybrid when an embedder is configured and working, else BM25. */

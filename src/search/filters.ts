@@ -10,8 +10,8 @@ import type { RankOptions, RankResult, Ranked } from "./types.js";
 
 /** What search learned from use (src/learn/learner.ts). */
 export interface LearnedSource {
-  /** Tools with their agreement with the query (0–1: how much of it led to them before), best first. */
-  rank(query: string, allowed: (id: string) => boolean): Promise<{ hits: Ranked[] }>;
+  /** Tools with their agreement with the query (0–1: how much of it led to them before), for `principal`'s search, best first. */
+  rank(query: string, allowed: (id: string) => boolean, principal?: string): Promise<{ hits: Ranked[] }>;
 }
 
 /** Whether `id` passes the request's namespace and tag filters. */
@@ -50,10 +50,11 @@ export function browse(sortedIds: readonly string[], options: RankOptions): Rank
  * (tuning.ts, LEARNED); undefined below the floor, and always with no
  * history, so a catalog nobody has used ranks exactly as without learning.
  * Only tools `allowed` lets through (in the registry, so never a
- * quarantined or removed one; within the request's filters).
+ * quarantined or removed one; within the request's filters). What it holds
+ * depends on who asks (`principal`): see src/learn/shared.ts.
  */
-export async function learnedList(source: LearnedSource, query: string, allowed: (id: string) => boolean): Promise<FusionList | undefined> {
-  const { hits } = await source.rank(query, allowed);
+export async function learnedList(source: LearnedSource, query: string, allowed: (id: string) => boolean, principal?: string): Promise<FusionList | undefined> {
+  const { hits } = await source.rank(query, allowed, principal);
   const top = hits[0]?.score ?? 0;
   if (top < LEARNED.floor) return undefined;
   return { hits: hits.slice(0, LEARNED.depth), weight: (LEARNED.trust * top ** 2) / (top ** 2 + LEARNED.halfAgreement ** 2) };

@@ -13,7 +13,7 @@ import { writeFileAtomic } from "../util/files.js";
 import { createAnalyzer } from "../text/analyze.js";
 import { SEARCH_FIELDS, type SearchDocument } from "./documents.js";
 import { decodeNamespace, encodeNamespace, type PreparedNamespace } from "./segment-file.js";
-import { DEPRECATED_PRIOR, FIELD_BOOSTS } from "./tuning.js";
+import { DEPRECATED_PRIOR, FIELD_BOOSTS, FIELD_REPEAT_CAP } from "./tuning.js";
 
 /** Namespaces smaller than this are built in less time than a file takes to read. */
 export const CACHED_MIN_TOOLS = 1000;
@@ -53,7 +53,7 @@ export class IndexCache {
 
   private salting(): { salt: string; key: string } {
     if (!this.salted) {
-      const salt = JSON.stringify([this.version, createAnalyzer().analyze(PROBE), FIELD_BOOSTS, DEPRECATED_PRIOR]);
+      const salt = JSON.stringify([this.version, createAnalyzer().analyze(PROBE), FIELD_BOOSTS, DEPRECATED_PRIOR, FIELD_REPEAT_CAP]);
       this.salted = { salt, key: createHash("sha256").update(salt).digest("hex") };
     }
     return this.salted;

@@ -3,7 +3,9 @@
  * shared length normalization): a term's frequency in a tool is the sum of
  * its frequencies in each field times the field's weight, and its IDF is
  * counted over whole tools, so a word rare among names but common in
- * descriptions is not mistaken for a rare word.
+ * descriptions is not mistaken for a rare word. A word counts at most
+ * FIELD_REPEAT_CAP times per field, so repeating it (keyword stuffing)
+ * buys nothing.
  *
  * The index is split into segments, one per namespace and keyed by it,
  * replaced whole when a backend's tools change; statistics (document
@@ -11,6 +13,7 @@
  * in typed arrays and a query accumulates scores in one Float64Array per
  * segment, so ranking 100,000 tools stays in the low milliseconds.
  */
+import { FIELD_REPEAT_CAP } from "./tuning.js";
 import type { RankOptions, RankResult, Ranked } from "./types.js";
 
 /** One tool to index: its id and its analyzed terms, each field's with that field's weight. */
@@ -153,7 +156,10 @@ function buildSegment(docs: readonly IndexedDoc[]): Segment {
     const tf = new Map<string, number>();
     let length = 0;
     for (const field of doc.fields) {
-      for (const term of field.terms) tf.set(term, (tf.get(term) ?? 0) + field.weight);
+      const seen = new Map<string, number>();
+      for (const term of field.terms) seen.set(term, (seen.get(term) ?? 0) + 1);
+      for (const [term, n] of seen) tf.set(term, (tf.get(term) ?? 0) + Math.min(n, FIELD_REPEAT_CAP) * field.weight);
+      // The whole text counts toward length: a stuffed field is long, and its matches are discounted for it.
       length += field.terms.length * field.weight;
     }
     lengths[d] = length;

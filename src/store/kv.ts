@@ -16,8 +16,16 @@ export interface KeyValue {
   get<T>(key: string): Promise<T | undefined>;
   set(key: string, value: unknown, ttlMs: number): Promise<void>;
   delete(key: string): Promise<void>;
+  /**
+   * Adds one to the counter at `key` (from 0) and returns the new count; the key expires `ttlMs` after its last increment.
+   * Atomic: on Redis across replicas (INCR), elsewhere within this process. A counter is read only through this, never `get`.
+   */
+  increment(key: string, ttlMs: number): Promise<number>;
   close(): Promise<void>;
 }
+
+/** A store's own atomic increment (Redis: INCR and PEXPIRE in one transaction). */
+export type AtomicIncrement = (key: string, ttlMs: number) => Promise<number>;
 
 export class StoreError extends MetatoolsError {
   constructor(where: string, detail: string, options?: { cause?: unknown }) {
@@ -33,12 +41,15 @@ const RETRY_AFTER_MS = 5000;
 export class KeyvStore implements KeyValue {
   private downUntil = 0;
   private lastError = "";
+  /** Counters on a store with no atomic increment of its own: read, add and write one at a time per key. */
+  private readonly counters = new KeyedSerial();
 
   constructor(
     readonly kind: StoreKind,
     readonly where: string,
     private readonly keyv: Keyv,
     private readonly opTimeoutMs: number,
+    private readonly atomicIncrement?: AtomicIncrement,
   ) {}
 
   get<T>(key: string): Promise<T | undefined> {
@@ -52,6 +63,17 @@ export class KeyvStore implements KeyValue {
 
   async delete(key: string): Promise<void> {
     await this.bounded("delete", () => this.keyv.delete(key));
+  }
+
+  increment(key: string, ttlMs: number): Promise<number> {
+    const atomic = this.atomicIncrement;
+    if (atomic) return this.bounded("increment", () => atomic(key, ttlMs));
+    // The memory store lives in this process, so serializing here makes it atomic; SQLite is atomic per process this way.
+    return this.counters.run(key, async () => {
+      const count = ((await this.get<number>(key)) ?? 0) + 1;
+      await this.set(key, count, ttlMs);
+      return count;
+    });
   }
 
   async close(): Promise<void> {
@@ -82,5 +104,31 @@ export class KeyvStore implements KeyValue {
     } finally {
       clearTimeout(timer);
     }
+  }
+}
+
+/**
+ * Tasks run one at a time per key, within this process: a read-modify-write
+ * of one key (a counter on a store with no atomic increment, a learned
+ * term's row) cannot lose an update to another running at the same time.
+ * Keys with nothing running hold no entry, so the map stays as small as
+ * the work in flight.
+ */
+export class KeyedSerial {
+  private readonly tails = new Map<string, Promise<void>>();
+
+  run<T>(key: string, task: () => Promise<T>): Promise<T> {
+    const previous = this.tails.get(key) ?? Promise.resolve();
+    const result = previous.then(task);
+    const tail = result.then(
+      () => {},
+      () => {},
+    );
+    this.tails.set(key, tail);
+    // The last task of a key removes its entry; a later one has replaced the tail by then, and removes it itself.
+    void tail.then(() => {
+      if (this.tails.get(key) === tail) this.tails.delete(key);
+    });
+    return result;
   }
 }

@@ -6,7 +6,7 @@
  */
 import type { StoreConfig } from "../config/resolved.js";
 import Keyv from "keyv";
-import { KeyvStore, StoreError, type KeyValue, type StoreKind } from "./kv.js";
+import { KeyvStore, StoreError, type AtomicIncrement, type KeyValue, type StoreKind } from "./kv.js";
 import { LruMap } from "./lru.js";
 
 export interface StoreOptions {
@@ -45,10 +45,20 @@ export function openStore(options: StoreOptions): KeyValue {
   if (kind === "memory") {
     return new KeyvStore(kind, where, new Keyv({ store: new LruMap(options.memoryMaxBytes), namespace: options.namespace, throwOnErrors: true }), timeout);
   }
-  return new LazyStore(kind, where, async () => new KeyvStore(kind, where, await adapterKeyv(kind, options), timeout));
+  return new LazyStore(kind, where, async () => {
+    const { keyv, increment } = await adapterKeyv(kind, options);
+    return new KeyvStore(kind, where, keyv, timeout, increment);
+  });
 }
 
-async function adapterKeyv(kind: "redis" | "sqlite", options: StoreOptions): Promise<Keyv> {
+/** The part of a Redis client an atomic increment needs (node-redis's client, cluster and sentinel all have it). */
+interface RedisMulti {
+  incr(key: string): RedisMulti;
+  pExpire(key: string, ms: number): RedisMulti;
+  exec(): Promise<unknown[]>;
+}
+
+async function adapterKeyv(kind: "redis" | "sqlite", options: StoreOptions): Promise<{ keyv: Keyv; increment?: AtomicIncrement }> {
   if (kind === "redis") {
     const { default: KeyvRedis } = await import("@keyv/redis");
     // The connect timeout goes to the Redis client's socket, which clears it: @keyv/redis's own `connectionTimeout` leaves a timer
@@ -57,7 +67,15 @@ async function adapterKeyv(kind: "redis" | "sqlite", options: StoreOptions): Pro
       { url: options.url, socket: { connectTimeout: options.opTimeoutMs ?? 2000 } },
       { throwOnConnectError: true, throwOnErrors: true },
     );
-    return new Keyv({ store: adapter, namespace: options.namespace, throwOnErrors: true, useKeyPrefix: false });
+    const keyv = new Keyv({ store: adapter, namespace: options.namespace, throwOnErrors: true, useKeyPrefix: false });
+    // INCR and PEXPIRE in one MULTI: replicas counting at once each get their own count, and a counter never outlives its TTL.
+    const increment: AtomicIncrement = async (key, ttlMs) => {
+      const client = (await adapter.getClient()) as unknown as { multi(): RedisMulti };
+      const full = adapter.createKeyPrefix(key, adapter.namespace);
+      const [count] = await client.multi().incr(full).pExpire(full, ttlMs).exec();
+      return Number(count);
+    };
+    return { keyv, increment };
   }
   const sqlite = await import("@keyv/sqlite").catch((error: unknown) => {
     throw new StoreError(maskUrl(options.url), "the SQLite store needs the @keyv/sqlite package, which is not installed: run `npm install @keyv/sqlite`", {
@@ -65,7 +83,7 @@ async function adapterKeyv(kind: "redis" | "sqlite", options: StoreOptions): Pro
     });
   });
   const adapter = new sqlite.default({ uri: options.url, busyTimeout: 5000 });
-  return new Keyv({ store: adapter, namespace: options.namespace, throwOnErrors: true });
+  return { keyv: new Keyv({ store: adapter, namespace: options.namespace, throwOnErrors: true }) };
 }
 
 /** Resolves its store on first use; a failure to open is reported by every call, not at construction. */
@@ -88,6 +106,10 @@ class LazyStore implements KeyValue {
 
   async delete(key: string): Promise<void> {
     return (await this.store()).delete(key);
+  }
+
+  async increment(key: string, ttlMs: number): Promise<number> {
+    return (await this.store()).increment(key, ttlMs);
   }
 
   async close(): Promise<void> {

@@ -30,7 +30,7 @@ export async function learn(argv: string[]): Promise<number> {
     return 1;
   }
   const kv = openConfiguredStore(config.store, "learn");
-  const store = new LearnedStore(kv, { halfLifeMs: config.learn.halfLifeMs });
+  const store = new LearnedStore(kv, { halfLifeMs: config.learn.halfLifeMs, shareAfterPrincipals: config.learn.shareAfterPrincipals });
   try {
     if (values.reset) {
       await store.reset();

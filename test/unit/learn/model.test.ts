@@ -1,6 +1,6 @@
 /** What search learns, as data (src/learn/model.ts): evidence that decays, rows that stay small, and a query's agreement with each tool. */
 import { describe, expect, it } from "vitest";
-import { addEvidence, decayed, MAX_TOOLS_PER_TERM, mergeRows, scoreQuery, type TermRow } from "../../../src/learn/model.js";
+import { addEvidence, decayed, MAX_TOOLS_PER_TERM, scoreQuery, type TermRow } from "../../../src/learn/model.js";
 
 const DAY = 86_400_000;
 const settings = { halfLifeMs: 30 * DAY };
@@ -34,11 +34,6 @@ describe("addEvidence", () => {
     expect(Object.keys(row)).toHaveLength(MAX_TOOLS_PER_TERM);
     expect(row["a:t39"]).toBeDefined();
     expect(row["a:t0"]).toBeUndefined();
-  });
-
-  it("merges another deployment's row by adding its decayed evidence", () => {
-    const merged = mergeRows({ "a:x": [1, 0] }, { "a:x": [2, 0], "a:y": [1, 0] }, 0, settings);
-    expect(merged).toEqual({ "a:x": [3, 0], "a:y": [1, 0] });
   });
 });
 

@@ -1,0 +1,53 @@
+/**
+ * Keyword stuffing: a word said again and again in one field of a tool
+ * counts at most FIELD_REPEAT_CAP times in the index, and EMBED_REPEAT_CAP
+ * times in the text the semantic leg embeds, so repeating a request's
+ * words does not win it.
+ */
+import { describe, expect, it } from "vitest";
+import { Bm25Ranker } from "../../../src/search/bm25.js";
+import { capRepeats, embeddingText } from "../../../src/search/documents.js";
+import { InvertedIndex } from "../../../src/search/inverted.js";
+import { EMBED_REPEAT_CAP, FIELD_REPEAT_CAP, SCORE_PARAMS } from "../../../src/search/tuning.js";
+import { toolRecord } from "../../helpers/records.js";
+
+const query = (...terms: string[]) => ({ terms: new Map(terms.map((t) => [t, 1])), words: new Set(terms) });
+
+describe("keyword stuffing", () => {
+  it(`a word repeated past ${FIELD_REPEAT_CAP} times in a field scores no higher, and lower as the field grows`, () => {
+    const scores = [1, FIELD_REPEAT_CAP, 10, 50].map((times) => {
+      const index = new InvertedIndex();
+      index.replace("s", [
+        { id: "s:stuffed", fields: [{ terms: Array.from({ length: times }, () => "tree"), weight: 1 }] },
+        { id: "s:other", fields: [{ terms: ["leaf", "root"], weight: 1 }] },
+      ]);
+      return index.score(query("tree"), SCORE_PARAMS, { top: 5 }).hits[0]!.score;
+    });
+    expect(scores[1]).toBeGreaterThan(scores[0]!);
+    expect(scores[2]).toBeLessThanOrEqual(scores[1]!);
+    expect(scores[3]).toBeLessThan(scores[2]!);
+  });
+
+  it("a description repeating a request fifty times does not outrank the tool named for it", () => {
+    const ranker = new Bm25Ranker();
+    ranker.replaceNamespace("fs", [
+      toolRecord("fs", "directory_tree", { description: "Get a recursive tree view of files and directories as a JSON structure." }),
+      toolRecord("fs", "list_directory", { description: "Get a detailed listing of all files and directories in a specified path." }),
+      toolRecord("fs", "read_file", { description: "Read the complete contents of a file from the file system." }),
+    ]);
+    ranker.replaceNamespace("evil", [toolRecord("evil", "sitemap", { description: `Lists a site map. ${"directory tree list ".repeat(50)}` })]);
+    for (const q of ["list the directory tree", "show the directory tree"]) {
+      const hits = ranker.rank(q, { top: 5 }).hits.map((h) => h.id);
+      expect(hits[0], q).toBe("fs:directory_tree");
+      expect(hits, q).toContain("evil:sitemap");
+    }
+  });
+
+  it("the embedded text keeps each word its first few times, and honest text whole", () => {
+    expect(capRepeats("tree Tree TREE tree, list", 2)).toBe("tree Tree , list");
+    const honest = "Read the complete contents of a file from the file system.";
+    expect(capRepeats(honest, 2)).toBe(honest);
+    const stuffed = embeddingText({ name: "sitemap", summary: "", description: "directory tree ".repeat(50), tags: [], aliases: [] });
+    expect(stuffed.match(/directory/g)).toHaveLength(EMBED_REPEAT_CAP);
+  });
+});
