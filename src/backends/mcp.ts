@@ -51,7 +51,7 @@ export class McpBackend implements Backend {
     private readonly features: ClientFeatures = { elicitation: true, sampling: true },
   ) {
     this.stderr = new StderrTail(20, redact);
-    this.peers = new CallingPeers(spec.namespace, redact);
+    this.peers = new CallingPeers(spec.namespace, redact, spec.requests);
   }
 
   get namespace(): string {
@@ -163,7 +163,7 @@ export class McpBackend implements Backend {
     try {
       leave = await this.peers.enter(options.peer, options.signal, options.timeoutMs);
     } catch (error) {
-      if (error instanceof TurnTimeout) throw new BackendError("timeout", error.message);
+      if (error instanceof TurnTimeout) throw new BackendError("busy", error.message);
       throw new BackendError("cancelled", `${this.namespace}:${name} was cancelled`);
     }
     try {

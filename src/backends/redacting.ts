@@ -1,14 +1,15 @@
 /**
  * Redaction at the source: everything a backend says (tool definitions, its
  * server info, call results with their structured content and resources,
- * progress messages, errors) is redacted as it enters metatools, before
- * anything caches, stores, summarises, slices, greps or escapes it. Text cut
- * after redaction can only cut a `[redacted $NAME]` marker, never a secret.
+ * progress messages, errors, its requests back to the client) is redacted
+ * as it enters metatools, before anything caches, stores, summarises,
+ * slices, greps or escapes it. Text cut after redaction can only cut a
+ * `[redacted $NAME]` marker, never a secret.
  */
 import type { OutputStore } from "../disclosure/outputs.js";
 import type { UpstreamTool } from "../model/tool.js";
 import { redactDeep, redactError, type Redact } from "../util/redact.js";
-import type { ContentBlock, LoggingLevel, ReadResourceResult } from "@modelcontextprotocol/sdk/types.js";
+import type { ContentBlock, CreateMessageRequest, ElicitRequest, LoggingLevel, ReadResourceResult } from "@modelcontextprotocol/sdk/types.js";
 import { BackendError } from "./errors.js";
 import type { Backend, BackendEvent, BackendInfo, CallOptions, ToolCallResult } from "./types.js";
 
@@ -118,6 +119,21 @@ export function redactContent<T extends ContentBlock>(block: T, redact: Redact):
 function withoutSecrets<T extends { uri: string; text?: string; blob?: string }>(contents: T, redact: Redact): T {
   if (typeof contents.blob !== "string") return redactDeep(contents, redact);
   return { ...redactDeep({ ...contents, blob: "" }, redact), blob: contents.blob };
+}
+
+/**
+ * A backend's request back to the client (elicitation, sampling) without a
+ * secret in any string or key: the message, the whole requested schema
+ * (titles, descriptions, defaults, enum values, property names), a URL,
+ * every message of a sampling request with its system prompt, stop
+ * sequences, metadata, tools and `_meta`. Unlike a result's images, a
+ * sampling message's base64 data is redacted too: it goes to the client's
+ * model to be read, not to a file kept whole, and a secret's base64 form
+ * there would be read by that model (a broken image is refused by the
+ * client, which tells the backend; a leaked secret could not be taken back).
+ */
+export function redactRequest<T extends ElicitRequest["params"] | CreateMessageRequest["params"]>(params: T, redact: Redact): T {
+  return redactDeep(params, redact);
 }
 
 /**

@@ -46,8 +46,8 @@ export const runTool = defineMetaTool({
       }
     }
     // What the session searched for led here: search learns from how it went (a call refused before it reached the tool teaches nothing).
-    // A timeout or a cancelled call says nothing of whether the tool was the right one.
-    if (session && (outcome.kind === "ok" || (outcome.kind === "call_failed" && outcome.code !== "timeout" && outcome.code !== "cancelled"))) {
+    // A timeout, a cancelled call or one that never got its turn says nothing of whether the tool was the right one.
+    if (session && (outcome.kind === "ok" || (outcome.kind === "call_failed" && !["timeout", "cancelled", "busy"].includes(outcome.code)))) {
       await services.learner?.ran(session, principal, outcome.record.id, outcome.kind === "ok" && !outcome.result.isError);
     }
     if (outcome.kind === "ok") {
@@ -141,6 +141,10 @@ function respond(outcome: Exclude<RunOutcome, { kind: "ok" }>, args: RunArgs, to
           `${outcome.message}; its work was stopped`,
           hint(`Narrow it: ${formatCall(narrower)}; or give it more time: ${formatCall(longer)}`, narrower),
         );
+      }
+      if (outcome.code === "busy") {
+        // Another caller's call holds a backend that asks questions: the same call, unchanged, once that one is done.
+        return recoverable("busy", outcome.message, hint(`Retry the same call in a little while: ${formatCall(again({}))}`, again({})));
       }
       if (outcome.code === "needs_login") {
         return recoverable(

@@ -1,9 +1,14 @@
 import type { CreateMessageRequest, CreateMessageResult, ElicitRequest, ElicitResult } from "@modelcontextprotocol/sdk/types.js";
 
+/** The two requests a backend may send back to the client during a call: ask its user (elicitation), ask its model (sampling). */
+export type PeerRequestKind = "elicitation" | "sampling";
+
 /**
  * The client a call came from, as a backend may need it while the call
  * runs: to ask its user something (elicitation) or its model for a
  * completion (sampling). `id` tells one client session from another.
+ * What reaches these methods has been made safe to show (backends/peers.ts):
+ * redacted, marked with the backend's namespace, bounded.
  */
 export interface ClientPeer {
   id: object;
@@ -24,3 +29,6 @@ export interface ClientFeatures {
   elicitation: boolean;
   sampling: boolean;
 }
+
+/** The `_meta` key under which a request passed on to the client names the backend that sent it. */
+export const NAMESPACE_META_KEY = "io.metatools/namespace";
