@@ -4,7 +4,6 @@
  */
 import { existsSync, readFileSync, statSync } from "node:fs";
 import { dirname, isAbsolute, join, resolve } from "node:path";
-import type { z } from "zod";
 import { isPlainObject } from "../util/data.js";
 import { ConfigError } from "../util/errors.js";
 import { cacheHome, formatPath, substituteEnv, type Secret } from "./env.js";
@@ -12,9 +11,10 @@ import { oauthSecrets, resolveAuth, withTokenFileDenied } from "./auth.js";
 import { check } from "./check.js";
 import { resolveHttp } from "./http.js";
 import { resolveRequests } from "./requests.js";
+import { pickServerSchema, resolveBackend } from "./server.js";
 import { DEFAULTS } from "./defaults.js";
 import type { BackendSpec, CodeConfig, EmbedderConfig, ResolvedConfig } from "./resolved.js";
-import { configFileSchema, NAMESPACE_PATTERN, serverSchema, type ConfigFile, type MetatoolsSection, type ServerConfig } from "./schema.js";
+import { configFileSchema, NAMESPACE_PATTERN, type ConfigFile, type MetatoolsSection } from "./schema.js";
 
 export interface LoadOptions {
   /** Explicit config path (the `--config` flag); wins over METATOOLS_CONFIG. */
@@ -237,39 +237,4 @@ function resolveCode(section: MetatoolsSection["code"], where: { file?: string; 
       maxMs: section?.maxMs ?? DEFAULTS.code.maxMs,
     },
   };
-}
-
-function resolveBackend(namespace: string, server: ServerConfig, baseDir: string, connectMs: number, callMs: number): BackendSpec {
-  const common = {
-    namespace,
-    connectTimeoutMs: server.connectTimeoutMs ?? connectMs,
-    callTimeoutMs: server.callTimeoutMs ?? callMs,
-  };
-  if ("command" in server) {
-    return {
-      ...common,
-      kind: "stdio",
-      command: server.command,
-      args: server.args ?? [],
-      env: server.env ?? {},
-      cwd: server.cwd === undefined ? undefined : resolve(baseDir, server.cwd),
-    };
-  }
-  if ("url" in server) {
-    const headers = server.headers ?? {};
-    // A configured Authorization header is the server's credential: no sign-in is attempted over it.
-    const signsIn = server.oauth !== false && !Object.keys(headers).some((name) => name.toLowerCase() === "authorization");
-    return { ...common, kind: server.type === "sse" ? "sse" : "http", url: server.url, headers, ...(signsIn ? { oauth: server.oauth || {} } : {}) };
-  }
-  return { ...common, kind: "catalog", toolsFile: isAbsolute(server.tools) ? server.tools : resolve(baseDir, server.tools) };
-}
-
-/** Picks the variant by its telltale field, so errors speak of that variant and not of a union. */
-function pickServerSchema(server: unknown): z.ZodType | undefined {
-  const [stdio, remote, catalog] = serverSchema.options;
-  if (!isPlainObject(server)) return undefined;
-  if (server.type === "catalog") return catalog;
-  if ("url" in server || server.type === "http" || server.type === "sse" || server.type === "streamable-http") return remote;
-  if ("command" in server || server.type === "stdio") return stdio;
-  return undefined;
 }
