@@ -54,7 +54,9 @@ export const httpSectionSchema = z
       .int()
       .min(1000)
       .optional()
-      .describe(`A session unused this long is closed. Default ${msWords(DEFAULTS.http.sessionIdleMs)}.`),
+      .describe(
+        `A session with nothing open this long is closed: no call in flight, no event stream connected, counted from when the last one ended. Default ${msWords(DEFAULTS.http.sessionIdleMs)}.`,
+      ),
     maxSessions: z.number().int().min(1).optional().describe(`Open sessions at most; an initialize beyond it gets 503. Default ${DEFAULTS.http.maxSessions}.`),
     maxSessionsPerToken: z
       .number()

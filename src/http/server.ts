@@ -2,7 +2,8 @@
  * MCP over Streamable HTTP on `/mcp`, with `/healthz` and `/readyz`. Every
  * request to `/mcp` passes the guards (Host/Origin, bearer token, rate
  * limit, body size) before the SDK transport sees it. Session-ful by
- * default: one MCP server and transport per session, closed when idle.
+ * default: one MCP server and transport per session, closed when idle
+ * (nothing in flight, no event stream connected; see sessions.ts).
  * Stateless (`--stateless`, for replicas behind a load balancer): one per
  * request, JSON responses, so any replica answers any call; what must be
  * shared (cached results, output handles) lives in the configured store.
@@ -29,7 +30,7 @@ export interface HttpOptions {
 export interface HttpService {
   /** Where MCP is served, with the real port when 0 was asked for. */
   url: string;
-  /** Stops accepting, lets in-flight requests finish up to the grace period, then closes sessions and the app. */
+  /** Stops accepting, lets in-flight requests finish up to the grace period, then closes sessions (answering what is still open with an error) and the app. */
   close(): Promise<void>;
 }
 
@@ -95,15 +96,12 @@ export async function serveHttp(app: Metatools, options: HttpOptions, logger: Lo
     if (typeof id === "string") {
       const session = sessions.get(id, owner(caller.key));
       if (!session) return refuse(res, { status: 404, message: `unknown or expired session ${id}; start a new one with initialize` });
-      await session.transport.handleRequest(req, res, parsed?.body);
-      return;
+      return sessions.serve(session, req, res, parsed?.body);
     }
     if (!parsed) return refuse(res, { status: 400, message: "no mcp-session-id header: start a session with an initialize POST" });
     const full = sessions.refuses(owner(caller.key));
     if (full) return refuse(res, full);
-    await sessions.open(createSessionServer(app, logger, tools, caller.principal), owner(caller.key), (transport) =>
-      transport.handleRequest(req, res, parsed.body),
-    );
+    await sessions.open(createSessionServer(app, logger, tools, caller.principal), owner(caller.key), req, res, parsed.body);
   }
 
   const server: HttpServer = createServer(requestTimeouts(http.bodyTimeoutMs), (req, res) => {
@@ -169,7 +167,7 @@ export async function serveHttp(app: Metatools, options: HttpOptions, logger: Lo
   const sweeper = setInterval(() => {
     sessions.sweep();
     limiter.sweep();
-  }, 30_000).unref();
+  }, sessions.sweepEveryMs).unref();
   const address = server.address() as AddressInfo;
   const host = address.family === "IPv6" ? `[${address.address}]` : address.address;
   const url = `http://${host}:${address.port}/mcp`;

@@ -1,12 +1,16 @@
 /**
  * The open MCP sessions of a session-ful HTTP server: one SDK server and
  * transport each, found by the `mcp-session-id` header, closed when the
- * client ends them (DELETE), when idle too long, or at shutdown.
+ * client ends them (DELETE), when idle too long, or at shutdown. Idle means
+ * nothing open (see activity.ts): no request in flight, no event stream
+ * connected, for `idleMs` since the last of them ended.
  */
 import { randomUUID } from "node:crypto";
+import type { IncomingMessage, ServerResponse } from "node:http";
 import type { Server } from "@modelcontextprotocol/sdk/server/index.js";
 import { StreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/streamableHttp.js";
 import type { Logger } from "../util/log.js";
+import { Activity } from "./activity.js";
 import type { Refusal } from "./guard.js";
 
 interface Session {
@@ -14,7 +18,7 @@ interface Session {
   owner: string;
   server: Server;
   transport: StreamableHTTPServerTransport;
-  lastSeen: number;
+  activity: Activity;
 }
 
 export class Sessions {
@@ -26,6 +30,11 @@ export class Sessions {
 
   get size(): number {
     return this.byId.size;
+  }
+
+  /** How often to sweep: every half idle limit (every 30 s at most), so a session goes at most half its limit late. */
+  get sweepEveryMs(): number {
+    return Math.min(30_000, Math.ceil(this.options.idleMs / 2));
   }
 
   /** Why `owner` may not open another session now (the server's limit, or its own share), or undefined. */
@@ -46,9 +55,13 @@ export class Sessions {
 
   get(id: string, owner: string): Session | undefined {
     const session = this.byId.get(id);
-    if (session?.owner !== owner) return undefined;
-    session.lastSeen = Date.now();
-    return session;
+    return session?.owner === owner ? session : undefined;
+  }
+
+  /** Hands a request to its session; the session is busy until the response closes. Call it right after `get`, with no await between. */
+  async serve(session: Session, req: IncomingMessage, res: ServerResponse, body: unknown): Promise<void> {
+    session.activity.exchange(res);
+    await session.transport.handleRequest(req, res, body);
   }
 
   /**
@@ -56,11 +69,12 @@ export class Sessions {
    * only if the request was an initialize; otherwise it has answered with an
    * error, and the pair is dropped.
    */
-  async open(server: Server, owner: string, handle: (transport: StreamableHTTPServerTransport) => Promise<void>): Promise<void> {
+  async open(server: Server, owner: string, req: IncomingMessage, res: ServerResponse, body: unknown): Promise<void> {
+    const activity = new Activity(this.options.logger, () => transport.sessionId ?? "(opening)");
     const transport: StreamableHTTPServerTransport = new StreamableHTTPServerTransport({
       sessionIdGenerator: () => randomUUID(),
       onsessioninitialized: (id) => {
-        this.byId.set(id, { owner, server, transport, lastSeen: Date.now() });
+        this.byId.set(id, { owner, server, transport, activity });
       },
     });
     transport.onclose = () => {
@@ -69,7 +83,9 @@ export class Sessions {
     this.opening.set(owner, (this.opening.get(owner) ?? 0) + 1);
     try {
       await server.connect(transport);
-      await handle(transport);
+      activity.watch(transport);
+      activity.exchange(res);
+      await transport.handleRequest(req, res, body);
     } finally {
       const left = this.opening.get(owner)! - 1;
       if (left) this.opening.set(owner, left);
@@ -78,24 +94,36 @@ export class Sessions {
     if (!transport.sessionId) await close(server, transport);
   }
 
-  /** Closes sessions idle longer than the limit. */
+  /** Closes the sessions that have had nothing open for the idle limit. */
   sweep(now = Date.now()): void {
     for (const [id, session] of this.byId) {
-      if (now - session.lastSeen < this.options.idleMs) continue;
-      this.options.logger.info(`closing session ${id}: idle for ${Math.round((now - session.lastSeen) / 1000)} s`);
+      const { activity } = session;
+      if (activity.busy || now - activity.idleSince < this.options.idleMs) continue;
+      this.options.logger.info(`closing session ${id}: idle for ${Math.round((now - activity.idleSince) / 1000)} s`);
       this.byId.delete(id);
       void close(session.server, session.transport);
     }
   }
 
-  async closeAll(): Promise<void> {
+  /** Closes every session; a request still open is answered with an error naming `reason` first, so its client is not left waiting. */
+  async closeAll(reason = "the server is shutting down"): Promise<void> {
     const all = [...this.byId.values()];
     this.byId.clear();
-    await Promise.all(all.map((s) => close(s.server, s.transport)));
+    await Promise.all(
+      all.map(async (s) => {
+        await close(s.server, s.transport, s.activity, reason);
+        // The answers and the streams' ends are written asynchronously: they must reach the client before the caller cuts connections.
+        await s.activity.quiet(CLOSE_FLUSH_MS);
+      }),
+    );
   }
 }
 
-async function close(server: Server, transport: StreamableHTTPServerTransport): Promise<void> {
+/** How long closing all sessions waits for their responses to end. */
+const CLOSE_FLUSH_MS = 250;
+
+async function close(server: Server, transport: StreamableHTTPServerTransport, activity?: Activity, reason?: string): Promise<void> {
+  if (activity && reason) await activity.abandon(transport, reason);
   await transport.close().catch(() => {});
   await server.close().catch(() => {});
 }
