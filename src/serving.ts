@@ -52,16 +52,7 @@ export function createSessionServer(
  * instructions can list what connected, and a slow backend delays nothing more.
  */
 export async function serveStdio(app: Metatools, logger: Logger): Promise<{ closed: Promise<void> }> {
-  // The one client's initialize says what it can answer: backends are told exactly that (elicitation, sampling).
-  const declared = clientCapabilities(await firstLine(process.stdin, FIRST_MESSAGE_MS));
-  if (declared) {
-    app.clientFeatures.elicitation = declared.elicitation !== undefined;
-    app.clientFeatures.sampling = declared.sampling !== undefined;
-  }
-  void app.start();
-  await app.backends.waitForStartup(app.config.timeouts.startupGraceMs);
-  const server = createSessionServer(app, logger);
-  const transport = new StdioServerTransport();
+  let server: Server | null = null;
   let resolveClosed: () => void;
   const closed = new Promise<void>((resolve) => (resolveClosed = resolve));
   let closing = false;
@@ -69,12 +60,27 @@ export async function serveStdio(app: Metatools, logger: Logger): Promise<{ clos
     if (closing) return;
     closing = true;
     await app.close();
-    await server.close().catch(() => {});
+    // Closing the server stops reading stdin; closed before it served, stdin is still read (firstLine), and would hold the process.
+    if (server) await server.close().catch(() => {});
+    else process.stdin.pause();
     resolveClosed();
   };
-  server.onclose = () => void shutdown();
-  process.stdin.on("end", () => void shutdown());
+  // Before anything starts: a signal, or the client leaving, while backends start closes them in order too, not at the exit deadline.
   for (const signal of ["SIGINT", "SIGTERM"] as const) process.once(signal, () => void shutdown());
+  process.stdin.once("end", () => void shutdown());
+  // The one client's initialize says what it can answer: backends are told exactly that (elicitation, sampling).
+  const declared = clientCapabilities(await firstLine(process.stdin, FIRST_MESSAGE_MS));
+  if (declared) {
+    app.clientFeatures.elicitation = declared.elicitation !== undefined;
+    app.clientFeatures.sampling = declared.sampling !== undefined;
+  }
+  if (closing) return { closed };
+  void app.start();
+  await app.backends.waitForStartup(app.config.timeouts.startupGraceMs);
+  if (closing) return { closed };
+  server = createSessionServer(app, logger);
+  const transport = new StdioServerTransport();
+  server.onclose = () => void shutdown();
   await server.connect(transport);
   logger.info(`serving on stdio; ${app.registry.size} tools from ${app.registry.namespaces().length} namespaces so far`);
   return { closed };

@@ -2,7 +2,6 @@
  * An upstream MCP server, reached over stdio, Streamable HTTP or SSE.
  */
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
-import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
 import {
   CallToolResultSchema,
@@ -21,7 +20,8 @@ import type { Redact } from "../util/redact.js";
 import { packageVersion } from "../util/version.js";
 import { NeedsLoginError, type SignInSession } from "../auth/session.js";
 import { BackendError } from "./errors.js";
-import { remoteTransport, StderrTail, stdioTransport } from "./transports.js";
+import { remoteTransport, StderrTail, stdioProcess, stdioTransport } from "./transports.js";
+import type { GroupWatch } from "./reaper.js";
 import type { Backend, BackendEvent, BackendInfo, CallOptions, ToolCallResult } from "./types.js";
 import { lastLines } from "../util/text-tail.js";
 import { CallingPeers, TurnTimeout } from "./peers.js";
@@ -49,6 +49,8 @@ export class McpBackend implements Backend {
     private readonly signIn?: SignInSession,
     /** What to declare to the server (read at each connect): what the client(s) behind metatools can answer. */
     private readonly features: ClientFeatures = { elicitation: true, sampling: true },
+    /** Where a stdio server's process group is reported, so it is stopped if metatools dies (reaper.ts). */
+    private readonly groups?: GroupWatch,
   ) {
     this.stderr = new StderrTail(20, redact);
     this.peers = new CallingPeers(spec.namespace, redact, spec.requests);
@@ -82,7 +84,7 @@ export class McpBackend implements Backend {
         },
       },
     );
-    const transport: Transport = this.spec.kind === "stdio" ? stdioTransport(this.spec, this.stderr) : remoteTransport(this.spec, this.signIn);
+    const transport: Transport = this.spec.kind === "stdio" ? stdioTransport(this.spec, this.stderr, this.groups) : remoteTransport(this.spec, this.signIn);
     client.onclose = () => {
       if (this.client === client && !this.closing) this.listener({ type: "disconnected", error: this.stderrError("connection closed") });
     };
@@ -108,7 +110,7 @@ export class McpBackend implements Backend {
     this.transport = transport;
     try {
       await client.connect(transport, { signal, timeout: this.spec.connectTimeoutMs });
-      this.pid = transport instanceof StdioClientTransport ? (transport.pid ?? undefined) : undefined;
+      this.pid = stdioProcess(transport)?.pid;
     } catch (error) {
       this.client = undefined;
       await client.close().catch(() => {});
@@ -205,25 +207,23 @@ export class McpBackend implements Backend {
    * closed, then SIGTERM, then SIGKILL), but faster than the SDK's 2 s per
    * step, so that a server that ignores SIGTERM still lets metatools stop
    * within its own deadline, and is not left running when metatools goes.
+   * On POSIX the signals go to the server's whole process group: what it
+   * started goes with it.
    */
   async close(): Promise<void> {
     this.closing = true;
     const client = this.client;
     // A server still in its handshake has a process too: it is stopped the same way, not left to the SDK's slower escalation.
     const connected = this.pid !== undefined;
-    const pid = this.pid ?? (this.transport instanceof StdioClientTransport ? (this.transport.pid ?? undefined) : undefined);
+    const child = stdioProcess(this.transport);
     this.client = undefined;
     this.pid = undefined;
     this.transport = undefined;
     const closed = client?.close().catch(() => {});
     // A server that never finished its handshake has nothing to finish: it gets a moment, not a second.
-    if (pid === undefined || (await settles(closed, connected ? 1000 : 100))) return;
+    if (child === undefined || (await settles(closed, connected ? 1000 : 100))) return;
     for (const signal of ["SIGTERM", "SIGKILL"] as const) {
-      try {
-        process.kill(pid, signal);
-      } catch {
-        return; // already gone
-      }
+      if (!child.signal(signal)) return; // already gone
       if (await settles(closed, 500)) return;
     }
   }

@@ -12,6 +12,8 @@ import type { SignInSession } from "../auth/session.js";
 import type { RemoteBackendSpec, StdioBackendSpec } from "../config/resolved.js";
 import { boundBody, boundEvents, byteWords, TooLargeError } from "../util/bounded-body.js";
 import { noRedaction, type Redact } from "../util/redact.js";
+import { ProcessGroupTransport } from "./process-group.js";
+import type { GroupWatch } from "./reaper.js";
 
 /** A stderr line is shown cut to its first this many characters… */
 const LINE_CHARS = 2048;
@@ -109,16 +111,44 @@ export class StderrTail {
   }
 }
 
-export function stdioTransport(spec: StdioBackendSpec, stderr: StderrTail): Transport {
-  const transport = new StdioClientTransport({
-    command: spec.command,
-    args: spec.args,
-    env: Object.keys(spec.env).length ? spec.env : undefined,
-    cwd: spec.cwd,
-    stderr: "pipe",
-  });
+/**
+ * A stdio server's transport. On POSIX the server runs in a process group of
+ * its own, reported to `groups` (the reaper), so it is stopped with all it
+ * started (process-group.ts); Windows has no process groups, so there it is
+ * the SDK's transport, which stops the direct child only (docs/deploy.md).
+ */
+export function stdioTransport(spec: StdioBackendSpec, stderr: StderrTail, groups?: GroupWatch): Transport {
+  const params = { command: spec.command, args: spec.args, env: Object.keys(spec.env).length ? spec.env : undefined, cwd: spec.cwd };
+  const transport = process.platform === "win32" ? new StdioClientTransport({ ...params, stderr: "pipe" }) : new ProcessGroupTransport(params, groups);
   stderr.attach(transport.stderr);
   return transport;
+}
+
+/** A stdio server's process while it runs, and how to signal it: with its whole group where it has one. */
+export interface StdioProcess {
+  pid: number;
+  /** False when nothing of it is left to signal. */
+  signal(signal: NodeJS.Signals): boolean;
+}
+
+/** The process behind a stdio transport; undefined for other transports, or when none runs. */
+export function stdioProcess(transport: Transport | undefined): StdioProcess | undefined {
+  if (transport instanceof ProcessGroupTransport) {
+    const pid = transport.pid;
+    return pid === null ? undefined : { pid, signal: (signal) => transport.signal(signal) };
+  }
+  const pid = transport instanceof StdioClientTransport ? transport.pid : null;
+  if (pid === null) return undefined;
+  return {
+    pid,
+    signal: (signal) => {
+      try {
+        return process.kill(pid, signal);
+      } catch {
+        return false;
+      }
+    },
+  };
 }
 
 /** The most one answer may carry: the MCP SDK's own limit for a stdio message, so both kinds of backend agree. */

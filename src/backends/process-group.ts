@@ -1,0 +1,178 @@
+/**
+ * The stdio transport on POSIX: the SDK's StdioClientTransport (same
+ * environment, cwd, stdio pipes and message framing), except that the server
+ * runs as the leader of a process group of its own, so that it is stopped
+ * with everything it started. Many servers are `npx …` or a shell script
+ * that starts the real server beneath it; signalling the direct child alone
+ * would leave that one running.
+ *
+ * The SDK's transport offers no spawn option for this, hence this class.
+ * Node's `detached` makes the child the leader of a new session (setsid),
+ * which also gives it a group of its own and no controlling terminal: a
+ * terminal's Ctrl-C reaches metatools only, which then closes its backends
+ * in order. The group is reported to a `GroupWatch` (the reaper), which
+ * stops it if metatools dies without closing it.
+ *
+ * A process that leaves the group on purpose (a daemon that calls setsid or
+ * setpgid itself) is not followed.
+ */
+import { spawn, type ChildProcess } from "node:child_process";
+import { PassThrough, type Stream } from "node:stream";
+import { getDefaultEnvironment } from "@modelcontextprotocol/sdk/client/stdio.js";
+import { ReadBuffer, serializeMessage } from "@modelcontextprotocol/sdk/shared/stdio.js";
+import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
+import type { JSONRPCMessage } from "@modelcontextprotocol/sdk/types.js";
+import type { GroupWatch } from "./reaper.js";
+
+export interface ProcessGroupParams {
+  command: string;
+  args: string[];
+  /** Added to the SDK's default environment (HOME, LOGNAME, PATH, SHELL, TERM, USER), as the SDK does. */
+  env?: Record<string, string>;
+  cwd?: string;
+}
+
+/** How long each step of close() waits (stdin closed, then SIGTERM, then SIGKILL): the SDK's. */
+const CLOSE_STEP_MS = 2000;
+/** When the leader exits with others of its group still running: how long they have after SIGTERM before SIGKILL. */
+const LEFTOVER_GRACE_MS = 1000;
+
+export class ProcessGroupTransport implements Transport {
+  onclose?: () => void;
+  onerror?: (error: Error) => void;
+  onmessage?: (message: JSONRPCMessage) => void;
+
+  private child: ChildProcess | undefined;
+  /** The group's id (the leader's pid), from the spawn until the group is known to be empty. */
+  private group: number | undefined;
+  private readonly readBuffer = new ReadBuffer();
+  /** Given out before start(), as the SDK's is, so no early line is lost. */
+  private readonly stderrStream = new PassThrough();
+
+  constructor(
+    private readonly params: ProcessGroupParams,
+    private readonly groups?: GroupWatch,
+  ) {}
+
+  get stderr(): Stream {
+    return this.stderrStream;
+  }
+
+  /** The leader's pid once started, while it runs. */
+  get pid(): number | null {
+    return this.child?.pid ?? null;
+  }
+
+  start(): Promise<void> {
+    if (this.child) return Promise.reject(new Error("ProcessGroupTransport already started"));
+    return new Promise((resolve, reject) => {
+      const child = spawn(this.params.command, this.params.args, {
+        env: { ...getDefaultEnvironment(), ...this.params.env },
+        stdio: ["pipe", "pipe", "pipe"],
+        shell: false,
+        cwd: this.params.cwd,
+        detached: true,
+      });
+      this.child = child;
+      // At once, not on "spawn": the reaper knows the group before any await could let metatools die.
+      if (child.pid !== undefined) {
+        this.group = child.pid;
+        this.groups?.watch(child.pid);
+      }
+      child.on("error", (error) => {
+        reject(error);
+        this.onerror?.(error);
+      });
+      child.on("spawn", () => resolve());
+      child.on("exit", () => this.stopLeftovers());
+      child.on("close", () => {
+        this.child = undefined;
+        this.onclose?.();
+      });
+      child.stdin!.on("error", (error) => this.onerror?.(error));
+      child.stdout!.on("data", (chunk: Buffer) => {
+        try {
+          this.readBuffer.append(chunk);
+          this.readMessages();
+        } catch (error) {
+          this.onerror?.(error as Error);
+          void this.close().catch(() => {});
+        }
+      });
+      child.stdout!.on("error", (error) => this.onerror?.(error));
+      child.stderr!.pipe(this.stderrStream);
+    });
+  }
+
+  send(message: JSONRPCMessage): Promise<void> {
+    return new Promise((resolve) => {
+      const stdin = this.child?.stdin;
+      if (!stdin) throw new Error("Not connected");
+      if (stdin.write(serializeMessage(message))) resolve();
+      else stdin.once("drain", resolve);
+    });
+  }
+
+  /** As the SDK's: stdin closed, then SIGTERM, then SIGKILL, 2 s apart; here each signal goes to the whole group. */
+  async close(): Promise<void> {
+    const child = this.child;
+    this.child = undefined;
+    if (child) {
+      const closed = new Promise<void>((resolve) => child.once("close", () => resolve()));
+      child.stdin?.end();
+      if (!(await settles(closed, CLOSE_STEP_MS)) && this.signal("SIGTERM") && !(await settles(closed, CLOSE_STEP_MS))) this.signal("SIGKILL");
+    }
+    this.readBuffer.clear();
+  }
+
+  /** Sends `signal` to the server and everything left of its group; false when nothing of it is left. */
+  signal(signal: NodeJS.Signals): boolean {
+    if (this.group === undefined) return false;
+    try {
+      process.kill(-this.group, signal);
+      return true;
+    } catch {
+      return false;
+    }
+  }
+
+  /**
+   * The leader exited: the server is over (as systemd ends a service whose
+   * main process exited), and whatever it left in its group has no one to
+   * stop it (and may hold its stdout, so the connection would never close).
+   * That gets SIGTERM, then SIGKILL; then the group is forgotten.
+   */
+  private stopLeftovers(): void {
+    const group = this.group;
+    if (group === undefined) return;
+    const forget = () => {
+      this.group = undefined;
+      this.groups?.forget(group);
+    };
+    if (!this.signal("SIGTERM")) return forget();
+    setTimeout(() => {
+      this.signal("SIGKILL");
+      forget();
+    }, LEFTOVER_GRACE_MS).unref();
+  }
+
+  /** As the SDK's: a line that is not a message is reported and skipped. */
+  private readMessages(): void {
+    for (;;) {
+      try {
+        const message = this.readBuffer.readMessage();
+        if (message === null) return;
+        this.onmessage?.(message);
+      } catch (error) {
+        this.onerror?.(error as Error);
+      }
+    }
+  }
+}
+
+/** True when `promise` settles within `ms`. */
+function settles(promise: Promise<unknown>, ms: number): Promise<boolean> {
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<boolean>((resolve) => (timer = setTimeout(() => resolve(false), ms).unref()));
+  return Promise.race([promise.then(() => true), late]).finally(() => clearTimeout(timer));
+}
