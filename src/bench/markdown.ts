@@ -24,6 +24,9 @@ const INTRO: Record<string, string> = {
   exec: "run_tool against a direct MCP client calling the same stdio backend (the public everything server's `echo`), and cache hits.",
   code: "The built-in code tools over a generated source tree.",
   http: "Concurrent clients over Streamable HTTP, stateful sessions and stateless replicas.",
+  soak: "One `metatools serve --http` for minutes under churning backends (crashes, renamed tools, megabyte results) and many clients whose sessions are closed, dropped or left open: what the server holds, sampled as it goes.",
+  "soak-verdicts":
+    "Each resource over the last half of the soak, level or growing, and the promises checked: handles readable for their stated lifetime, no faults, a clean shutdown.",
 };
 
 /** Writes `file` and its charts; returns the paths written. */

@@ -2,7 +2,9 @@
  * Runs the benchmark suites and gathers one report: search latency and cold
  * start over synthetic catalogs (BM25, and hybrid with the built-in embedder
  * or a word-vectors file), the code tools, run_tool overhead and cache hits,
- * HTTP under load, and token economics.
+ * HTTP under load, and token economics; and, only when asked for by name,
+ * the soak (soak/run.ts): minutes of churn against one server, with a
+ * verdict per resource.
  */
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -12,13 +14,16 @@ import { encoderBench, type EncoderBench } from "./encoder.js";
 import { everythingServer, execBench, type ExecBenchRow } from "./exec.js";
 import { httpLoad, type HttpLoadResult } from "./http.js";
 import { cliSearch, coldStart, searchLatency, type CliSearchResult, type ColdStartResult, type LatencyResult, type SemanticBench } from "./measure.js";
+import { soak, type SoakOptions, type SoakResult } from "./soak/run.js";
 import { snapshotStart, type SnapshotStartResult } from "./snapshot-start.js";
 import { datasetTokens, liveTokens, loadTokenizer, resolvePackage, type TokenRow } from "./tokens.js";
 import type { EmbedderConfig } from "../config/resolved.js";
 import { installedUseModel } from "../embed/use.js";
 
-export const SUITES = ["search", "code", "exec", "http", "tokens"] as const;
+export const SUITES = ["search", "code", "exec", "http", "tokens", "soak"] as const;
 export type Suite = (typeof SUITES)[number];
+/** What `--suite all` runs: every suite but the soak, which takes as long as it is told to. */
+export const DEFAULT_SUITES: readonly Suite[] = SUITES.filter((s) => s !== "soak");
 
 export interface BenchOptions {
   suites: ReadonlySet<Suite>;
@@ -39,6 +44,7 @@ export interface BenchOptions {
   datasets: readonly string[];
   /** Tasks (queries) per catalog for token economics. */
   tasks: number;
+  soak: SoakOptions;
 }
 
 export interface ColdStartSummary {
@@ -71,6 +77,7 @@ export interface BenchReport {
   exec: ExecBenchRow[];
   http: HttpLoadResult[];
   tokens: TokenRow[];
+  soak?: SoakResult;
 }
 
 export async function runBench(options: BenchOptions, progress: (line: string) => void): Promise<BenchReport> {
@@ -113,6 +120,10 @@ export async function runBench(options: BenchOptions, progress: (line: string) =
       report.code = await codeBench(join(dir, "tree"), options.codeFiles);
     }
     if (has("search")) await searchSuite(options, dir, report, progress);
+    if (has("soak")) {
+      progress(`soak: ${options.soak.clients} clients for ${options.soak.minutes} min against one server with churning backends…`);
+      report.soak = await soak(dir, options.soak, progress);
+    }
     return report;
   } finally {
     if (cacheHome === undefined) delete process.env.XDG_CACHE_HOME;

@@ -4,6 +4,7 @@
  * the row shows it and the ratio measured / target (≤ 1.00 meets it).
  */
 import type { Table } from "../util/table.js";
+import { soakTables } from "./soak/table.js";
 import type { BenchReport } from "./suite.js";
 
 /** Targets from the project's acceptance criteria. */
@@ -27,7 +28,7 @@ export const TARGETS = {
 };
 
 export interface Section {
-  id: "tokens" | "search" | "hybrid" | "exec" | "code" | "http";
+  id: "tokens" | "search" | "hybrid" | "exec" | "code" | "http" | "soak" | "soak-verdicts";
   title: string;
   table: Table;
 }
@@ -41,6 +42,10 @@ export function reportSections(report: BenchReport): Section[] {
   if (report.exec.length) sections.push({ id: "exec", title: "run_tool overhead and cache hits", table: execTable(report) });
   if (report.code.length) sections.push({ id: "code", title: "Code tools", table: codeTable(report) });
   if (report.http.length) sections.push({ id: "http", title: "Streamable HTTP under load", table: httpTable(report) });
+  if (report.soak) {
+    const { samples, verdicts } = soakTables(report.soak);
+    sections.push({ id: "soak", title: "Soak: every interval", table: samples }, { id: "soak-verdicts", title: "Soak: verdicts", table: verdicts });
+  }
   return sections;
 }
 

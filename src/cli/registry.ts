@@ -91,9 +91,9 @@ export const COMMANDS: readonly Command[] = [
   {
     name: "bench",
     usage:
-      "[--suite all|search|code|exec|http|tokens] [--dataset DIR]... [--vectors FILE] [--report FILE] [--sizes 1000,10000,100000] [--tasks N] [--clients N] [--calls N] [--code-files N] [--runs N] [--redis URL] [--json]",
+      "[--suite all|search|code|exec|http|tokens|soak] [--dataset DIR]... [--vectors FILE] [--report FILE] [--sizes 1000,10000,100000] [--tasks N] [--clients N] [--calls N] [--code-files N] [--runs N] [--redis URL] [--minutes N] [--store sqlite|memory] [--json]",
     summary:
-      "benchmarks: search latency, cold start, RSS, run_tool overhead, cache hits, HTTP load, token economics; --report writes the Markdown page with charts",
+      "benchmarks: search latency, cold start, RSS, run_tool overhead, cache hits, HTTP load, token economics; --report writes the Markdown page with charts; --suite soak (never in all) runs one server for --minutes under churn and judges each resource level or growing",
     run: (argv) => import("./commands/bench.js").then((m) => m.bench(argv)),
   },
 ];

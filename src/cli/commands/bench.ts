@@ -5,7 +5,7 @@
 import { existsSync } from "node:fs";
 import { basename, relative, resolve } from "node:path";
 import { writeMarkdownReport } from "../../bench/markdown.js";
-import { runBench, SUITES, type Suite } from "../../bench/suite.js";
+import { DEFAULT_SUITES, runBench, SUITES, type Suite } from "../../bench/suite.js";
 import { reportSections } from "../../bench/tables.js";
 import { textTable } from "../../util/table.js";
 import { intFlag, parseFlags, UsageError } from "../flags.js";
@@ -24,6 +24,8 @@ export async function bench(argv: string[]): Promise<number> {
     dataset: { type: "string", multiple: true },
     tasks: { type: "string" },
     report: { type: "string" },
+    minutes: { type: "string" },
+    store: { type: "string" },
   });
   const suite = values.suite ?? "all";
   if (suite !== "all" && !SUITES.includes(suite as Suite)) throw new UsageError(`--suite takes all, ${SUITES.join(", ")}, got "${suite}"`);
@@ -33,13 +35,18 @@ export async function bench(argv: string[]): Promise<number> {
   // Hybrid rows embed with the built-in table unless --vectors names a word-vectors file.
   const vectorsFile = values.vectors ? resolve(values.vectors) : undefined;
   if (vectorsFile && !existsSync(vectorsFile)) throw new UsageError(`--vectors: ${vectorsFile} not found; build it with \`metatools vectors import\``);
+  // The soak only: how long, and where outputs are kept (sqlite: counted on disk; memory: the default deployment's LRU).
+  const minutes = values.minutes === undefined ? 10 : Number(values.minutes);
+  if (!(minutes > 0) || minutes > 24 * 60) throw new UsageError(`--minutes takes a number of minutes above 0, e.g. 1 or 30, got "${values.minutes}"`);
+  const store = values.store ?? "sqlite";
+  if (store !== "sqlite" && store !== "memory") throw new UsageError(`--store takes sqlite or memory, got "${store}"`);
   const datasets = (values.dataset ?? []).map((d) => resolve(d));
   for (const d of datasets)
     if (!existsSync(resolve(d, "tools.jsonl"))) throw new UsageError(`--dataset: ${d} has no tools.jsonl (a retrieval set: tools.jsonl and queries.jsonl)`);
 
   const report = await runBench(
     {
-      suites: new Set(suite === "all" ? SUITES : [suite as Suite]),
+      suites: new Set(suite === "all" ? DEFAULT_SUITES : [suite as Suite]),
       sizes,
       runs: intFlag(values.runs, "runs", 1) ?? 3,
       codeFiles: intFlag(values["code-files"], "code-files", 1) ?? 5000,
@@ -50,6 +57,7 @@ export async function bench(argv: string[]): Promise<number> {
       vectorsFile,
       datasets,
       tasks: intFlag(values.tasks, "tasks", 1) ?? 200,
+      soak: { minutes, clients: intFlag(values.clients, "clients", 1) ?? 12, store },
     },
     (line) => stderr().write(`bench: ${line}\n`),
   );
