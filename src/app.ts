@@ -10,6 +10,7 @@ import { createBackend } from "./backends/factory.js";
 import { identityOf, snapshotFile, ToolSnapshot } from "./backends/snapshot.js";
 import { cacheHome } from "./config/env.js";
 import { BackendManager } from "./backends/manager.js";
+import { Reaper } from "./backends/reaper.js";
 import { redactingOutputStore } from "./backends/redacting.js";
 import type { Backend } from "./backends/types.js";
 import { loadCatalogs } from "./catalog/load.js";
@@ -29,7 +30,7 @@ import { KeyValueOutputStore, type OutputStore } from "./disclosure/outputs.js";
 import { ResultCache } from "./exec/cache.js";
 import { Executor } from "./exec/executor.js";
 import { Telemetry } from "./observe/telemetry.js";
-import { openConfiguredStore } from "./store/open.js";
+import { openStoreParts } from "./store/open.js";
 import { storeHealth, type StoreHealth } from "./store/health.js";
 import { ToolRegistry } from "./registry/registry.js";
 import { openEmbedder } from "./embed/open.js";
@@ -38,8 +39,7 @@ import type { Learner } from "./learn/learner.js";
 import { openLearning } from "./learn/open.js";
 import { IndexCache } from "./search/index-cache.js";
 import { SemanticIndex } from "./search/semantic.js";
-import { ToolGate } from "./security/gate.js";
-import { LockFile } from "./security/lock.js";
+import { openGate, type ToolGate } from "./security/gate.js";
 import { silentLogger, type Logger } from "./util/log.js";
 import { packageVersion } from "./util/version.js";
 import { GrowingRedactor, redactingLogger, redactor, type Redact } from "./util/redact.js";
@@ -116,32 +116,23 @@ export function createMetatools(config: ResolvedConfig, options: AppOptions = {}
   const clientLog = new ClientLog((level) => backends.logs.setLevel(level));
   const logger = redactingLogger(clientLog.alsoTo(options.logger ?? silentLogger), redact);
   const catalog = new CatalogIndex(loadCatalogs(config.catalogs, join(cacheHome(), "catalog")));
-  const lock = config.security.lockFile ? new LockFile(config.security.lockFile) : undefined;
-  const gate = new ToolGate(lock, {
-    scan: config.security.scan,
-    maxDescriptionChars: config.security.maxDescriptionChars,
-    exempt: new Set(["code", "metatools"]),
-  });
+  const { lock, gate } = openGate(config.security, logger);
   const registry = new ToolRegistry(catalog, config.access, gate);
-  // An approval (`metatools approve`) rewrites the lock file: a running server notices and lets the tool in.
-  let lockWatch: NodeJS.Timeout | undefined;
+  // An approval (`metatools approve`) rewrites the lock file: a running server notices (lock.watch) and lets the tool in.
+  lock?.onChange(() => registry.regate());
   const embedder = config.search.embedder;
   const background = options.backgroundDelayMs ? new Promise<void>((resolve) => setTimeout(resolve, options.backgroundDelayMs).unref()) : undefined;
-  const semantic = embedder && new SemanticIndex(() => openEmbedder(embedder), config.search.embeddingCache, logger, background);
+  const semantic =
+    embedder &&
+    new SemanticIndex(() => openEmbedder(embedder), { dir: config.search.embeddingCache, maxBytes: config.search.embeddingCacheMaxBytes }, logger, background);
   // Large namespaces' analyzed indexes are kept per config, so a restart over 10,000 tools does not analyze them again.
   const indexCache = config.file ? new IndexCache(join(cacheHome(), "index"), config.file, packageVersion()) : undefined;
-  const stores = {
-    cache: openConfiguredStore(config.store, "cache"),
-    outputs: openConfiguredStore(config.store, "out"),
-    learn: config.learn && openConfiguredStore(config.store, "learn"),
-  };
+  const stores = openStoreParts(config.store, config.outputs, !!config.learn);
   // What search learns from use lives beside the cache: in memory, or in the Redis replicas share.
   const useLearning = config.learn && stores.learn ? openLearning(config.learn, stores.learn, logger, redact) : undefined;
   const learner = useLearning?.learner;
   const search = new SearchEngine(registry, { semantic, fusion: config.search.fusion, indexCache, wordsOnly: new Set(["metatools"]), learned: learner });
-  // In memory, one output may take at most a quarter of the store, so a large one cannot push out every other handle.
-  const outputLimit = config.store.url === "memory" ? Math.min(config.outputs.maxBytes, Math.floor(config.store.memoryMaxBytes / 4)) : config.outputs.maxBytes;
-  const outputs = new KeyValueOutputStore(stores.outputs, { ttlMs: config.outputs.ttlMs, maxBytes: outputLimit });
+  const outputs = new KeyValueOutputStore(stores.quota, { ttlMs: config.outputs.ttlMs, maxBytes: config.outputs.maxBytes });
   const specOf = new Map(config.backends.map((spec) => [spec.namespace, spec]));
   // What answers under a namespace: its config (hashed once, as the snapshot keys it) and its server's version. Results cached for another are never served.
   const configured = new Map(config.backends.map((spec) => [spec.namespace, identityOf(spec)]));
@@ -149,7 +140,7 @@ export function createMetatools(config: ResolvedConfig, options: AppOptions = {}
   const cache = new ResultCache(stores.cache, config.cache, logger, identity);
   const bodyBudget = config.budgets.inlineBytes - RUN_ENVELOPE_BYTES;
   // Resource links a backend returns are handed on under metatools:// names, read back through it (resources/read, or metatools:read_resource).
-  const links = new ResourceLinks(stores.outputs, config.outputs.ttlMs);
+  const links = new ResourceLinks(stores.links, config.outputs.ttlMs);
   const builtins: Backend[] = [outputsBackend(outputs, bodyBudget, [readResourceTool(() => resources)])];
   if (config.code) {
     builtins.unshift(
@@ -166,9 +157,11 @@ export function createMetatools(config: ResolvedConfig, options: AppOptions = {}
   }
   // What backends are told the client side can answer; `serve` on stdio sets it from its client's initialize before starting them.
   const clientFeatures: ClientFeatures = { elicitation: true, sampling: true };
+  // Stops stdio backends' process groups if this process dies without closing them; started with the first one.
+  const reaper = new Reaper(logger);
   const backends = new BackendManager(
     [
-      ...config.backends.map((spec) => ({ backend: createBackend(spec, redact, session(spec), clientFeatures), spec })),
+      ...config.backends.map((spec) => ({ backend: createBackend(spec, redact, session(spec), clientFeatures, reaper), spec })),
       ...[...builtins, ...(options.extraBackends ?? [])].map((backend) => ({
         backend,
         spec: { namespace: backend.namespace, connectTimeoutMs: config.timeouts.connectMs, callTimeoutMs: config.timeouts.callMs },
@@ -177,6 +170,7 @@ export function createMetatools(config: ResolvedConfig, options: AppOptions = {}
     { logger, backoffMs: options.backoffMs, breakerMs: options.breakerMs, redact },
   );
   const snapshot = new ToolSnapshot(snapshotFile(cacheHome(), config.file));
+  snapshot.retain(config.backends.map((b) => b.namespace));
   backends.logs.onLog((namespace, log) =>
     clientLog.publish({ level: log.level, logger: log.logger ? `${namespace}/${log.logger}` : namespace, data: log.data }),
   );
@@ -217,18 +211,10 @@ export function createMetatools(config: ResolvedConfig, options: AppOptions = {}
     checkStore: () => storeHealth(stores.cache),
     // The embedder's load is awaited, so a broken one is reported at start; indexing goes on in the background.
     start: (options) => {
-      if (lock)
-        lockWatch ??= setInterval(() => {
-          try {
-            if (lock.reload()) registry.regate();
-          } catch (error) {
-            logger.error(error instanceof Error ? error.message : String(error));
-          }
-        }, 2000).unref();
+      lock?.watch();
       return startAll(options?.only);
     },
     close: async () => {
-      clearInterval(lockWatch);
       await closeAll();
     },
   };
@@ -244,16 +230,23 @@ export function createMetatools(config: ResolvedConfig, options: AppOptions = {}
     }
     const store = storeHealth(stores.cache).then((health) => {
       if (health.kind === "memory") return;
-      if (health.ok) logger.info(`store: ${health.where}`);
-      else logger.error(`${health.error}; results are not cached and large outputs cannot be kept until it is reachable`);
+      if (!health.ok) return logger.error(`${health.error}; results are not cached and large outputs cannot be kept until it is reachable`);
+      logger.info(`store: ${health.where}`);
+      // A Redis that may evict what metatools keeps, or grow without bound, is told to the operator once, at start.
+      return stores.quota.advice?.().then(
+        (advice) => advice && logger.warn(advice),
+        () => {},
+      );
     });
     return Promise.all([backends.start(only && [...only, ...missing]), store, semantic?.ready, useLearning?.start()]).then(() => undefined);
   }
   async function closeAll(): Promise<void> {
     snapshot.flush();
+    lock?.close();
     search.flush();
     await backends.close();
+    reaper.close();
     await semantic?.close();
-    await Promise.all([stores.cache.close(), stores.outputs.close(), stores.learn?.close(), credentials?.close()]);
+    await Promise.all([stores.cache.close(), stores.outputs.close(), stores.links.close(), stores.learn?.close(), credentials?.close()]);
   }
 }

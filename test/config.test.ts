@@ -78,7 +78,7 @@ describe("config resolution", () => {
     expect(config.search).toMatchObject({ defaultLimit: 5, maxLimit: 50, mode: "auto" });
     expect(config.store).toEqual({ url: "memory", prefix: "metatools", memoryMaxBytes: 64 << 20 });
     expect(config.cache).toEqual({ enabled: true, ttlMs: 300_000, maxEntryBytes: 1 << 20, shareAcrossPrincipals: false });
-    expect(config.outputs).toEqual({ ttlMs: 1_800_000, maxBytes: 16 << 20 });
+    expect(config.outputs).toEqual({ ttlMs: 1_800_000, maxBytes: 16 << 20, principalBytes: 64 << 20, totalBytes: 256 << 20 });
     expect(config.run.outputValidation).toBe("warn");
   });
 

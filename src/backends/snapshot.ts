@@ -9,7 +9,7 @@
  * unpinned ones scanned), and are never pinned (security/gate.ts).
  */
 import { createHash } from "node:crypto";
-import { mkdirSync, readFileSync } from "node:fs";
+import { mkdirSync, readdirSync, readFileSync, rmSync, statSync, utimesSync } from "node:fs";
 import { dirname, join } from "node:path";
 import type { BackendSpec } from "../config/resolved.js";
 import type { UpstreamTool } from "../model/tool.js";
@@ -33,12 +33,17 @@ interface SnapshotFile {
 
 /** Writes are gathered for this long, so a burst of list changes costs one write. */
 const WRITE_DELAY_MS = 200;
+/** And come at most this often: a backend that renames its tools every few seconds does not rewrite the file each time. */
+const WRITE_EVERY_MS = 10_000;
+/** Snapshots of configs not started for this long (moved, deleted, temporary) are removed when another is written. */
+const UNUSED_FOR_MS = 30 * 24 * 3600_000;
 
 export class ToolSnapshot {
   private data: SnapshotFile | undefined;
   private timer: NodeJS.Timeout | undefined;
   /** Set since the last write: a start that changes nothing writes nothing. */
   private dirty = false;
+  private lastWrite = 0;
 
   /** `file`: where the snapshot lives; undefined keeps nothing (no config file). */
   constructor(readonly file: string | undefined) {}
@@ -65,8 +70,22 @@ export class ToolSnapshot {
     if (old && JSON.stringify({ ...old, savedAt: "" }) === JSON.stringify(entry)) return;
     this.load().backends[spec.namespace] = { ...entry, savedAt: new Date().toISOString() };
     this.dirty = true;
-    this.timer ??= setTimeout(() => this.flush(), WRITE_DELAY_MS);
+    this.timer ??= setTimeout(() => this.flush(), Math.max(WRITE_DELAY_MS, this.lastWrite + WRITE_EVERY_MS - Date.now()));
     this.timer.unref();
+  }
+
+  /**
+   * Keeps only the backends of the config as it is now: a server removed
+   * from the config (or renamed) takes its entry with it at the next write.
+   */
+  retain(namespaces: Iterable<string>): void {
+    const keep = new Set(namespaces);
+    const backends = this.load().backends;
+    for (const namespace of Object.keys(backends)) {
+      if (keep.has(namespace)) continue;
+      delete backends[namespace];
+      this.dirty = true;
+    }
   }
 
   /** Writes what is pending now (on close). */
@@ -75,9 +94,11 @@ export class ToolSnapshot {
     this.timer = undefined;
     if (!this.file || !this.data || !this.dirty) return;
     this.dirty = false;
+    this.lastWrite = Date.now();
     try {
       mkdirSync(dirname(this.file), { recursive: true });
       writeFileAtomic(this.file, JSON.stringify(this.data));
+      pruneUnused(dirname(this.file));
     } catch {
       // A snapshot is an optimisation: without it, backends are listed as they connect.
     }
@@ -90,10 +111,22 @@ export class ToolSnapshot {
     try {
       const parsed = JSON.parse(readFileSync(this.file, "utf8")) as SnapshotFile;
       if (parsed?.version === 1 && parsed.backends && typeof parsed.backends === "object") this.data = parsed;
+      // Used: kept from pruning for another month, though a start that changes nothing writes nothing.
+      const now = new Date();
+      utimesSync(this.file, now, now);
     } catch {
       // None yet, or unreadable: start empty.
     }
     return this.data;
+  }
+}
+
+/** The snapshots of configs not started for a month go: the folder does not grow with every config ever served. */
+function pruneUnused(dir: string): void {
+  const now = Date.now();
+  for (const name of readdirSync(dir)) {
+    const file = join(dir, name);
+    if (name.endsWith(".json") && now - statSync(file).mtimeMs > UNUSED_FOR_MS) rmSync(file, { force: true });
   }
 }
 

@@ -7,7 +7,8 @@
 import { z } from "zod";
 import { jsonBytes } from "../disclosure/budget.js";
 import { formatCall, guidanceFields, hint, recoverable, type NextCall } from "../disclosure/guidance.js";
-import { HANDLE_PATTERN, linesThatFit, READ_OUTPUT_ID, type OutputStore, type StoredOutput } from "../disclosure/outputs.js";
+import { HANDLE_PATTERN, linesThatFit, READ_OUTPUT_ID, type OutputLookup, type OutputStore } from "../disclosure/outputs.js";
+import { sizeWords } from "../store/quota.js";
 import { StoreError } from "../store/kv.js";
 import { escapeRegExp } from "../util/glob.js";
 import { compileRegex, MAX_PATTERN, shownPattern, smartCaseInsensitive, type SafeRegex } from "../util/regex.js";
@@ -55,10 +56,10 @@ function readOutputTool(store: OutputStore, budget: number, matchers: MatcherPoo
     annotations: { readOnlyHint: true, idempotentHint: true, openWorldHint: false },
 
     async handle(args, { principal, signal }): Promise<Body | RawResult> {
-      let output: StoredOutput | undefined;
+      let found: OutputLookup;
       try {
         // Another principal's handle is not found: the same answer as one that never existed.
-        output = await store.get(args.handle, principal);
+        found = await store.get(args.handle, principal);
       } catch (error) {
         if (!(error instanceof StoreError)) throw error;
         const next = call(args);
@@ -68,13 +69,8 @@ function readOutputTool(store: OutputStore, budget: number, matchers: MatcherPoo
           hint(`The store may be back shortly; retry: ${formatCall(next)}`, next),
         );
       }
-      if (!output) {
-        return recoverable(
-          "unknown_handle",
-          `No stored output ${args.handle}: it expired (handles live ${Math.round(store.ttlMs / 60_000)} minutes), was pushed out of a full store, was made for another caller (another token), or was made by a server that does not share this one's store.`,
-          hint("Run the call that produced it again (the same run_tool call); its reply carries a fresh handle."),
-        );
-      }
+      if (found.kind !== "found") return notFound(args.handle, found, store.ttlMs);
+      const output = found.output;
       // Media (images, audio) come back as they were sent: the agent asked for them by this call.
       if (output.kind === "media")
         return new RawResult({
@@ -125,6 +121,32 @@ function readOutputTool(store: OutputStore, budget: number, matchers: MatcherPoo
       return { ...body, ...guidanceFields(hint(`${why}; ${lines.length - end} lines remain. Continue: ${formatCall(next)}`, next)) };
     },
   });
+}
+
+/**
+ * Why a handle cannot be read. A handle evicted for room says so (its owner
+ * made more outputs than its share holds), so the agent learns to read
+ * sooner or ask for less; one merely unknown lists the ways a handle ends.
+ */
+function notFound(handle: string, found: Exclude<OutputLookup, { kind: "found" }>, ttlMs: number): Body {
+  const rerun = hint("Run the call that produced it again (the same run_tool call); its reply carries a fresh handle.");
+  if (found.kind === "evicted")
+    return recoverable(
+      "evicted_handle",
+      `${handle} was evicted before its ${Math.round(ttlMs / 60_000)} minutes were up, to make room for your later outputs: each caller keeps at most ${sizeWords(found.ownerBytes)} of outputs, and its oldest go first. Read a handle's slices before making many more large outputs, or narrow the calls.`,
+      rerun,
+    );
+  if (found.kind === "dropped")
+    return recoverable(
+      "evicted_handle",
+      `${handle} was dropped by the store itself before its time (a Redis at its maxmemory evicting keys; the operator can fix this, see docs/deploy.md), not by your own outputs.`,
+      rerun,
+    );
+  return recoverable(
+    "unknown_handle",
+    `No stored output ${handle}: it expired (handles live ${Math.round(ttlMs / 60_000)} minutes), was made for another caller (another token), or was made by a server that does not share this one's store.`,
+    rerun,
+  );
 }
 
 /** One line too long to send whole, read in pieces of characters. */

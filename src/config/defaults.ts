@@ -14,6 +14,8 @@ export const DEFAULTS = {
     mode: "auto",
     /** Hybrid search with no setup: the built-in table needs no download, runtime or native code. */
     embedder: { type: "builtin" },
+    /** The embedding cache's cap, in memory and on disk (the file may pass it by a quarter before it is compacted): about 64,000 texts of the built-in embedder. */
+    embeddingCacheMaxBytes: 64 << 20,
     /** Measured on the public retrieval sets (docs/retrieval.md): a low k keeps BM25's confident top ranks apart. */
     // semanticWeight: for an embedder that names no weight of its own (`use` names 1.5).
     fusion: { k: 3, semanticWeight: 1.25, bm25Confidence: 20 },
@@ -28,8 +30,10 @@ export const DEFAULTS = {
   run: { rejectUnknownArgs: true, outputValidation: "warn" },
   store: { url: "memory", prefix: "metatools", memoryMaxBytes: 64 << 20 },
   cache: { enabled: true, ttlMs: 5 * 60_000, maxEntryBytes: 1 << 20, shareAcrossPrincipals: false },
-  outputs: { ttlMs: 30 * 60_000, maxBytes: 16 << 20 },
-  security: { scan: true, lockFile: "metatools.lock.json", maxDescriptionChars: 10_000 },
+  /** principalBytes: each caller's share of the output store (its oldest go first past it); totalBytes: all callers' together (past it, a new output is refused, never someone else's evicted). */
+  outputs: { ttlMs: 30 * 60_000, maxBytes: 16 << 20, principalBytes: 64 << 20, totalBytes: 256 << 20 },
+  /** maxUnlistedPins: first-use pins kept per namespace for tools it no longer lists (about 200 bytes each in the lock file; docs/security.md says why the others are kept). */
+  security: { scan: true, lockFile: "metatools.lock.json", maxDescriptionChars: 10_000, maxUnlistedPins: 500 },
   auth: { storage: "file", file: "metatools.tokens.json" },
   http: {
     tokens: [] as string[],

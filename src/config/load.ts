@@ -133,6 +133,7 @@ function resolveConfig(
       ...(m.search?.embeddingCache === false
         ? {}
         : { embeddingCache: m.search?.embeddingCache ? resolve(where.baseDir, m.search.embeddingCache) : defaultCacheDir(where.env ?? process.env) }),
+      embeddingCacheMaxBytes: m.search?.embeddingCacheMaxBytes ?? DEFAULTS.search.embeddingCacheMaxBytes,
       fusion: {
         k: m.search?.fusion?.k ?? DEFAULTS.search.fusion.k,
         ...(m.search?.fusion?.semanticWeight !== undefined ? { semanticWeight: m.search.fusion.semanticWeight } : {}),
@@ -152,6 +153,7 @@ function resolveConfig(
       scan: m.security?.scan ?? DEFAULTS.security.scan,
       ...(m.security?.lockFile === false || !where.file ? {} : { lockFile: resolve(where.baseDir, m.security?.lockFile ?? DEFAULTS.security.lockFile) }),
       maxDescriptionChars: m.security?.maxDescriptionChars ?? DEFAULTS.security.maxDescriptionChars,
+      maxUnlistedPins: m.security?.maxUnlistedPins ?? DEFAULTS.security.maxUnlistedPins,
     },
     timeouts: { connectMs, callMs, startupGraceMs: m.timeouts?.startupGraceMs ?? DEFAULTS.timeouts.startupGraceMs },
     requests,
@@ -172,7 +174,12 @@ function resolveConfig(
       maxEntryBytes: m.cache?.maxEntryBytes ?? DEFAULTS.cache.maxEntryBytes,
       shareAcrossPrincipals: m.cache?.shareAcrossPrincipals ?? DEFAULTS.cache.shareAcrossPrincipals,
     },
-    outputs: { ttlMs: m.outputs?.ttlMs ?? DEFAULTS.outputs.ttlMs, maxBytes: m.outputs?.maxBytes ?? DEFAULTS.outputs.maxBytes },
+    outputs: {
+      ttlMs: m.outputs?.ttlMs ?? DEFAULTS.outputs.ttlMs,
+      maxBytes: m.outputs?.maxBytes ?? DEFAULTS.outputs.maxBytes,
+      principalBytes: m.outputs?.principalBytes ?? DEFAULTS.outputs.principalBytes,
+      totalBytes: m.outputs?.totalBytes ?? DEFAULTS.outputs.totalBytes,
+    },
     ...(code ? { code: withTokenFileDenied(code, auth) } : {}),
     ...(m.learn === false
       ? {}

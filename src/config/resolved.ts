@@ -76,6 +76,8 @@ export interface ResolvedConfig {
     embedder?: EmbedderConfig;
     /** Absolute folder for cached embeddings; undefined keeps them in memory. */
     embeddingCache?: string;
+    /** The cache's cap, in memory and on disk. */
+    embeddingCacheMaxBytes: number;
     /** semanticWeight undefined: the embedder's own default. */
     fusion: { k: number; semanticWeight?: number; bm25Confidence: number };
   };
@@ -90,7 +92,7 @@ export interface ResolvedConfig {
   /** Values from the environment that must never show (config/secrets.ts says which): redacted from logs, errors and responses. */
   secrets: Secret[];
   /** lockFile: absolute path, or undefined (no config file, or turned off). */
-  security: { scan: boolean; lockFile?: string; maxDescriptionChars: number };
+  security: { scan: boolean; lockFile?: string; maxDescriptionChars: number; maxUnlistedPins: number };
   timeouts: { connectMs: number; callMs: number; startupGraceMs: number };
   /** Bounds on backends' requests back to the client; each stdio or remote backend's spec carries them too. */
   requests: RequestLimits;
@@ -100,7 +102,7 @@ export interface ResolvedConfig {
   run: { rejectUnknownArgs: boolean; outputValidation: OutputValidation };
   store: StoreConfig;
   cache: CacheConfig;
-  outputs: { ttlMs: number; maxBytes: number };
+  outputs: { ttlMs: number; maxBytes: number; principalBytes: number; totalBytes: number };
   /** The built-in code-intelligence backend; undefined when disabled. */
   code?: CodeConfig;
   /** What search learns from use; undefined when `learn: false`. */

@@ -5,11 +5,12 @@
  */
 import { z } from "zod";
 import { DEFAULT_SECRET_PATTERNS } from "../codeintel/secrets.js";
-import { bytesWords, DEFAULTS, msWords } from "./defaults.js";
+import { bytesWords, DEFAULTS } from "./defaults.js";
 import { httpSectionSchema } from "./http.js";
 import { requestsSectionSchema } from "./requests.js";
 import { learnSectionSchema, searchSectionSchema } from "./search-schema.js";
 import { serverSchema } from "./server-schema.js";
+import { cacheSectionSchema, outputsSectionSchema, storeSectionSchema } from "./store-schema.js";
 
 export { NAMESPACE_PATTERN, serverSchema, type ServerConfig } from "./server-schema.js";
 
@@ -45,6 +46,14 @@ export const metatoolsSectionSchema = z
           .optional()
           .describe(
             `A longer description is flagged (more than anyone reviews, and room to hide instructions in). Default ${DEFAULTS.security.maxDescriptionChars}: real APIs document many parameters in prose.`,
+          ),
+        maxUnlistedPins: z
+          .number()
+          .int()
+          .min(0)
+          .optional()
+          .describe(
+            `Pins the lock file keeps per namespace for first-use tools the backend no longer lists, the most recently listed; older ones are pruned. Pins of listed tools and approved pins are always kept. Default ${DEFAULTS.security.maxUnlistedPins}.`,
           ),
       })
       .strict()
@@ -136,68 +145,9 @@ export const metatoolsSectionSchema = z
       })
       .strict()
       .optional(),
-    store: z
-      .object({
-        url: z
-          .string()
-          .regex(/^(memory(:.*)?|rediss?:\/\/.+|sqlite:\/\/.+)$/, "use memory, redis://host:port, rediss://host:port or sqlite://path/to/file.db")
-          .optional()
-          .describe(
-            `Where cached results and output handles live: \`memory\` (this process only), \`redis://host:port\` (shared by every replica pointing at it), or \`sqlite://file.db\` (needs the @keyv/sqlite package; relative to the config file's folder). Default \`${DEFAULTS.store.url}\`.`,
-          ),
-        prefix: z.string().min(1).optional().describe(`Key prefix, so several deployments can share one Redis. Default \`${DEFAULTS.store.prefix}\`.`),
-        memoryMaxBytes: z
-          .number()
-          .int()
-          .positive()
-          .optional()
-          .describe(
-            `Bound of the memory store, each for cache and outputs; least recently used first out. Default ${bytesWords(DEFAULTS.store.memoryMaxBytes)}.`,
-          ),
-      })
-      .strict()
-      .optional(),
-    cache: z
-      .object({
-        enabled: z.boolean().optional().describe(`Cache results of read-only or idempotent tools. Default ${DEFAULTS.cache.enabled}.`),
-        ttlMs: z
-          .number()
-          .int()
-          .positive()
-          .optional()
-          .describe(`How long a cached result is served, unless the tool's catalog entry sets \`cache.ttl_ms\`. Default ${msWords(DEFAULTS.cache.ttlMs)}.`),
-        maxEntryBytes: z
-          .number()
-          .int()
-          .positive()
-          .optional()
-          .describe(`Results larger than this are not cached. Default ${bytesWords(DEFAULTS.cache.maxEntryBytes)}.`),
-        shareAcrossPrincipals: z
-          .boolean()
-          .optional()
-          .describe(
-            `Serve one caller's cached result to another (over HTTP, callers are told apart by bearer token). Default ${DEFAULTS.cache.shareAcrossPrincipals}: each caller has its own cache, because a backend's answer may depend on who asks (credentials passed through, per-user data) and a shared cache would show one caller's data to another. Set it only when every backend answers everyone alike.`,
-          ),
-      })
-      .strict()
-      .optional(),
-    outputs: z
-      .object({
-        ttlMs: z
-          .number()
-          .int()
-          .positive()
-          .optional()
-          .describe(`How long an output handle (@out_…) can be read. Default ${msWords(DEFAULTS.outputs.ttlMs)}.`),
-        maxBytes: z
-          .number()
-          .int()
-          .positive()
-          .optional()
-          .describe(`Largest output kept under a handle; a longer one keeps its first lines and says so. Default ${bytesWords(DEFAULTS.outputs.maxBytes)}.`),
-      })
-      .strict()
-      .optional(),
+    store: storeSectionSchema.optional(),
+    cache: cacheSectionSchema.optional(),
+    outputs: outputsSectionSchema.optional(),
     run: z
       .object({
         outputValidation: z

@@ -3,7 +3,7 @@
  * ranks (the embedder, fusion) and what it learns from use.
  */
 import { z } from "zod";
-import { DEFAULTS, msWords } from "./defaults.js";
+import { bytesWords, DEFAULTS, msWords } from "./defaults.js";
 
 /** The semantic leg of search: one of the embedders, or false for none. */
 const embedderSchema = z
@@ -87,6 +87,14 @@ export const searchSectionSchema = z
       .optional()
       .describe(
         "Folder where tool embeddings are kept between runs (default: $XDG_CACHE_HOME/metatools/embeddings, or ~/.cache/…); false keeps them in memory only.",
+      ),
+    embeddingCacheMaxBytes: z
+      .number()
+      .int()
+      .min(64 * 1024)
+      .optional()
+      .describe(
+        `Most bytes of cached embeddings (16 + 4 × dimensions per text), in memory and in the cache file: the least recently used are dropped beyond it, and the file is rewritten with the rest once it is a quarter over. Default ${bytesWords(DEFAULTS.search.embeddingCacheMaxBytes)}: about 64,000 texts of the built-in embedder.`,
       ),
     fusion: z
       .object({

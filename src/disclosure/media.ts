@@ -6,7 +6,7 @@
  * what each one is and how large, never its data.
  */
 import type { AudioContent, EmbeddedResource, ImageContent, ResourceLink } from "@modelcontextprotocol/sdk/types.js";
-import { READ_OUTPUT_ID, type OutputStore } from "./outputs.js";
+import { READ_OUTPUT_ID, type KeptOutput, type OutputStore } from "./outputs.js";
 import type { NextCall } from "./guidance.js";
 
 /** MCP content a reply carries beside its JSON. */
@@ -44,7 +44,7 @@ export function mediaCall(handle: string): NextCall {
 }
 
 /** Keeps media under a new handle of `principal`'s; rejects with a StoreError when the store cannot take it. */
-export function keepMedia(outputs: OutputStore, media: readonly Media[], source: string, principal: string): Promise<string> {
+export function keepMedia(outputs: OutputStore, media: readonly Media[], source: string, principal: string): Promise<KeptOutput> {
   const notes = media.map(noteOf);
   return outputs.put({ kind: "media", text: JSON.stringify(notes), source, media: [...media] }, principal);
 }

@@ -5,14 +5,16 @@
  * live in the key-value store (memory, Redis or SQLite), so replicas that
  * share a Redis share handles. A handle belongs to the principal it was made
  * for: anyone else asking for it finds nothing, exactly as for a handle that
- * never existed, so a handle's id alone gives no access.
+ * never existed, so a handle's id alone gives no access. Each principal has
+ * its own share of the store (store/quota.ts): its oldest outputs make room
+ * for its newer ones, and no one else's ever do.
  */
 import { randomBytes } from "node:crypto";
 import { jsonBytes, truncateBytes } from "./budget.js";
 import { indentJson } from "../util/json-indent.js";
 import { childPath } from "../util/json-path.js";
 import { formatCall, type NextCall } from "./guidance.js";
-import type { KeyValue } from "../store/kv.js";
+import { ENTRY_OVERHEAD, sizeWords, type QuotaStore } from "../store/quota.js";
 import type { Attachment } from "./media.js";
 
 export interface StoredOutput {
@@ -26,15 +28,34 @@ export interface StoredOutput {
 }
 
 export interface OutputStore {
-  /** Stores an output for `owner` and returns its new handle. Rejects with a StoreError when the store cannot take it. */
-  put(output: StoredOutput, owner: string): Promise<string>;
-  /** The output, or undefined once it expired, if it never existed, or if `owner` did not make it. */
-  get(handle: string, owner: string): Promise<StoredOutput | undefined>;
+  /**
+   * Stores an output for `owner`, evicting the owner's own oldest outputs when its share of the store needs room
+   * (never another owner's). Rejects with a StoreError: `store_full` when the store cannot take it without taking
+   * another owner's room, `store_unavailable` when the store fails.
+   */
+  put(output: StoredOutput, owner: string): Promise<KeptOutput>;
+  /** The output, or why there is none. Another owner's handle is `missing`, exactly as one that never existed. */
+  get(handle: string, owner: string): Promise<OutputLookup>;
   /** How long a handle lives, for messages. */
   readonly ttlMs: number;
   /** Largest output kept. */
   readonly maxBytes: number;
 }
+
+export interface KeptOutput {
+  handle: string;
+  /** Bytes of further outputs its owner can store before this one may be evicted to make room. */
+  room: number;
+  /** Bytes one owner's outputs may take together (metatools.outputs.principalBytes). */
+  ownerBytes: number;
+}
+
+export type OutputLookup =
+  | { kind: "found"; output: StoredOutput }
+  /** Evicted for room by its owner's later outputs (`evicted`), or dropped by the store itself before its time (`dropped`). */
+  | { kind: "evicted" | "dropped"; ownerBytes: number }
+  /** Expired, never made, made for another owner, or by a server that does not share this store. */
+  | { kind: "missing" };
 
 export const HANDLE_PATTERN = /^@out_[A-Za-z0-9_-]{8,64}$/;
 export const READ_OUTPUT_ID = "metatools:read_output";
@@ -42,40 +63,55 @@ export const READ_OUTPUT_ID = "metatools:read_output";
 export interface OutputStoreOptions {
   /** How long a handle lives. Default 30 minutes. */
   ttlMs?: number;
-  /** Largest output kept; `spill` keeps the first lines of a longer one and says so. Default 16 MiB. */
+  /** Largest output kept; `spill` keeps the first lines of a longer one and says so. Default 16 MiB, and at most what one owner may keep. */
   maxBytes?: number;
 }
 
 /**
- * Outputs kept in the shared key-value store, so a handle made by one
- * replica reads the same through any other that shares the store.
+ * Outputs kept in the shared quota store, so a handle made by one replica
+ * reads the same through any other that shares the store, and one caller's
+ * outputs never push out another's.
  */
 export class KeyValueOutputStore implements OutputStore {
   readonly ttlMs: number;
   readonly maxBytes: number;
 
   constructor(
-    private readonly store: KeyValue,
+    private readonly store: QuotaStore,
     options: OutputStoreOptions = {},
   ) {
     this.ttlMs = options.ttlMs ?? 30 * 60_000;
-    this.maxBytes = options.maxBytes ?? 16 << 20;
+    // An output is stored whole with its source and JSON quoting: leave that room inside one owner's share.
+    this.maxBytes = Math.max(1024, Math.min(options.maxBytes ?? 16 << 20, Math.floor((store.limits.ownerBytes - ENTRY_OVERHEAD) / 2)));
   }
 
-  async put(output: StoredOutput, owner: string): Promise<string> {
+  async put(output: StoredOutput, owner: string): Promise<KeptOutput> {
     const handle = `@out_${randomBytes(12).toString("base64url")}`;
-    await this.store.set(ownedKey(owner, handle), output, this.ttlMs);
-    return handle;
+    const { room } = await this.store.put(owner, handle, output, this.ttlMs);
+    return { handle, room, ownerBytes: this.store.limits.ownerBytes };
   }
 
-  get(handle: string, owner: string): Promise<StoredOutput | undefined> {
-    return this.store.get<StoredOutput>(ownedKey(owner, handle));
+  async get(handle: string, owner: string): Promise<OutputLookup> {
+    const found = await this.store.get<StoredOutput>(owner, handle);
+    if (found.kind === "found") return { kind: "found", output: found.value };
+    if (found.kind === "missing") return found;
+    return { kind: found.kind, ownerBytes: this.store.limits.ownerBytes };
   }
 }
 
-/** The owner is part of the key, so another principal's lookup is a plain miss: no separate check to get wrong. */
-function ownedKey(owner: string, handle: string): string {
-  return `${owner}/${handle}`;
+/**
+ * The store counts an output as it takes room (its JSON, rounded up to an
+ * allocator's size class: up to a quarter more, plus bookkeeping); a reply
+ * reports an output's own bytes. The room a reply promises is the store's
+ * divided by this, so outputs of the sizes replies report fit in it: a
+ * soak that trusted the undivided figure lost 7 of 110 handles early.
+ */
+const PROMISE_MARGIN = 1.375;
+
+/** How long a handle is kept, as the store can keep it: its time, and the room its owner's later outputs have before it goes. */
+export function lifetimeWords(store: OutputStore, kept: KeptOutput): string {
+  const room = Math.max(0, Math.floor(kept.room / PROMISE_MARGIN));
+  return `for ${Math.round(store.ttlMs / 60_000)} minutes, or until you store more than ${sizeWords(room)} of further outputs (each caller keeps at most ${sizeWords(kept.ownerBytes)}; its oldest go first)`;
 }
 
 const SUMMARY_BYTES = 2000;
@@ -116,11 +152,12 @@ export async function spill(
     dropped = ` Only ${kept} are kept (the store holds at most ${store.maxBytes} bytes per output); narrow the original call for the rest.`;
     value = NOT_JSON;
   }
-  const handle = await store.put({ kind: value === NOT_JSON ? "text" : "json", text, source: output.source }, owner);
+  const kept = await store.put({ kind: value === NOT_JSON ? "text" : "json", text, source: output.source }, owner);
+  const handle = kept.handle;
   const end = linesThatFit(lines, 1, Math.floor(budget * 0.75));
   const next: NextCall = { tool: "run_tool", arguments: { tool_id: READ_OUTPUT_ID, args: { handle, start_line: 1, end_line: end } } };
   const ways = value !== NOT_JSON ? `a JSON path (args.json_path, e.g. "${examplePath(value)}"), ` : "";
-  const hint = `The full output (${summary.bytes} bytes, ${summary.lines} lines) is stored as ${handle} for ${Math.round(store.ttlMs / 60_000)} minutes.${dropped} Read it in slices by line range, ${ways}or grep (args.grep): ${formatCall(next)}`;
+  const hint = `The full output (${summary.bytes} bytes, ${summary.lines} lines) is stored as ${handle} ${lifetimeWords(store, kept)}.${dropped} Read it in slices by line range, ${ways}or grep (args.grep): ${formatCall(next)}`;
   return { handle, summary, next, hint };
 }
 

@@ -1,15 +1,25 @@
 /**
  * Embeddings kept on disk, keyed by the embedder's id and a hash of the
  * text, so a restart (or a second process) re-embeds nothing it has seen.
- * One append-only file per embedder id: a 16-byte text hash, then the
- * vector as float32. Loaded whole at start; new vectors are appended.
+ * One file per embedder id: records of a 16-byte text hash, then the vector
+ * as float32. Loaded whole at start; new vectors are appended.
+ *
+ * Bounded by `maxBytes` (records' bytes), in memory and on disk: beyond it
+ * the least recently used records are dropped from memory, and once the
+ * file is a quarter over it is rewritten (compacted) with the live records
+ * alone, least recently used first, so the order on disk carries the
+ * recency to the next start. A use is recorded in memory only (moving the
+ * record to the end of the map): a lookup never writes.
  */
 import { createHash } from "node:crypto";
 import { existsSync, mkdirSync, readFileSync, statSync } from "node:fs";
 import { join } from "node:path";
-import { appendFileSafe } from "../util/files.js";
+import { DEFAULTS } from "../config/defaults.js";
+import { appendFileSafe, writeFileAtomic } from "../util/files.js";
 
 const HASH_BYTES = 16;
+/** How far the file may grow past the cap before it is compacted: a rewrite per quarter of the cap in new texts, not one per text. */
+export const COMPACT_MARGIN = 1.25;
 
 export function textHash(text: string): string {
   return createHash("sha256")
@@ -19,15 +29,23 @@ export function textHash(text: string): string {
 }
 
 export class EmbeddingCache {
+  /** Least recently used first: a use moves a record to the end. */
   private readonly vectors = new Map<string, Float32Array>();
   readonly file: string | undefined;
+  /** Bytes of one record: the hash and the vector. */
+  private readonly record: number;
+  /** Records kept: as many as fit in the cap (at least one). */
+  readonly maxEntries: number;
 
-  /** `dir` undefined: in memory only. */
+  /** `dir` undefined: in memory only. `maxBytes`: the cap on records' bytes, default `DEFAULTS.search.embeddingCacheMaxBytes`. */
   constructor(
     embedderId: string,
     readonly dimensions: number,
     dir: string | undefined,
+    maxBytes: number = DEFAULTS.search.embeddingCacheMaxBytes,
   ) {
+    this.record = HASH_BYTES + dimensions * 4;
+    this.maxEntries = Math.max(1, Math.floor(maxBytes / this.record));
     this.file = dir === undefined ? undefined : join(dir, `${embedderId.replace(/[^A-Za-z0-9._-]+/g, "_")}.vec`);
     if (this.file && existsSync(this.file)) this.load(this.file);
   }
@@ -41,33 +59,75 @@ export class EmbeddingCache {
     return this.vectors.size;
   }
 
+  /** The vector of a text hash, marked as just used. */
   get(hash: string): Float32Array | undefined {
-    return this.vectors.get(hash);
+    const vector = this.vectors.get(hash);
+    if (vector) {
+      this.vectors.delete(hash);
+      this.vectors.set(hash, vector);
+    }
+    return vector;
   }
 
-  /** Keeps new vectors, appending them to the file in one write. */
+  /**
+   * Keeps new vectors (as just used), dropping the least recently used
+   * beyond the cap, and appends them to the file in one write, or compacts
+   * the file instead when the append would take it past the margin.
+   */
   add(entries: readonly { hash: string; vector: Float32Array }[]): void {
     const fresh = entries.filter((e) => !this.vectors.has(e.hash));
     if (!fresh.length) return;
     for (const e of fresh) this.vectors.set(e.hash, e.vector);
+    this.evict();
     if (!this.file) return;
-    const record = HASH_BYTES + this.dimensions * 4;
-    const out = Buffer.alloc(fresh.length * record);
-    fresh.forEach((e, i) => {
-      Buffer.from(e.hash, "hex").copy(out, i * record, 0, HASH_BYTES);
-      Buffer.from(e.vector.buffer, e.vector.byteOffset, e.vector.byteLength).copy(out, i * record + HASH_BYTES);
-    });
     mkdirSync(join(this.file, ".."), { recursive: true });
-    appendFileSafe(this.file, out);
+    // The size on disk, not a count of this process's appends: another process may append to the same file.
+    const onDisk = existsSync(this.file) ? statSync(this.file).size : 0;
+    if (onDisk + fresh.length * this.record > this.maxEntries * this.record * COMPACT_MARGIN) this.compact();
+    else appendFileSafe(this.file, this.encode(fresh));
   }
 
+  /** Rewrites the file with the records in memory, least recently used first (through a temporary file: a reader never sees half of it). */
+  compact(): void {
+    if (!this.file) return;
+    mkdirSync(join(this.file, ".."), { recursive: true });
+    writeFileAtomic(this.file, this.encode([...this.vectors].map(([hash, vector]) => ({ hash, vector }))));
+  }
+
+  private evict(): void {
+    for (const hash of this.vectors.keys()) {
+      if (this.vectors.size <= this.maxEntries) break;
+      this.vectors.delete(hash);
+    }
+  }
+
+  private encode(entries: readonly { hash: string; vector: Float32Array }[]): Buffer {
+    const out = Buffer.alloc(entries.length * this.record);
+    entries.forEach((e, i) => {
+      Buffer.from(e.hash, "hex").copy(out, i * this.record, 0, HASH_BYTES);
+      Buffer.from(e.vector.buffer, e.vector.byteOffset, e.vector.byteLength).copy(out, i * this.record + HASH_BYTES);
+    });
+    return out;
+  }
+
+  /**
+   * Reads the newest `maxEntries` records (the file's end: appended last, or
+   * used last before a compaction). A file past the margin (a cap lowered
+   * since), or with a torn last record (a crash mid-append, which would put
+   * every later append out of step), is compacted at once.
+   */
   private load(file: string): void {
     const buf = readFileSync(file);
-    const record = HASH_BYTES + this.dimensions * 4;
-    // A torn last record (a crash mid-append) is ignored.
-    for (let at = 0; at + record <= buf.length; at += record) {
-      const hash = buf.subarray(at, at + HASH_BYTES).toString("hex");
-      this.vectors.set(hash, new Float32Array(new Uint8Array(buf.subarray(at + HASH_BYTES, at + record)).buffer));
+    const record = this.record;
+    const count = Math.floor(buf.length / record);
+    for (let i = Math.max(0, count - this.maxEntries); i < count; i++) {
+      const at = i * record;
+      const hash = buf.toString("hex", at, at + HASH_BYTES);
+      // A record written twice (two processes embedding the same text) counts as used where it was written last.
+      this.vectors.delete(hash);
+      // A copy of its own per vector: dropping one frees it, where a view would keep the whole file's bytes alive.
+      this.vectors.set(hash, new Float32Array(buf.buffer.slice(buf.byteOffset + at + HASH_BYTES, buf.byteOffset + at + record)));
     }
+    if (buf.length % record !== 0 || buf.length > this.maxEntries * record * COMPACT_MARGIN) this.compact();
   }
 }

@@ -11,7 +11,7 @@ import { formatCall, type NextCall } from "../disclosure/guidance.js";
 import { keepMedia, mediaBytes, mediaCall, noteOf, type Attachment, type Media, type MediaNote } from "../disclosure/media.js";
 import { withheldBecause } from "../disclosure/media-check.js";
 import { printable } from "../security/text.js";
-import type { OutputStore } from "../disclosure/outputs.js";
+import { lifetimeWords, type OutputStore } from "../disclosure/outputs.js";
 import type { ResourceLinks } from "../disclosure/resource-links.js";
 import { StoreError } from "../store/kv.js";
 import { ATTACHED, type MetaBody } from "./types.js";
@@ -60,19 +60,19 @@ export async function sendMedia(
   const what = media.length === 1 ? `The ${media[0]!.type}` : `The ${media.length} images, audio and files`;
   if (bytes <= budget) return { attached: media, note: `${what} (${bytes} bytes) ${media.length === 1 ? "is" : "are"} attached as MCP content.` };
   try {
-    const handle = await keepMedia(outputs, media, toolId, principal);
-    const next = mediaCall(handle);
+    const kept = await keepMedia(outputs, media, toolId, principal);
+    const next = mediaCall(kept.handle);
     return {
       attached: [],
-      handle,
+      handle: kept.handle,
       next,
-      note: `${what} (${bytes} bytes) ${media.length === 1 ? "is" : "are"} over the ${budget}-byte media budget, so ${media.length === 1 ? "it was" : "they were"} kept under ${handle}: ${formatCall(next)} returns ${media.length === 1 ? "it" : "them"}.`,
+      note: `${what} (${bytes} bytes) ${media.length === 1 ? "is" : "are"} over the ${budget}-byte media budget, so ${media.length === 1 ? "it was" : "they were"} kept under ${kept.handle} ${lifetimeWords(outputs, kept)}: ${formatCall(next)} returns ${media.length === 1 ? "it" : "them"}.`,
     };
   } catch (error) {
     if (!(error instanceof StoreError)) throw error;
     return {
       attached: [],
-      note: `${what} (${bytes} bytes) ${media.length === 1 ? "is" : "are"} over the ${budget}-byte media budget and could not be kept (${error.message}); run the call again once the store is back.`,
+      note: `${what} (${bytes} bytes) ${media.length === 1 ? "is" : "are"} over the ${budget}-byte media budget and could not be kept (${error.message}); run the call again ${error.code === "store_full" ? "in a few minutes, as stored outputs expire" : "once the store is back"}.`,
     };
   }
 }

@@ -9,7 +9,7 @@
 import { jsonBytes } from "../disclosure/budget.js";
 import { guidanceFields, hint, recoverable, warning } from "../disclosure/guidance.js";
 import { spill, type OutputStore } from "../disclosure/outputs.js";
-import { StoreError } from "../store/kv.js";
+import { StoreError, type StoreErrorCode } from "../store/kv.js";
 import type { MetaBody } from "./types.js";
 
 export interface HandingOff {
@@ -25,6 +25,11 @@ export interface HandingOff {
   toolId: string;
   principal: string;
 }
+
+const RETRY: Record<StoreErrorCode, string> = {
+  store_unavailable: "Ask for less (a narrower call), or retry once the store is back.",
+  store_full: "Ask for less (a narrower call), or retry in a few minutes, as stored outputs expire.",
+};
 
 /** The reply, and whether the links stayed in it (only then are they sent as content blocks too). */
 export async function handOff({
@@ -80,11 +85,8 @@ export async function handOff({
       reply: {
         ...head,
         ...handle,
-        ...recoverable(
-          "store_unavailable",
-          `The result (${bytes} bytes) is over the ${budget}-byte budget and could not be stored under a handle: ${error.message}.`,
-        ),
-        ...guidanceFields(warning([...warnings, ...notes, "Ask for less (a narrower call), or retry once the store is back."].join(" "))),
+        ...recoverable(error.code, `The result (${bytes} bytes) is over the ${budget}-byte budget and could not be stored under a handle: ${error.message}.`),
+        ...guidanceFields(warning([...warnings, ...notes, RETRY[error.code]].join(" "))),
       },
       linksInReply: false,
     };

@@ -47,7 +47,8 @@ export class SemanticIndex {
 
   constructor(
     load: () => Promise<Embedder>,
-    cacheDir: string | undefined,
+    /** Where embeddings are kept (undefined: in memory only) and the cap on their bytes (default `DEFAULTS.search.embeddingCacheMaxBytes`). */
+    cache: { dir: string | undefined; maxBytes?: number },
     private readonly logger: Logger,
     /** Loading starts once this settles (and the event loop has turned): a start answers its first requests first. */
     after: Promise<void> = Promise.resolve(),
@@ -59,7 +60,11 @@ export class SemanticIndex {
       .then(
         async (embedder) => {
           await nextTurn();
-          this.loaded = { embedder, vectors: new VectorIndex(embedder.dimensions), cache: new EmbeddingCache(embedder.id, embedder.dimensions, cacheDir) };
+          this.loaded = {
+            embedder,
+            vectors: new VectorIndex(embedder.dimensions),
+            cache: new EmbeddingCache(embedder.id, embedder.dimensions, cache.dir, cache.maxBytes),
+          };
           logger.info(`semantic search: ${embedder.id} (${embedder.dimensions} dimensions, ${this.loaded.cache.size} cached embeddings)`);
         },
         (error: unknown) => {
@@ -135,10 +140,15 @@ export class SemanticIndex {
       texts.push(embeddingText(records[i]!));
       hashes.push(textHash(texts[i]!));
     }
-    // One embedding per distinct text not yet cached: tools with the same text share it.
+    // One embedding per distinct text not yet cached: tools with the same text share it. The vectors are kept here as they are
+    // found or made: the cache may drop one again (its cap) before the namespace is indexed.
+    const known = new Map<string, Float32Array>();
     const firstOf = new Map<string, number>();
     hashes.forEach((hash, i) => {
-      if (!cache.get(hash) && !firstOf.has(hash)) firstOf.set(hash, i);
+      if (known.has(hash) || firstOf.has(hash)) return;
+      const vector = cache.get(hash);
+      if (vector) known.set(hash, vector);
+      else firstOf.set(hash, i);
     });
     const missing = [...firstOf.values()];
     let done = records.length - missing.length;
@@ -153,7 +163,9 @@ export class SemanticIndex {
         batch.map((i) => texts[i]!),
         "document",
       );
-      cache.add(batch.map((i, k) => ({ hash: hashes[i]!, vector: embedded[k]! })));
+      const entries = batch.map((i, k) => ({ hash: hashes[i]!, vector: embedded[k]! }));
+      for (const { hash, vector } of entries) known.set(hash, vector);
+      cache.add(entries);
       this.embedded += batch.length;
       done += batch.length;
       this.onProgress?.({ namespace, done, total: records.length });
@@ -162,7 +174,7 @@ export class SemanticIndex {
     vectors.replaceNamespace(
       namespace,
       records.map((r) => r.id),
-      hashes.map((h) => cache.get(h)!),
+      hashes.map((h) => known.get(h)!),
     );
   }
 }

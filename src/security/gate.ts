@@ -8,7 +8,11 @@
  * metatools' own namespaces are exempt.
  */
 import type { UpstreamTool } from "../model/tool.js";
-import { definitionHash, hasHash, type LockFile } from "./lock.js";
+import { definitionHash, hasHash } from "./definition.js";
+import type { ResolvedConfig } from "../config/resolved.js";
+import { errorMessage } from "../util/errors.js";
+import type { Logger } from "../util/log.js";
+import { LockFile } from "./lock.js";
 import { describeFindings, scanTool } from "./scan.js";
 
 const SNAPSHOT_MISMATCH =
@@ -84,10 +88,14 @@ export class ToolGate {
     if (this.options.exempt.has(namespace)) return { admitted: [...tools], quarantined: [] };
     const admitted: UpstreamTool[] = [];
     const quarantined: Quarantined[] = [];
-    let pinned = 0;
+    const ids: string[] = [];
+    // Only a list the backend sent now tells which tools it no longer has: not the snapshot's, not the empty one a backend that went away leaves.
+    let listedNow = tools.length > 0;
     for (const tool of tools) {
       const id = `${namespace}:${tool.name}`;
       const snapshot = this.fromSnapshot.has(tool);
+      ids.push(id);
+      if (snapshot) listedNow = false;
       const held = (kind: Quarantined["kind"], hash: string, reason: string) =>
         quarantined.push({ id, namespace, name: tool.name, kind, hash, reason, ...(snapshot ? { fromSnapshot: true } : {}) });
       const hash = snapshot ? this.snapshotHash(tool) : this.hashOf(tool);
@@ -110,17 +118,24 @@ export class ToolGate {
       // Trust on first use, of what the backend itself listed: a snapshot tool is served (clean) but waits for its backend to be pinned.
       if (snapshot) continue;
       this.lock?.pin(id, hash, "first-use");
-      pinned++;
     }
-    if (pinned) this.lock?.save();
+    if (listedNow) this.lock?.listed(namespace, ids);
     return { admitted, quarantined };
   }
 
-  /** Pins quarantined tools' current definitions: a person has read them and trusts them. */
+  /** Pins quarantined tools' current definitions, written at once: a person has read them and trusts them. */
   approve(tools: readonly Quarantined[]): void {
     if (!this.lock) throw new Error("no lock file: approvals need a config file (the lock sits beside it) and metatools.security.lockFile not false");
     // What only the snapshot file says is never pinned: approving needs the definition its backend lists.
     for (const tool of tools) if (!tool.fromSnapshot) this.lock.pin(tool.id, tool.hash, "approved");
     this.lock.save();
   }
+}
+
+/** The configured lock file (none when `security.lockFile` is false) and the gate over it; the built-in namespaces pass unchecked. */
+export function openGate(security: ResolvedConfig["security"], logger: Logger): { lock?: LockFile; gate: ToolGate } {
+  const onError = (error: unknown) => logger.error(`lock file: ${errorMessage(error)}`);
+  const lock = security.lockFile ? new LockFile(security.lockFile, { maxUnlistedPins: security.maxUnlistedPins, onError }) : undefined;
+  const gate = new ToolGate(lock, { scan: security.scan, maxDescriptionChars: security.maxDescriptionChars, exempt: new Set(["code", "metatools"]) });
+  return { lock, gate };
 }

@@ -3,85 +3,100 @@
  * clean or when a person approves it. A definition that changes later (a
  * "rug pull": the same tool, new instructions) no longer matches its pin
  * and is quarantined until approved again.
+ *
+ * Bounded (docs/security.md, "Pin"): the pins of tools a backend lists now
+ * and approved pins are always kept; of first-use pins of tools their
+ * namespace no longer lists, the `maxUnlistedPins` most recently listed are
+ * kept. Written incrementally: nothing is written when nothing changed,
+ * changes wait `LOCK_WRITE_DELAY_MS` so a burst of tool-list changes is one
+ * write, and the day a tool was last listed (not the time) is recorded, so
+ * listing the same tools again changes nothing on disk.
  */
-import * as crypto from "node:crypto";
-import { existsSync, readFileSync, statSync } from "node:fs";
-import type { UpstreamTool } from "../model/tool.js";
-import { ConfigError } from "../util/errors.js";
+import { DEFAULTS } from "../config/defaults.js";
 import { writeFileAtomic } from "../util/files.js";
+import { mergeChange, readPins, serializePins, stampOf, type Change, type Pin } from "./lock-format.js";
 
-/** SHA-256 in hex: crypto.hash (Node 20.12+; several times faster than createHash over 10,000 small texts), else createHash (Node 20.10, 20.11). */
-function digest(text: string): string {
-  return typeof crypto.hash === "function" ? crypto.hash("sha256", text, "hex") : crypto.createHash("sha256").update(text).digest("hex");
+export { definitionHash, hasHash } from "./definition.js";
+export type { Pin } from "./lock-format.js";
+
+/** How long changes wait to be written: a backend that renames its tools every few seconds costs one write per this period, not one per list. */
+export const LOCK_WRITE_DELAY_MS = 10_000;
+/** How often a serving process looks for a lock file rewritten by someone else (an approval). */
+export const LOCK_POLL_MS = 2000;
+
+export interface LockOptions {
+  /** First-use pins of tools a namespace does not list now, kept per namespace (the most recently listed). Default `DEFAULTS.security.maxUnlistedPins`. */
+  maxUnlistedPins?: number;
+  /** Default `LOCK_WRITE_DELAY_MS`. */
+  writeDelayMs?: number;
+  /** Where a failure in the background (a write, a file that is not valid) is reported; a write is tried again with the next change. */
+  onError?: (error: unknown) => void;
+  /** The clock (milliseconds), for tests of the day granularity. */
+  now?: () => number;
 }
 
-export interface Pin {
-  hash: string;
-  /** "first-use": pinned automatically, clean when first seen; "approved": a person approved this definition. */
-  by: "first-use" | "approved";
-  at: string;
-}
-
-/** The definition an agent sees, hashed over canonical JSON (keys sorted), so key order never changes it. */
-export function definitionHash(tool: UpstreamTool): string {
-  const { name, title, description, inputSchema, outputSchema, annotations } = tool;
-  return `sha256:${digest(canonical({ name, title, description, inputSchema, outputSchema, annotations }))}`;
-}
-
-/** Whether `tool`'s definition hash is `hash` (a record read from a file anyone with access to the cache may have edited). */
-export function hasHash(tool: UpstreamTool, hash: string): boolean {
-  return definitionHash(tool) === hash;
-}
-
-/**
- * JSON with every object's keys sorted (by UTF-16 code units) and undefined
- * members left out, built in one pass: about twice as fast as
- * JSON.stringify with a sorting replacer, which matters when a snapshot's
- * 10,000 tools are checked before the first search.
- */
-function canonical(value: unknown): string {
-  if (value === null || typeof value !== "object") return JSON.stringify(value) ?? "null";
-  if (Array.isArray(value)) {
-    let text = "[";
-    for (let i = 0; i < value.length; i++) text += (i ? "," : "") + canonical(value[i]);
-    return `${text}]`;
-  }
-  const record = value as Record<string, unknown>;
-  const keys = Object.keys(record).sort();
-  let text = "{";
-  for (const key of keys) {
-    const member = record[key];
-    if (member === undefined) continue;
-    text += `${text.length > 1 ? "," : ""}${JSON.stringify(key)}:${canonical(member)}`;
-  }
-  return `${text}}`;
-}
+/** A UTC day, YYYY-MM-DD: how precisely the file records when a tool was last listed. */
+const dayOf = (ms: number) => new Date(ms).toISOString().slice(0, 10);
+const seenDay = (pin: Pin) => pin.seen ?? pin.at.slice(0, 10);
 
 export class LockFile {
   private pins = new Map<string, Pin>();
-  private mtimeMs = -1;
+  /** Changes not yet written, by tool id: re-applied over the file when someone else (`metatools approve`) rewrote it meanwhile. */
+  private readonly pending = new Map<string, Change>();
+  /** When this process last saw each pinned tool listed: orders pins listed the same day. */
+  private readonly lastListed = new Map<string, number>();
+  private readonly listeners: (() => void)[] = [];
+  /** The file as this process last read or wrote it (inode, size, mtime): another stamp means someone else wrote it. */
+  private stamp: string | undefined;
+  private timer: NodeJS.Timeout | undefined;
+  private poll: NodeJS.Timeout | undefined;
+  private readonly maxUnlisted: number;
+  private readonly now: () => number;
 
-  constructor(readonly file: string) {
+  constructor(
+    readonly file: string,
+    private readonly options: LockOptions = {},
+  ) {
+    this.maxUnlisted = options.maxUnlistedPins ?? DEFAULTS.security.maxUnlistedPins;
+    this.now = options.now ?? Date.now;
     this.reload();
   }
 
-  /** Re-reads the file if it changed on disk (an approval from the CLI); true when it did. */
+  /** Called after the file changed on disk and was read again (an approval from the CLI). */
+  onChange(listener: () => void): void {
+    this.listeners.push(listener);
+  }
+
+  /**
+   * Re-reads the file if it changed on disk, keeping this process's changes
+   * not yet written unless the file now says otherwise (an approval, another
+   * definition); true when it did. A file that is not valid throws, and the
+   * pins in memory stay until it is.
+   */
   reload(): boolean {
-    const mtimeMs = existsSync(this.file) ? statSync(this.file).mtimeMs : 0;
-    if (mtimeMs === this.mtimeMs) return false;
-    this.mtimeMs = mtimeMs;
-    if (!mtimeMs) {
-      this.pins = new Map();
-      return true;
-    }
-    let parsed: { tools?: Record<string, Pin> };
-    try {
-      parsed = JSON.parse(readFileSync(this.file, "utf8")) as { tools?: Record<string, Pin> };
-    } catch (error) {
-      throw new ConfigError(this.file, "", `not valid JSON: ${error instanceof Error ? error.message : String(error)}`);
-    }
-    this.pins = new Map(Object.entries(parsed.tools ?? {}));
+    const stamp = stampOf(this.file);
+    if (stamp === this.stamp) return false;
+    const pins = readPins(this.file);
+    const first = this.stamp === undefined;
+    this.stamp = stamp;
+    for (const [id, change] of this.pending) if (!mergeChange(pins, id, change)) this.pending.delete(id);
+    this.pins = pins;
+    for (const id of this.lastListed.keys()) if (!pins.has(id)) this.lastListed.delete(id);
+    // Changes kept while the file was not valid are written now that it is.
+    if (this.pending.size) this.schedule();
+    if (!first) for (const listener of this.listeners) listener();
     return true;
+  }
+
+  /** Reloads every `LOCK_POLL_MS` until closed, so an approval made meanwhile lets its tool in without a restart. */
+  watch(): void {
+    this.poll ??= setInterval(() => this.quietly(() => this.reload()), LOCK_POLL_MS).unref();
+  }
+
+  /** Stops watching and writes what is not written yet. */
+  close(): void {
+    clearInterval(this.poll);
+    this.quietly(() => this.save());
   }
 
   /** Tools pinned. */
@@ -93,15 +108,93 @@ export class LockFile {
     return this.pins.get(id);
   }
 
-  /** Pins in memory; `save()` writes them (once for a whole tool list, not once per tool). */
+  /** Pins a definition in memory; it is written with the next save (at most `writeDelayMs` later). Pinning what is pinned changes nothing. */
   pin(id: string, hash: string, by: Pin["by"]): void {
-    this.pins.set(id, { hash, by, at: new Date().toISOString() });
+    const old = this.pins.get(id);
+    if (old?.hash === hash && old.by === by) return;
+    const now = this.now();
+    this.lastListed.set(id, now);
+    this.record(id, { hash, by, at: new Date(now).toISOString(), seen: dayOf(now) });
   }
 
-  save(): void {
-    const tools = Object.fromEntries([...this.pins.entries()].sort(([a], [b]) => (a < b ? -1 : 1)));
-    const body = `${JSON.stringify({ note: "Tool definitions metatools has pinned. A tool whose definition changes is quarantined until `metatools approve` pins the new one.", version: 1, tools }, null, 2)}\n`;
-    writeFileAtomic(this.file, body);
-    this.mtimeMs = statSync(this.file).mtimeMs;
+  /**
+   * A namespace's backend listed these tools: its whole list, never the
+   * empty one a backend that went away leaves, nor a snapshot's. Their pins
+   * are marked seen today (once a day: listing again the same day changes
+   * nothing on disk), and the namespace's first-use pins of tools it does
+   * not list beyond the `maxUnlistedPins` most recently listed are pruned.
+   * Listed tools' pins and approved pins are never pruned: a listed tool
+   * whose definition changed still meets its pin.
+   */
+  listed(namespace: string, ids: readonly string[]): void {
+    const now = this.now();
+    const today = dayOf(now);
+    for (const id of ids) {
+      const pin = this.pins.get(id);
+      if (!pin) continue;
+      this.lastListed.set(id, now);
+      if (seenDay(pin) < today) this.record(id, { ...pin, seen: today });
+    }
+    this.prune(namespace, new Set(ids));
   }
+
+  /**
+   * Writes the changes now (an approval reaches the file before the command
+   * ends). The file is read again first when someone else wrote it, so what
+   * they wrote stays; nothing is written when nothing changed.
+   */
+  save(): void {
+    this.reload();
+    clearTimeout(this.timer);
+    this.timer = undefined;
+    if (!this.pending.size) return;
+    writeFileAtomic(this.file, serializePins(this.pins));
+    this.pending.clear();
+    this.stamp = stampOf(this.file);
+  }
+
+  private prune(namespace: string, listed: ReadonlySet<string>): void {
+    const prefix = `${namespace}:`;
+    const unlisted: { id: string; pin: Pin; seen: string; last: number }[] = [];
+    for (const [id, pin] of this.pins)
+      if (pin.by === "first-use" && !listed.has(id) && id.startsWith(prefix))
+        unlisted.push({ id, pin, seen: seenDay(pin), last: this.lastListed.get(id) ?? 0 });
+    const excess = unlisted.length - this.maxUnlisted;
+    if (excess <= 0) return;
+    // Least recently listed first: by the day on disk, then the time this process last listed it, then when it was pinned.
+    unlisted.sort((a, b) => cmp(a.seen, b.seen) || a.last - b.last || cmp(a.pin.at, b.pin.at) || cmp(a.id, b.id));
+    for (const { id, pin } of unlisted.slice(0, excess)) {
+      this.pins.delete(id);
+      this.lastListed.delete(id);
+      this.pending.set(id, { pruned: pin });
+    }
+    this.schedule();
+  }
+
+  private record(id: string, pin: Pin): void {
+    this.pins.set(id, pin);
+    this.pending.set(id, { pin });
+    this.schedule();
+  }
+
+  private schedule(): void {
+    if (this.timer) return;
+    this.timer = setTimeout(() => {
+      this.timer = undefined;
+      this.quietly(() => this.save());
+    }, this.options.writeDelayMs ?? LOCK_WRITE_DELAY_MS);
+    this.timer.unref();
+  }
+
+  private quietly(work: () => unknown): void {
+    try {
+      work();
+    } catch (error) {
+      this.options.onError?.(error);
+    }
+  }
+}
+
+function cmp(a: string, b: string): number {
+  return a < b ? -1 : a > b ? 1 : 0;
 }

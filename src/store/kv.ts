@@ -21,18 +21,34 @@ export interface KeyValue {
    * Atomic: on Redis across replicas (INCR), elsewhere within this process. A counter is read only through this, never `get`.
    */
   increment(key: string, ttlMs: number): Promise<number>;
+  /**
+   * Redis only: runs a Lua script atomically (EVAL), bounded like every operation. `keys` are this store's keys (its
+   * namespace is added); ARGV[1] is that namespace prefix, so a script can name keys it computes, and `args` follow.
+   */
+  script?(source: string, keys: readonly string[], args: readonly string[]): Promise<unknown>;
   close(): Promise<void>;
 }
+
+/** A store's own script runner (Redis: EVAL with the namespace added to each key). */
+export type ScriptRunner = (source: string, keys: readonly string[], args: readonly string[]) => Promise<unknown>;
 
 /** A store's own atomic increment (Redis: INCR and PEXPIRE in one transaction). */
 export type AtomicIncrement = (key: string, ttlMs: number) => Promise<number>;
 
+/** `store_unavailable`: the store failed or cannot be reached; `store_full`: it answered, and refused to take more (a bound). */
+export type StoreErrorCode = "store_unavailable" | "store_full";
+
 export class StoreError extends MetatoolsError {
-  constructor(where: string, detail: string, options?: { cause?: unknown }) {
-    super("store_unavailable", `store ${where}: ${detail}`, options);
+  declare readonly code: StoreErrorCode;
+
+  constructor(where: string, detail: string, options?: { cause?: unknown; code?: StoreErrorCode }) {
+    super(options?.code ?? "store_unavailable", `store ${where}: ${detail}`, options);
     this.name = "StoreError";
   }
 }
+
+/** Redis refusing a write at its `maxmemory` (policy noeviction): an answer, not an outage. */
+const OUT_OF_MEMORY = /\bOOM command not allowed\b/;
 
 /** After a failure, a remote store is not tried again for this long: calls fail fast instead of each waiting out the timeout. */
 const RETRY_AFTER_MS = 5000;
@@ -43,6 +59,7 @@ export class KeyvStore implements KeyValue {
   private lastError = "";
   /** Counters on a store with no atomic increment of its own: read, add and write one at a time per key. */
   private readonly counters = new KeyedSerial();
+  readonly script?: ScriptRunner;
 
   constructor(
     readonly kind: StoreKind,
@@ -50,7 +67,10 @@ export class KeyvStore implements KeyValue {
     private readonly keyv: Keyv,
     private readonly opTimeoutMs: number,
     private readonly atomicIncrement?: AtomicIncrement,
-  ) {}
+    runScript?: ScriptRunner,
+  ) {
+    if (runScript) this.script = (source, keys, args) => this.bounded("script", () => runScript(source, keys, args));
+  }
 
   get<T>(key: string): Promise<T | undefined> {
     return this.bounded("get", () => this.keyv.get<T>(key));
@@ -94,10 +114,14 @@ export class KeyvStore implements KeyValue {
     try {
       return await Promise.race([run(), timeout]);
     } catch (error) {
-      const failure =
-        error instanceof StoreError
-          ? error
-          : new StoreError(this.where, `${op} failed: ${error instanceof Error ? error.message : String(error)}`, { cause: error });
+      const message = error instanceof Error ? error.message : String(error);
+      // A full Redis still answers: reads go on, and each write it refuses says why.
+      if (OUT_OF_MEMORY.test(message))
+        throw new StoreError(this.where, `refused a write: the Redis server is at its maxmemory (${message}); see docs/deploy.md`, {
+          cause: error,
+          code: "store_full",
+        });
+      const failure = error instanceof StoreError ? error : new StoreError(this.where, `${op} failed: ${message}`, { cause: error });
       this.lastError = failure.message.slice(`store ${this.where}: `.length);
       this.downUntil = Date.now() + RETRY_AFTER_MS;
       throw failure;

@@ -6,8 +6,11 @@
  */
 import type { StoreConfig } from "../config/resolved.js";
 import Keyv from "keyv";
-import { KeyvStore, StoreError, type AtomicIncrement, type KeyValue, type StoreKind } from "./kv.js";
+import { KeyvStore, StoreError, type AtomicIncrement, type KeyValue, type ScriptRunner, type StoreKind } from "./kv.js";
 import { LruMap } from "./lru.js";
+import type { QuotaLimits, QuotaStore } from "./quota.js";
+import { LocalQuotaStore } from "./quota-local.js";
+import { RedisQuotaStore } from "./quota-redis.js";
 
 export interface StoreOptions {
   /** `memory`, `redis://…`, `rediss://…` or `sqlite://…` (an absolute path after the scheme). */
@@ -32,9 +35,39 @@ export function maskUrl(url: string): string {
   return url.replace(/^(\w+:\/\/[^:/@]*:)[^/?#]*@/, "$1***@");
 }
 
-/** The configured store's `part` (cache, out, auth, learn): its keys under `<prefix>:<part>`, so parts never meet. */
-export function openConfiguredStore(config: StoreConfig, part: string): KeyValue {
-  return openStore({ url: config.url, namespace: `${config.prefix}:${part}`, memoryMaxBytes: config.memoryMaxBytes });
+/**
+ * The configured store's `part` (cache, out, auth, learn): its keys under `<prefix>:<part>`, so parts never meet.
+ * `memoryMaxBytes` replaces the configured bound of a memory store (the outputs have bounds of their own).
+ */
+export function openConfiguredStore(config: StoreConfig, part: string, memoryMaxBytes = config.memoryMaxBytes): KeyValue {
+  return openStore({ url: config.url, namespace: `${config.prefix}:${part}`, memoryMaxBytes });
+}
+
+/**
+ * The configured store's `part` as a quota store (output handles): each owner's share and the total bound of
+ * `limits`, kept by one script per operation on Redis, by this process elsewhere. In memory its LRU bound is
+ * set past what the accounting admits (the total, and one value in flight), so the LRU never chooses what goes.
+ */
+export function openQuotaStore(config: StoreConfig, part: string, limits: QuotaLimits): { store: KeyValue; quota: QuotaStore } {
+  const store = openConfiguredStore(config, part, limits.totalBytes + limits.ownerBytes + (1 << 20));
+  return { store, quota: store.kind === "redis" ? new RedisQuotaStore(store, limits) : new LocalQuotaStore(store, limits) };
+}
+
+/**
+ * Every part of the configured store metatools keeps: results cached, output
+ * handles (each caller's share within the total: one caller's outputs never
+ * push out another's), resource links (apart from the outputs, so that in
+ * memory no number of links can push out a handle), and what search learns.
+ */
+export function openStoreParts(config: StoreConfig, outputs: { principalBytes: number; totalBytes: number }, learn: boolean) {
+  const out = openQuotaStore(config, "out", { ownerBytes: Math.min(outputs.principalBytes, outputs.totalBytes), totalBytes: outputs.totalBytes });
+  return {
+    cache: openConfiguredStore(config, "cache"),
+    outputs: out.store,
+    quota: out.quota,
+    links: openConfiguredStore(config, "links"),
+    learn: learn ? openConfiguredStore(config, "learn") : undefined,
+  };
 }
 
 export function openStore(options: StoreOptions): KeyValue {
@@ -46,8 +79,8 @@ export function openStore(options: StoreOptions): KeyValue {
     return new KeyvStore(kind, where, new Keyv({ store: new LruMap(options.memoryMaxBytes), namespace: options.namespace, throwOnErrors: true }), timeout);
   }
   return new LazyStore(kind, where, async () => {
-    const { keyv, increment } = await adapterKeyv(kind, options);
-    return new KeyvStore(kind, where, keyv, timeout, increment);
+    const { keyv, increment, script } = await adapterKeyv(kind, options);
+    return new KeyvStore(kind, where, keyv, timeout, increment, script);
   });
 }
 
@@ -58,7 +91,12 @@ interface RedisMulti {
   exec(): Promise<unknown[]>;
 }
 
-async function adapterKeyv(kind: "redis" | "sqlite", options: StoreOptions): Promise<{ keyv: Keyv; increment?: AtomicIncrement }> {
+/** The part of a Redis client a script needs. */
+interface RedisEval {
+  eval(script: string, options: { keys: string[]; arguments: string[] }): Promise<unknown>;
+}
+
+async function adapterKeyv(kind: "redis" | "sqlite", options: StoreOptions): Promise<{ keyv: Keyv; increment?: AtomicIncrement; script?: ScriptRunner }> {
   if (kind === "redis") {
     const { default: KeyvRedis } = await import("@keyv/redis");
     // The connect timeout goes to the Redis client's socket, which clears it: @keyv/redis's own `connectionTimeout` leaves a timer
@@ -75,7 +113,12 @@ async function adapterKeyv(kind: "redis" | "sqlite", options: StoreOptions): Pro
       const [count] = await client.multi().incr(full).pExpire(full, ttlMs).exec();
       return Number(count);
     };
-    return { keyv, increment };
+    const script: ScriptRunner = async (source, keys, args) => {
+      const client = (await adapter.getClient()) as unknown as RedisEval;
+      const prefix = adapter.createKeyPrefix("", adapter.namespace);
+      return client.eval(source, { keys: keys.map((key) => prefix + key), arguments: [prefix, ...args] });
+    };
+    return { keyv, increment, script };
   }
   const sqlite = await import("@keyv/sqlite").catch((error: unknown) => {
     throw new StoreError(maskUrl(options.url), "the SQLite store needs the @keyv/sqlite package, which is not installed: run `npm install @keyv/sqlite`", {
@@ -111,6 +154,12 @@ class LazyStore implements KeyValue {
   async increment(key: string, ttlMs: number): Promise<number> {
     return (await this.store()).increment(key, ttlMs);
   }
+
+  readonly script = async (source: string, keys: readonly string[], args: readonly string[]): Promise<unknown> => {
+    const inner = await this.store();
+    if (!inner.script) throw new StoreError(this.where, "runs no scripts (only Redis does)");
+    return inner.script(source, keys, args);
+  };
 
   async close(): Promise<void> {
     const inner = this.inner;

@@ -39,7 +39,8 @@ export async function run(argv: string[]): Promise<number> {
       const body = await createMetaDispatcher(app)("run_tool", args);
       // A person at a terminal gets the whole result, not a handle that ends with this process.
       if (typeof body.handle === "string") {
-        const whole = await app.outputs.get(body.handle, LOCAL_PRINCIPAL).catch(() => undefined);
+        const found = await app.outputs.get(body.handle, LOCAL_PRINCIPAL).catch(() => undefined);
+        const whole = found?.kind === "found" ? found.output : undefined;
         if (whole) {
           if (values.out) writeFileAtomic(values.out, whole.text);
           else stdout().pass(whole.text.endsWith("\n") ? whole.text : `${whole.text}\n`);

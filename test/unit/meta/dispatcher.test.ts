@@ -34,7 +34,12 @@ function services(runs: RunOutcome[] = []): MetaServices {
     search: { search: () => Promise.reject(new Error("not in this test")), bm25: new Bm25Ranker(), nearTerms: () => [] },
     executor: { run: async () => runs.shift() ?? { kind: "unknown_tool", id: "?" }, accepts: () => false },
     backends: { state: () => undefined, states: () => [], whenReady: async () => {}, callTimeoutMs: () => undefined },
-    outputs: { put: async () => "@out_unused000", get: async () => undefined, ttlMs: 60_000, maxBytes: 1 << 20 },
+    outputs: {
+      put: async () => ({ handle: "@out_unused000", room: 1 << 20, ownerBytes: 2 << 20 }),
+      get: async () => ({ kind: "missing" }),
+      ttlMs: 60_000,
+      maxBytes: 1 << 20,
+    },
     resources: { links: undefined as never },
     telemetry: { measure: (_op, _name, attributes, work) => work(new SpanNotes(attributes)) },
     redact: (text) => text.replaceAll("hunter2", "[redacted]"),

@@ -1,0 +1,108 @@
+/**
+ * The lock file on disk: read (validated: it is the operator's file, edited
+ * by hand and by `metatools approve`), written (sorted by tool id, so a
+ * diff shows only what changed), and the rule that merges a process's
+ * unwritten changes over a file someone else rewrote meanwhile.
+ */
+import { readFileSync, statSync } from "node:fs";
+import { ConfigError, errorMessage } from "../util/errors.js";
+
+export interface Pin {
+  hash: string;
+  /** "first-use": pinned automatically, clean when first seen; "approved": a person approved this definition. */
+  by: "first-use" | "approved";
+  /** When it was pinned (ISO time). */
+  at: string;
+  /** The UTC day (YYYY-MM-DD) its backend last listed the tool. A pin without one (written by an earlier release) counts as seen the day it was pinned. */
+  seen?: string;
+}
+
+/** A change a process has not written yet: a pin set (new, approved, or seen on a later day), or one pruned. */
+export type Change = { pin: Pin } | { pruned: Pin };
+
+const NOTE = "Tool definitions metatools has pinned. A tool whose definition changes is quarantined until `metatools approve` pins the new one.";
+
+/** What identifies one version of the file: `writeFileAtomic` renames a new file over it, so any rewrite changes the inode. */
+export function stampOf(file: string): string {
+  try {
+    const stat = statSync(file);
+    return `${stat.ino}:${stat.size}:${stat.mtimeMs}`;
+  } catch {
+    return "missing";
+  }
+}
+
+export function readPins(file: string): Map<string, Pin> {
+  let text: string;
+  try {
+    text = readFileSync(file, "utf8");
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === "ENOENT") return new Map();
+    throw error;
+  }
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(text);
+  } catch (error) {
+    throw new ConfigError(file, "", `not valid JSON: ${errorMessage(error)}`);
+  }
+  const tools = (parsed as { tools?: unknown } | null)?.tools ?? {};
+  if (typeof tools !== "object" || tools === null || Array.isArray(tools)) throw new ConfigError(file, "tools", "expected an object of pins by tool id");
+  const pins = new Map<string, Pin>();
+  for (const [id, pin] of Object.entries(tools)) {
+    if (!isPin(pin))
+      throw new ConfigError(file, `tools.${id}`, 'expected {"hash": string, "by": "first-use" | "approved", "at": ISO time, "seen"?: YYYY-MM-DD}');
+    pins.set(id, pin);
+  }
+  return pins;
+}
+
+function isPin(value: unknown): value is Pin {
+  const pin = value as Partial<Pin> | null;
+  return (
+    typeof pin === "object" &&
+    pin !== null &&
+    typeof pin.hash === "string" &&
+    (pin.by === "first-use" || pin.by === "approved") &&
+    typeof pin.at === "string" &&
+    (pin.seen === undefined || typeof pin.seen === "string")
+  );
+}
+
+export function serializePins(pins: ReadonlyMap<string, Pin>): string {
+  const tools = Object.fromEntries([...pins.entries()].sort(([a], [b]) => (a < b ? -1 : 1)));
+  return `${JSON.stringify({ note: NOTE, version: 1, tools }, null, 2)}\n`;
+}
+
+/**
+ * Applies a change this process has not written over `pins`, read from a
+ * file someone else wrote meanwhile; false when the file wins and the change
+ * is dropped. An approval made here wins (a person just made it). A
+ * first-use pin yields to a pin of another definition, or an approval, in
+ * the file; of the same definition, the later `seen` is kept. A pruning
+ * removes only the very pin this process pruned, never an approval or a
+ * definition pinned since.
+ */
+export function mergeChange(pins: Map<string, Pin>, id: string, change: Change): boolean {
+  const theirs = pins.get(id);
+  if ("pruned" in change) {
+    if (theirs?.by !== "first-use" || theirs.hash !== change.pruned.hash) return false;
+    pins.delete(id);
+    return true;
+  }
+  const ours = change.pin;
+  if (!theirs) {
+    pins.set(id, ours);
+    return true;
+  }
+  if (theirs.hash !== ours.hash) {
+    if (ours.by !== "approved") return false;
+    pins.set(id, ours);
+    return true;
+  }
+  const seen = !theirs.seen || (ours.seen !== undefined && ours.seen > theirs.seen) ? ours.seen : theirs.seen;
+  const merged: Pin = { ...theirs, ...(ours.by === "approved" && theirs.by !== "approved" ? { by: ours.by, at: ours.at } : {}), ...(seen ? { seen } : {}) };
+  if (merged.by === theirs.by && merged.seen === theirs.seen) return false;
+  pins.set(id, merged);
+  return true;
+}
