@@ -47,6 +47,11 @@ export class ClientLog {
     };
   }
 
+  /** Sessions receiving messages now. */
+  get size(): number {
+    return this.sessions.size;
+  }
+
   /** A session that receives messages through `send` (its server's `notifications/message`). */
   open(send: (message: ClientLogMessage) => void): ClientLogSession {
     const key = {};

@@ -104,6 +104,13 @@ export function createMcpServer(definition: ServerDefinition): Server {
       log.close();
       await close();
     };
+    // A session the client ends (DELETE, or its transport closing) never goes through server.close: its
+    // log subscription, and with it the whole session's server, would be held for the process's life.
+    const closed = server.onclose;
+    server.onclose = () => {
+      log.close();
+      closed?.();
+    };
   }
   const readResource = definition.readResource;
   if (readResource) {
