@@ -51,7 +51,15 @@ export class SchemaValidator {
       const modern = typeof schema.$schema === "string" && /2020-12|2019-09/.test(schema.$schema);
       // Strip $id: two backends may reuse one, and ajv refuses a second schema with the same $id.
       const { $id: _id, ...body } = schema;
-      compiled = this.ajv(modern).compile(this.options.closeTopLevel ? closeTopLevel(body) : body);
+      const ajv = this.ajv(modern);
+      const compiling = this.options.closeTopLevel ? closeTopLevel(body) : body;
+      try {
+        compiled = ajv.compile(compiling);
+      } finally {
+        // ajv keeps every schema it compiled, in a map that never lets go: the WeakMap above is the cache, so a
+        // backend renaming its tools (new schemas every few seconds) does not grow the heap for the process's life.
+        ajv.removeSchema(compiling);
+      }
     } catch (error) {
       compiled = error instanceof Error ? error : new Error(String(error));
     }

@@ -20,8 +20,8 @@ export class Bm25Ranker implements Ranker {
   readonly mode = "bm25" as const;
   private readonly index = new InvertedIndex();
   private readonly analyzer = createAnalyzer();
-  /** A stem as a person writes it (`repositori` → `repository`), for suggestions. */
-  private readonly surface = new Map<string, string>();
+  /** A stem as a person writes it (`repositori` → `repository`), for suggestions; per namespace, so a namespace's words go with it. */
+  private readonly surfaces = new Map<string, Map<string, string>>();
 
   get size(): number {
     return this.index.size;
@@ -49,7 +49,7 @@ export class Bm25Ranker implements Ranker {
         };
       }),
     );
-    this.addSurface(surface);
+    this.setSurface(namespace, surface);
     const segment = this.index.segment(namespace);
     return segment && { segment, surface: [...surface] };
   }
@@ -57,7 +57,7 @@ export class Bm25Ranker implements Ranker {
   /** Installs a namespace's index as built before (index-cache.ts). */
   installNamespace(namespace: string, prepared: Pick<PreparedNamespace, "segment" | "surface">): void {
     this.index.install(namespace, prepared.segment);
-    this.addSurface(prepared.surface);
+    this.setSurface(namespace, new Map(prepared.surface));
   }
 
   rank(query: string, options: RankOptions): RankResult {
@@ -92,10 +92,10 @@ export class Bm25Ranker implements Ranker {
 
   /** Words in the index close to `word` (typo-tolerant), as people write them, most common first. */
   nearTerms(word: string, limit = 3): string[] {
-    const stems = [...this.expand(fold(word))].filter(([term]) => this.surface.has(term)).map(([term]) => term);
+    const stems = [...this.expand(fold(word))].filter(([term]) => this.surfaceOf(term) !== undefined).map(([term]) => term);
     const vocabulary = this.index.vocabulary();
     stems.sort((a, b) => (vocabulary.get(b) ?? 0) - (vocabulary.get(a) ?? 0));
-    return [...new Set(stems.map((s) => this.surface.get(s)!))].slice(0, limit);
+    return [...new Set(stems.map((s) => this.surfaceOf(s)!))].slice(0, limit);
   }
 
   private score(query: IndexQuery, options: RankOptions): RankResult {
@@ -130,8 +130,18 @@ export class Bm25Ranker implements Ranker {
   }
 
   /** The first spelling seen of a stem is kept, whichever namespace it came from. */
-  private addSurface(pairs: Iterable<[string, string]>): void {
-    for (const [stem, word] of pairs) if (!this.surface.has(stem)) this.surface.set(stem, word);
+  /** A namespace's words replace what it had (a backend renaming its tools every few seconds leaves no trail of old words). */
+  private setSurface(namespace: string, surface: Map<string, string>): void {
+    if (surface.size) this.surfaces.set(namespace, surface);
+    else this.surfaces.delete(namespace);
+  }
+
+  private surfaceOf(stem: string): string | undefined {
+    for (const surface of this.surfaces.values()) {
+      const word = surface.get(stem);
+      if (word !== undefined) return word;
+    }
+    return undefined;
   }
 }
 

@@ -1,0 +1,38 @@
+import { describe, expect, it } from "vitest";
+import type { JsonSchema } from "../../../src/model/tool.js";
+import { SchemaValidator } from "../../../src/exec/validator.js";
+
+/** ajv's own map of every schema it compiled (private; read here only to show it does not grow). */
+const ajvCached = (validator: SchemaValidator) =>
+  Object.values(validator as unknown as Record<string, { _cache?: Map<unknown, unknown> } | undefined>).reduce(
+    (n, ajv) => n + (ajv && ajv._cache instanceof Map ? ajv._cache.size : 0),
+    0,
+  );
+
+describe("schemas of tools that come and go", () => {
+  it("are not all kept by ajv: 2,000 distinct schemas compiled leave its cache as it was", () => {
+    const validator = new SchemaValidator();
+    validator.validate({ type: "object" }, {});
+    const before = ajvCached(validator);
+    for (let i = 0; i < 2000; i++) {
+      const schema: JsonSchema = { type: "object", properties: { [`field_${i}`]: { type: "string", minLength: 1 } }, required: [`field_${i}`] };
+      expect(validator.validate(schema, { [`field_${i}`]: "x" })).toEqual({ ok: true });
+    }
+    expect(ajvCached(validator)).toBeLessThanOrEqual(before + 1);
+  });
+
+  it("still validate after ajv let go of them: references within the schema, recursion, formats", () => {
+    const validator = new SchemaValidator();
+    const tree: JsonSchema = {
+      type: "object",
+      properties: { name: { type: "string" }, when: { type: "string", format: "date-time" }, children: { type: "array", items: { $ref: "#" } } },
+      required: ["name"],
+      definitions: { unused: { type: "number" } },
+    };
+    expect(validator.validate(tree, { name: "a", children: [{ name: "b", children: [{ name: "c" }] }] })).toEqual({ ok: true });
+    // Compiled once; the second run uses the validator kept in the WeakMap.
+    const bad = validator.validate(tree, { name: "a", children: [{ children: [] }] });
+    expect(bad.ok).toBe(false);
+    expect(validator.validate(tree, { name: "a", when: "not a date" }).ok).toBe(false);
+  });
+});
