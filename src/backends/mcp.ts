@@ -19,6 +19,7 @@ import type { UpstreamTool } from "../model/tool.js";
 import type { Redact } from "../util/redact.js";
 import { packageVersion } from "../util/version.js";
 import { NeedsLoginError, type SignInSession } from "../auth/session.js";
+import { sdkSchemaValidator } from "./sdk-validator.js";
 import { BackendError } from "./errors.js";
 import { remoteTransport, StderrTail, stdioProcess, stdioTransport } from "./transports.js";
 import type { GroupWatch } from "./reaper.js";
@@ -79,6 +80,7 @@ export class McpBackend implements Backend {
       {
         // A request comes back to the client whose call caused it, or is refused, saying why (peers.ts). Undeclared, the server is told no.
         capabilities: { ...(this.features.elicitation ? { elicitation: {} } : {}), ...(this.features.sampling ? { sampling: {} } : {}) },
+        jsonSchemaValidator: sdkSchemaValidator(),
         listChanged: {
           tools: { autoRefresh: false, debounceMs: 50, onChanged: () => this.listener({ type: "tools_changed" }) },
         },
