@@ -7,7 +7,8 @@ export default defineConfig({
     hookTimeout: 60_000,
     pool: "forks",
     // A temporary XDG_CACHE_HOME for the whole run: no test writes embeddings into the real home cache.
-    globalSetup: ["test/helpers/cache-home.ts"],
+    // And the optional engines must be installed (npm ci --workspaces --include-workspace-root), or the run stops at once.
+    globalSetup: ["test/helpers/cache-home.ts", "test/helpers/optional-engines.ts"],
     // Each file's temporary folders are removed when its tests end.
     setupFiles: ["test/helpers/cleanup.ts"],
   },

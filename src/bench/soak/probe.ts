@@ -81,6 +81,15 @@ export interface StoreReading {
   fileBytes: number;
 }
 
+/** An optional package (the tests install it, `npm ci` does not), named by a variable so that building metatools does not need it. */
+const SQLITE_PACKAGE = "@keyv/sqlite";
+interface SqliteModule {
+  default: new (options: { uri: string; busyTimeout: number }) => {
+    query(sql: string, ...parameters: unknown[]): Promise<unknown>;
+    disconnect(): Promise<void>;
+  };
+}
+
 /**
  * The SQLite store's output handles, counted from the bench process. Only
  * keys are read (no value pages): a long read would hold SQLite's lock and
@@ -88,7 +97,7 @@ export interface StoreReading {
  */
 export async function readSqliteStore(file: string, prefix: string): Promise<StoreReading | undefined> {
   if (!existsSync(file)) return undefined;
-  const { default: KeyvSqlite } = await import("@keyv/sqlite");
+  const { default: KeyvSqlite } = (await import(SQLITE_PACKAGE)) as SqliteModule;
   const db = new KeyvSqlite({ uri: `sqlite://${file}`, busyTimeout: 5000 });
   try {
     const rows = (await db.query("SELECT count(*) AS entries FROM keyv WHERE key LIKE ?", `${prefix}:out:%`)) as { entries: number }[];
