@@ -8,6 +8,8 @@ import { join } from "node:path";
 import { PACKAGE_ROOT } from "./util/package-root.js";
 import { createBackend } from "./backends/factory.js";
 import { identityOf, snapshotFile, ToolSnapshot } from "./backends/snapshot.js";
+import { applyKnown, rememberFailures } from "./backends/known.js";
+import { UnconfiguredBackend } from "./backends/unconfigured.js";
 import { cacheHome } from "./config/env.js";
 import { BackendManager } from "./backends/manager.js";
 import { Reaper } from "./backends/reaper.js";
@@ -92,7 +94,8 @@ export interface Metatools {
   checkStore(): Promise<StoreHealth>;
   /**
    * Serves every backend's tools from the snapshot at once, then starts the
-   * backends (all, or those `only` names plus any without a snapshot);
+   * backends (all, or those `only` names plus any without a snapshot that
+   * did not fail within `timeouts.failureMemoryMs`);
    * settles when each started one has connected or failed. Never rejects.
    */
   start(options?: { only?: readonly string[] }): Promise<void>;
@@ -127,9 +130,9 @@ export function createMetatools(config: ResolvedConfig, options: AppOptions = {}
     new SemanticIndex(() => openEmbedder(embedder), { dir: config.search.embeddingCache, maxBytes: config.search.embeddingCacheMaxBytes }, logger, background);
   // Large namespaces' analyzed indexes are kept per config, so a restart over 10,000 tools does not analyze them again.
   const indexCache = config.file ? new IndexCache(join(cacheHome(), "index"), config.file, packageVersion()) : undefined;
-  const stores = openStoreParts(config.store, config.outputs, !!config.learn);
-  // What search learns from use lives beside the cache: in memory, or in the Redis replicas share.
-  const useLearning = config.learn && stores.learn ? openLearning(config.learn, stores.learn, logger, redact) : undefined;
+  const stores = openStoreParts(config.store, config.outputs);
+  // What search learns from use: with the memory store in a learning file per config (kept across restarts), else in the store replicas share.
+  const useLearning = config.learn ? openLearning(config, config.learn, logger, redact) : undefined;
   const learner = useLearning?.learner;
   const search = new SearchEngine(registry, { semantic, fusion: config.search.fusion, indexCache, wordsOnly: new Set(["metatools"]), learned: learner });
   const outputs = new KeyValueOutputStore(stores.quota, { ttlMs: config.outputs.ttlMs, maxBytes: config.outputs.maxBytes });
@@ -159,17 +162,21 @@ export function createMetatools(config: ResolvedConfig, options: AppOptions = {}
   const clientFeatures: ClientFeatures = { elicitation: true, sampling: true };
   // Stops stdio backends' process groups if this process dies without closing them; started with the first one.
   const reaper = new Reaper(logger);
+  const timeouts = { connectTimeoutMs: config.timeouts.connectMs, callTimeoutMs: config.timeouts.callMs };
   const backends = new BackendManager(
     [
       ...config.backends.map((spec) => ({ backend: createBackend(spec, redact, session(spec), clientFeatures, reaper), spec })),
+      ...config.unresolved.map((server) => ({ backend: new UnconfiguredBackend(server), spec: { namespace: server.namespace, ...timeouts } })),
       ...[...builtins, ...(options.extraBackends ?? [])].map((backend) => ({
         backend,
-        spec: { namespace: backend.namespace, connectTimeoutMs: config.timeouts.connectMs, callTimeoutMs: config.timeouts.callMs },
+        spec: { namespace: backend.namespace, ...timeouts },
       })),
     ],
-    { logger, backoffMs: options.backoffMs, breakerMs: options.breakerMs, redact },
+    // Failures are remembered beside the snapshot, so the next CLI command does not start a backend that just failed.
+    { logger, backoffMs: options.backoffMs, breakerMs: options.breakerMs, redact, onSettled: (state) => rememberFailure(state) },
   );
   const snapshot = new ToolSnapshot(snapshotFile(cacheHome(), config.file));
+  const rememberFailure = rememberFailures(config.backends, snapshot);
   snapshot.retain(config.backends.map((b) => b.namespace));
   backends.logs.onLog((namespace, log) =>
     clientLog.publish({ level: log.level, logger: log.logger ? `${namespace}/${log.logger}` : namespace, data: log.data }),
@@ -219,15 +226,8 @@ export function createMetatools(config: ResolvedConfig, options: AppOptions = {}
     },
   };
   function startAll(only?: readonly string[]): Promise<void> {
-    // Last known tools first: searchable before any backend is up. A backend without a snapshot is always started.
-    const missing: string[] = [];
-    for (const spec of config.backends) {
-      // A catalog is a file read at once: always loaded, never snapshotted.
-      const known = spec.kind === "catalog" ? undefined : snapshot.get(spec);
-      if (known?.hashes) gate.claim(known.tools, known.hashes);
-      if (known) backends.preload(spec.namespace, known.tools, known.info);
-      else missing.push(spec.namespace);
-    }
+    // Last known tools first: searchable before any backend is up. One without a snapshot is started, unless it failed a moment ago.
+    const chosen = applyKnown(config, snapshot, backends, { only, claim: (tools, hashes) => gate.claim(tools, hashes), logger });
     const store = storeHealth(stores.cache).then((health) => {
       if (health.kind === "memory") return;
       if (!health.ok) return logger.error(`${health.error}; results are not cached and large outputs cannot be kept until it is reachable`);
@@ -238,15 +238,16 @@ export function createMetatools(config: ResolvedConfig, options: AppOptions = {}
         () => {},
       );
     });
-    return Promise.all([backends.start(only && [...only, ...missing]), store, semantic?.ready, useLearning?.start()]).then(() => undefined);
+    return Promise.all([backends.start(chosen), store, semantic?.ready, useLearning?.start()]).then(() => undefined);
   }
   async function closeAll(): Promise<void> {
     snapshot.flush();
+    useLearning?.flush();
     lock?.close();
     search.flush();
     await backends.close();
     reaper.close();
     await semantic?.close();
-    await Promise.all([stores.cache.close(), stores.outputs.close(), stores.links.close(), stores.learn?.close(), credentials?.close()]);
+    await Promise.all([stores.cache.close(), stores.outputs.close(), stores.links.close(), useLearning?.close(), credentials?.close()]);
   }
 }

@@ -5,6 +5,7 @@
  */
 import type { Server } from "@modelcontextprotocol/sdk/server/index.js";
 import { StdioServerTransport } from "@modelcontextprotocol/sdk/server/stdio.js";
+import { PassThrough } from "node:stream";
 import type { Metatools } from "./app.js";
 import { instructions } from "./meta/instructions.js";
 import { servedTools } from "./meta/index.js";
@@ -50,26 +51,32 @@ export function createSessionServer(
  * Serves on stdin/stdout. Backends start at once; the handshake waits for
  * them at most `startupGraceMs` (stdin buffers meanwhile), so the
  * instructions can list what connected, and a slow backend delays nothing more.
+ *
+ * stdin is read from the first moment, whatever phase startup is in, and
+ * passed to the transport once it connects: the client leaving (stdin's
+ * end) or a signal at any point, even before the first message, stops
+ * what started in order (backends, stores) and resolves `closed`.
  */
 export async function serveStdio(app: Metatools, logger: Logger): Promise<{ closed: Promise<void> }> {
   let server: Server | null = null;
   let resolveClosed: () => void;
   const closed = new Promise<void>((resolve) => (resolveClosed = resolve));
   let closing = false;
-  const shutdown = async () => {
+  const input = readInput(process.stdin);
+  const shutdown = async (why: string) => {
     if (closing) return;
     closing = true;
+    // Nothing more is read: a stdin left open (a signal came) no longer holds the process.
+    input.stop();
     await app.close();
-    // Closing the server stops reading stdin; closed before it served, stdin is still read (firstLine), and would hold the process.
     if (server) await server.close().catch(() => {});
-    else process.stdin.pause();
+    logger.info(`${why}: stopped`);
     resolveClosed();
   };
-  // Before anything starts: a signal, or the client leaving, while backends start closes them in order too, not at the exit deadline.
-  for (const signal of ["SIGINT", "SIGTERM"] as const) process.once(signal, () => void shutdown());
-  process.stdin.once("end", () => void shutdown());
+  for (const signal of ["SIGINT", "SIGTERM"] as const) process.once(signal, () => void shutdown(signal));
+  void input.ended.then(() => shutdown("stdin closed"));
   // The one client's initialize says what it can answer: backends are told exactly that (elicitation, sampling).
-  const declared = clientCapabilities(await firstLine(process.stdin, FIRST_MESSAGE_MS));
+  const declared = clientCapabilities(await input.firstLine(FIRST_MESSAGE_MS));
   if (declared) {
     app.clientFeatures.elicitation = declared.elicitation !== undefined;
     app.clientFeatures.sampling = declared.sampling !== undefined;
@@ -79,8 +86,8 @@ export async function serveStdio(app: Metatools, logger: Logger): Promise<{ clos
   await app.backends.waitForStartup(app.config.timeouts.startupGraceMs);
   if (closing) return { closed };
   server = createSessionServer(app, logger);
-  const transport = new StdioServerTransport();
-  server.onclose = () => void shutdown();
+  const transport = new StdioServerTransport(input.stream);
+  server.onclose = () => void shutdown("the transport closed");
   await server.connect(transport);
   logger.info(`serving on stdio; ${app.registry.size} tools from ${app.registry.namespaces().length} namespaces so far`);
   return { closed };
@@ -102,35 +109,54 @@ function clientCapabilities(line: string | undefined): { elicitation?: unknown; 
 }
 
 /**
- * The stream's first line, read without consuming it: what was read is
- * put back, so the transport then reads the stream from its start. Gives
- * up (undefined) after `ms`, at the stream's end, or past 1 MiB.
+ * A client's input, read from the start: `stream` holds every byte for the
+ * transport (buffered until it connects), `firstLine` the first line
+ * (undefined after `ms`, at the end, or past 1 MiB), `ended` settles when
+ * the client closes its side, and `stop` reads no more.
  */
-function firstLine(stream: NodeJS.ReadStream, ms: number): Promise<string | undefined> {
-  return new Promise((resolve) => {
-    let buffered = Buffer.alloc(0);
-    let settled = false;
-    const done = (line?: string) => {
-      if (settled) return;
-      settled = true;
-      clearTimeout(timer);
-      stream.off("readable", onReadable);
-      stream.off("end", onEnd);
-      if (buffered.length) stream.unshift(buffered);
-      resolve(line);
-    };
-    const onReadable = () => {
-      for (let chunk = stream.read() as Buffer | null; chunk !== null; chunk = stream.read() as Buffer | null) {
-        buffered = Buffer.concat([buffered, chunk]);
-        const end = buffered.indexOf(10);
-        if (end >= 0) return done(buffered.subarray(0, end).toString("utf8"));
-        if (buffered.length > 1 << 20) return done();
-      }
-    };
-    const onEnd = () => done();
-    const timer = setTimeout(() => done(), ms);
-    timer.unref();
-    stream.on("readable", onReadable);
-    stream.on("end", onEnd);
-  });
+function readInput(stdin: NodeJS.ReadStream): { stream: PassThrough; firstLine(ms: number): Promise<string | undefined>; ended: Promise<void>; stop(): void } {
+  const stream = new PassThrough();
+  let head = Buffer.alloc(0);
+  let line: string | undefined;
+  let settle: ((line: string | undefined) => void) | undefined;
+  let resolveEnded: () => void;
+  const ended = new Promise<void>((resolve) => (resolveEnded = resolve));
+  const onData = (chunk: Buffer) => {
+    stream.write(chunk);
+    if (line !== undefined || head.length > 1 << 20) return;
+    head = Buffer.concat([head, chunk]);
+    const end = head.indexOf(10);
+    if (end >= 0) {
+      line = head.subarray(0, end).toString("utf8");
+      settle?.(line);
+    } else if (head.length > 1 << 20) settle?.(undefined);
+  };
+  const onEnd = () => {
+    stream.end();
+    settle?.(line);
+    resolveEnded();
+  };
+  stdin.on("data", onData);
+  stdin.once("end", onEnd);
+  return {
+    stream,
+    ended,
+    firstLine: (ms) =>
+      line !== undefined || head.length > 1 << 20 || stdin.readableEnded
+        ? Promise.resolve(line)
+        : new Promise((resolve) => {
+            const timer = setTimeout(() => settle?.(undefined), ms);
+            timer.unref();
+            settle = (found) => {
+              settle = undefined;
+              clearTimeout(timer);
+              resolve(found);
+            };
+          }),
+    stop: () => {
+      stdin.off("data", onData);
+      stdin.off("end", onEnd);
+      stdin.pause();
+    },
+  };
 }

@@ -18,21 +18,50 @@ function errorOf(raw: unknown, env: NodeJS.ProcessEnv = {}): ConfigError {
   throw new Error("expected a ConfigError");
 }
 
+describe("a server entry that cannot be used is set aside with its field and fix; the rest of the config loads", () => {
+  it.each([
+    [{ command: 5 }, "mcpServers.gh.command", /expected string/],
+    [{}, "mcpServers.gh", /needs `command`/],
+    [{ url: "not a url" }, "mcpServers.gh.url", /URL/i],
+    [{ command: "x", arg: [] }, "mcpServers.gh", /unknown field\(s\) "arg"/],
+    [{ type: "catalog" }, "mcpServers.gh.tools", /expected string/],
+  ])("%j → %s", (entry, field, detail) => {
+    const config = parseConfig({ mcpServers: { gh: entry, ok: { command: "x" } } }, { file: FILE, env: {} });
+    expect(config.backends.map((b) => b.namespace)).toEqual(["ok"]);
+    expect(config.unresolved).toEqual([
+      { namespace: "gh", kind: expect.any(String), field, problem: expect.stringMatching(detail), fix: `correct ${field} in ${FILE}, then restart metatools` },
+    ]);
+    expect(config.unresolved[0]!.problem.startsWith(`${field}: `)).toBe(true);
+  });
+
+  it("an unset variable names the variable and where to set it; a disabled entry is not read at all", () => {
+    const config = parseConfig(
+      { mcpServers: { gh: { command: "x", env: { T: "${MISSING_TOKEN}" } }, off: { command: 5, env: { T: "${ALSO_MISSING}" }, disabled: true } } },
+      { file: FILE, env: {} },
+    );
+    expect(config.backends).toEqual([]);
+    expect(config.unresolved).toEqual([
+      {
+        namespace: "gh",
+        kind: "stdio",
+        field: "mcpServers.gh.env.T",
+        problem: "environment variable MISSING_TOKEN is not set (mcpServers.gh.env.T uses it)",
+        fix: "set MISSING_TOKEN in the environment metatools runs in (a running server sees it after a restart)",
+      },
+    ]);
+  });
+});
+
 describe("config errors name the file and the field", () => {
   it.each([
-    [{ mcpServers: { gh: { command: 5 } } }, "mcpServers.gh.command", /expected string/],
-    [{ mcpServers: { gh: {} } }, "mcpServers.gh", /needs `command`/],
     [{ mcpServers: { "a:b": { command: "x" } } }, 'mcpServers["a:b"]', /no ':'/],
-    [{ mcpServers: { gh: { url: "not a url" } } }, "mcpServers.gh.url", /URL/i],
-    [{ mcpServers: { gh: { command: "x", arg: [] } } }, "mcpServers.gh", /unknown field\(s\) "arg"/],
-    [{ mcpServers: { gh: { type: "catalog" } } }, "mcpServers.gh.tools", /expected string/],
     [{ metatools: { budgets: { inlineBytes: 10 } } }, "metatools.budgets.inlineBytes", />=2000/],
     [{ metatools: { search: { mode: "magic" } } }, "metatools.search.mode", /auto/],
     [{ mcpServers: [] }, "mcpServers", /expected record/],
     [{ metatools: { store: { url: "postgres://db" } } }, "metatools.store.url", /redis:\/\/host:port/],
     [{ metatools: { run: { outputValidation: "loud" } } }, "metatools.run.outputValidation", /warn/],
     [{ metatools: { cache: { ttl: 5 } } }, "metatools.cache", /unknown field\(s\) "ttl"/],
-    [{ mcpServers: { gh: { command: "x", env: { T: "${MISSING_TOKEN}" } } } }, "mcpServers.gh.env.T", /MISSING_TOKEN is not set/],
+    [{ metatools: { store: { url: "${MISSING_URL}" } } }, "metatools.store.url", /MISSING_URL is not set/],
     [{ metatools: { http: { tokens: ["short"] } } }, "metatools.http.tokens[0]", /at least 16 characters/],
     [{ metatools: { http: { allowedOrigins: ["not an origin"] } } }, "metatools.http.allowedOrigins[0]", /URL/i],
     // A union's errors speak of the branch meant: the embedder object, or what the field takes at all.

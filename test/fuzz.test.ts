@@ -179,7 +179,7 @@ describe("fuzzing", () => {
 
   it("random regular expressions, globs and paths keep the invariant and stay in the root", async () => {
     const spilled = await holds("run_tool", { tool_id: "code:read_file", args: { path: "big.log" } });
-    const handle = spilled.structured.handle as string;
+    const handle = spilled.handle as string;
     expect(handle).toMatch(/^@out_/);
     const cases: [string, string, fc.Arbitrary<Record<string, unknown>>][] = [
       ["regex (code:grep)", "code:grep", fc.record({ pattern: regex, glob: fc.option(glob, { nil: undefined }) }, { requiredKeys: ["pattern"] })],

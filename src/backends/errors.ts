@@ -5,7 +5,8 @@ import { MetatoolsError } from "../util/errors.js";
  * `busy` (the call waited its longest for its turn on a backend that asks
  * another caller questions, and was not started), `cancelled`, `upstream_error` (the server answered with a JSON-RPC error),
  * `not_runnable` (catalog-only tool), `needs_login` (a person must
- * sign in with `metatools auth login`; the message names the command).
+ * sign in with `metatools auth login`; the message names the command),
+ * `needs_config` (its config entry cannot be used as written; `details.fix` says what to change).
  */
 export class BackendError extends MetatoolsError {
   constructor(
@@ -15,6 +16,8 @@ export class BackendError extends MetatoolsError {
       upstreamCode?: number;
       /** On a timeout: the same call's arguments narrowed to less work, when the tool can say how. */
       narrowed?: Record<string, unknown>;
+      /** What a person must do, when waiting or retrying cannot help (a program not on PATH, a config entry to correct). */
+      fix?: string;
     } = {},
   ) {
     super(code, message);

@@ -4,10 +4,10 @@
  * their tools again on `tools/list_changed`; reconnects a dropped backend
  * with exponential backoff.
  */
-import type { BackendSpec } from "../config/resolved.js";
 import type { UpstreamTool } from "../model/tool.js";
 import { errorMessage } from "../util/errors.js";
 import { noRedaction } from "../util/redact.js";
+import { attemptEnded, attemptsEnded, awaitSignIn, logOnce, settle, type Entry } from "./entry.js";
 import { BackendError } from "./errors.js";
 import { BackendLogs } from "./logs.js";
 import { RedactingBackend } from "./redacting.js";
@@ -16,24 +16,6 @@ import { raceAbort, type BackendState, type ManagerOptions, type ToolsListener }
 import type { Backend, BackendInfo } from "./types.js";
 
 export type { BackendState, BackendStatus, ManagerOptions, ToolsListener } from "./state.js";
-
-interface Entry {
-  backend: Backend;
-  spec: Pick<BackendSpec, "namespace" | "connectTimeoutMs" | "callTimeoutMs">;
-  state: BackendState;
-  abort?: AbortController;
-  retryTimer?: NodeJS.Timeout;
-  /** Consecutive failed connects (a ready connection resets it). */
-  failures: number;
-  /** While waiting for a sign-in: stops watching for it. */
-  unwatch?: () => void;
-  /** Tools given from the snapshot before the backend connected: taken back if it fails. */
-  preloaded?: boolean;
-  /** Called when a connect attempt ends, either way. */
-  settled: Set<() => void>;
-  /** The tool list as last listed (JSON), to tell a real change from an announcement of none. */
-  listed?: string;
-}
 
 export class BackendManager {
   private readonly entries = new Map<string, Entry>();
@@ -81,32 +63,38 @@ export class BackendManager {
   }
 
   /**
+   * A backend this command does not start because it failed a moment ago
+   * (remembered across commands, see snapshot.ts): failed, saying why and
+   * until when it is left alone.
+   */
+  remembered(namespace: string, failure: Pick<BackendState, "error" | "fix" | "failedAt" | "retryAt">): void {
+    const entry = this.entries.get(namespace);
+    if (entry) entry.state = { ...entry.state, ...failure, status: "failed", toolCount: 0 };
+  }
+
+  /**
    * Starts the backends at once (those named by `only`, when given; the
    * others stay as they are, their snapshot tools searchable but not run).
    * Settles when each has connected or failed. Never rejects.
    */
   start(only?: readonly string[]): Promise<void> {
     const chosen = [...this.entries.values()].filter((entry) => !only || only.includes(entry.backend.namespace) || entry.backend.kind === "builtin");
-    for (const entry of this.entries.values()) if (!chosen.includes(entry)) entry.state = { ...entry.state, status: "idle" };
+    for (const entry of this.entries.values())
+      if (!chosen.includes(entry) && entry.state.status === "connecting") entry.state = { ...entry.state, status: "idle" };
     this.startup = Promise.all(chosen.map((entry) => this.connect(entry, 0))).then(() => undefined);
     return this.startup;
   }
 
-  /** Settles when the backend's current connect attempt ends (ready or not), or `signal` aborts, or its connect timeout passes. */
+  /**
+   * Settles when the backend's current connect attempt ends (ready or not),
+   * or `signal` aborts, or its connect timeout passes; at once for a backend
+   * not coming up, or known to fail (its last attempt failed): a call does not wait on it.
+   */
   whenReady(namespace: string, signal?: AbortSignal): Promise<void> {
     const entry = this.entries.get(namespace);
-    if (!entry || (entry.state.status !== "connecting" && entry.state.status !== "reconnecting")) return Promise.resolve();
-    return new Promise<void>((resolve) => {
-      const done = () => {
-        clearTimeout(timer);
-        signal?.removeEventListener("abort", done);
-        entry.settled.delete(done);
-        resolve();
-      };
-      const timer = setTimeout(done, entry.spec.connectTimeoutMs);
-      signal?.addEventListener("abort", done, { once: true });
-      entry.settled.add(done);
-    });
+    const status = entry?.state.status;
+    if (!entry || !(status === "connecting" || (status === "reconnecting" && !entry.state.failedAt))) return Promise.resolve();
+    return attemptEnded(entry, signal);
   }
 
   /**
@@ -114,15 +102,11 @@ export class BackendManager {
    * comes first. Backends whose tools are already served from the snapshot
    * are not waited for: their tools are there.
    */
-  async waitForStartup(ms: number): Promise<void> {
-    const waiting = [...this.entries.values()].filter(
-      (entry) => !entry.preloaded && (entry.state.status === "connecting" || entry.state.status === "reconnecting"),
+  waitForStartup(ms: number): Promise<void> {
+    return attemptsEnded(
+      [...this.entries.values()].filter((entry) => !entry.preloaded && (entry.state.status === "connecting" || entry.state.status === "reconnecting")),
+      ms,
     );
-    if (!waiting.length) return;
-    let timer: NodeJS.Timeout | undefined;
-    const connected = Promise.all(waiting.map((entry) => (entry.state.status === "connecting" ? this.whenReady(entry.backend.namespace) : undefined)));
-    await Promise.race([connected, new Promise<void>((resolve) => (timer = setTimeout(resolve, ms)))]);
-    clearTimeout(timer);
   }
 
   states(): BackendState[] {
@@ -151,7 +135,7 @@ export class BackendManager {
         entry.abort?.abort();
         entry.state.status = "closed";
         // Whoever waits for it to come up (a call, the handshake) stops waiting: no timer outlives the close.
-        this.settle(entry);
+        settle(entry);
         await entry.backend.close().catch(() => {});
       }),
     );
@@ -179,13 +163,17 @@ export class BackendManager {
         toolCount: tools.length,
         connectMs: took(),
         fromSnapshot: undefined,
+        fix: undefined,
+        failedAt: undefined,
       };
       entry.preloaded = false;
       entry.listed = JSON.stringify(tools);
+      entry.logged = undefined;
       this.logs.connectedNow(backend);
       this.emit(entry, tools);
-      this.settle(entry);
+      settle(entry);
       this.options.logger.info(`${backend.namespace}: ready with ${tools.length} tools`);
+      this.options.onSettled?.({ ...entry.state });
     } catch (error) {
       await backend.close().catch(() => {});
       if (this.closed) return;
@@ -195,17 +183,20 @@ export class BackendManager {
         entry.state = { ...entry.state, fromSnapshot: undefined };
         this.emit(entry, []);
       }
-      if (error instanceof BackendError && error.code === "needs_login") {
-        this.waitForSignIn(entry, error.message, took());
-        this.settle(entry);
-        return;
+      const code = error instanceof BackendError ? error.code : undefined;
+      if (code === "needs_login") this.waitForSignIn(entry, errorMessage(error), took());
+      else {
+        const message = errorMessage(error);
+        const reason = message.startsWith(backend.namespace) ? message : `${backend.namespace}: ${message}`;
+        const fix = error instanceof BackendError ? error.details.fix : undefined;
+        // A config entry that cannot be used is not retried: nothing changes until a person edits it and restarts.
+        const status = code === "needs_config" ? "needs_config" : "failed";
+        entry.state = { ...entry.state, status, error: reason, fix, failedAt: new Date().toISOString(), retryAt: undefined, toolCount: 0, connectMs: took() };
+        logOnce(entry, this.options.logger, status === "failed" ? "error" : "warn", fix ? `${reason} (fix: ${fix})` : reason);
+        if (status === "failed") this.scheduleRetry(entry, attempt + 1);
       }
-      const message = errorMessage(error);
-      const reason = message.startsWith(backend.namespace) ? message : `${backend.namespace}: ${message}`;
-      entry.state = { ...entry.state, status: "failed", error: reason, toolCount: 0, connectMs: took() };
-      this.options.logger.error(reason);
-      this.scheduleRetry(entry, attempt + 1);
-      this.settle(entry);
+      settle(entry);
+      this.options.onSettled?.({ ...entry.state });
     } finally {
       clearTimeout(timer);
     }
@@ -237,26 +228,12 @@ export class BackendManager {
     if (!this.closed) this.waitForSignIn(entry, message, entry.state.connectMs);
   }
 
-  /**
-   * No retries on a timer: nothing changes until a person signs in. The
-   * backend connects as soon as its stored sign-in changes, and once per
-   * breaker period in case the server stopped asking.
-   */
   private waitForSignIn(entry: Entry, message: string, connectMs: number | undefined): void {
-    clearTimeout(entry.retryTimer);
-    entry.unwatch?.();
-    const retryAt = new Date(Date.now() + this.retry.breakerMs).toISOString();
-    entry.state = { ...entry.state, status: "needs_login", error: message, toolCount: 0, retryAt, ...(connectMs === undefined ? {} : { connectMs }) };
-    this.options.logger.warn(message);
-    const again = () => {
-      entry.unwatch?.();
-      entry.unwatch = undefined;
-      clearTimeout(entry.retryTimer);
-      if (!this.closed) void this.connect(entry, 0);
-    };
-    entry.unwatch = entry.backend.watchSignIn?.(again);
-    entry.retryTimer = setTimeout(again, this.retry.breakerMs);
-    entry.retryTimer.unref();
+    awaitSignIn(entry, message, connectMs, {
+      breakerMs: this.retry.breakerMs,
+      logger: this.options.logger,
+      reconnect: () => void (this.closed || this.connect(entry, 0)),
+    });
   }
 
   private onDisconnected(entry: Entry, error: Error | undefined): void {
@@ -285,10 +262,6 @@ export class BackendManager {
     } else entry.state = { ...entry.state, status: "reconnecting", retryAt };
     entry.retryTimer = setTimeout(() => void this.connect(entry, attempt), delay);
     entry.retryTimer.unref();
-  }
-
-  private settle(entry: Entry): void {
-    for (const done of [...entry.settled]) done();
   }
 
   private emit(entry: Entry, tools: UpstreamTool[]): void {

@@ -21,6 +21,7 @@ import { packageVersion } from "../util/version.js";
 import { NeedsLoginError, type SignInSession } from "../auth/session.js";
 import { sdkSchemaValidator } from "./sdk-validator.js";
 import { BackendError } from "./errors.js";
+import { spawnProblem } from "./spawn-errors.js";
 import { remoteTransport, StderrTail, stdioProcess, stdioTransport } from "./transports.js";
 import type { GroupWatch } from "./reaper.js";
 import type { Backend, BackendEvent, BackendInfo, CallOptions, ToolCallResult } from "./types.js";
@@ -118,7 +119,8 @@ export class McpBackend implements Backend {
       await client.close().catch(() => {});
       const login = needsLogin(error) ?? this.signIn?.needsLogin;
       if (login) throw new BackendError("needs_login", login.message);
-      throw new BackendError("connect_failed", this.describeFailure(error));
+      const spawn = this.spec.kind === "stdio" ? spawnProblem(error, this.spec) : undefined;
+      throw new BackendError("connect_failed", this.describeFailure(spawn?.message ?? error), spawn ? { fix: spawn.fix } : {});
     }
   }
 
@@ -235,6 +237,7 @@ export class McpBackend implements Backend {
     return this.client;
   }
 
+  /** `error`: what failed, or what a person is told of it (a spawn error, explained). */
   private describeFailure(error: unknown): string {
     const base = error instanceof Error ? error.message : String(error);
     const what = this.spec.kind === "stdio" ? `command \`${[this.spec.command, ...this.spec.args].join(" ")}\`` : this.spec.url;

@@ -2,6 +2,8 @@
  * Each backend's last tool list, kept on disk: `serve` indexes it at once
  * and serves search and describe while the backend connects, and the CLI's
  * `search` and `describe` answer from it without starting any backend.
+ * Beside the lists, the backends whose last start failed, with why: the
+ * CLI does not start one again until `timeouts.failureMemoryMs` has passed.
  * An entry counts only for the same backend config (its identity hash),
  * and is replaced by whatever the backend lists when it connects. The file
  * is a cache, not a source of trust: its tools go through the gate before
@@ -26,9 +28,22 @@ export interface SnapshotEntry {
   savedAt: string;
 }
 
+/** A backend whose last start failed: remembered, so the next commands answer without starting it again. */
+export interface RememberedFailure {
+  /** The backend config it failed under (hash): a config edited since is tried again at once. */
+  identity: string;
+  error: string;
+  /** What a person must do, when the failure said (a program not on PATH). */
+  fix?: string;
+  /** When it failed (ISO time). */
+  at: string;
+}
+
 interface SnapshotFile {
   version: 1;
   backends: Record<string, SnapshotEntry>;
+  /** By namespace; added after version 1 was written, so optional. */
+  failures?: Record<string, RememberedFailure>;
 }
 
 /** Writes are gathered for this long, so a burst of list changes costs one write. */
@@ -69,9 +84,25 @@ export class ToolSnapshot {
     // The same list as last time (the usual start) is not written again.
     if (old && JSON.stringify({ ...old, savedAt: "" }) === JSON.stringify(entry)) return;
     this.load().backends[spec.namespace] = { ...entry, savedAt: new Date().toISOString() };
-    this.dirty = true;
-    this.timer ??= setTimeout(() => this.flush(), Math.max(WRITE_DELAY_MS, this.lastWrite + WRITE_EVERY_MS - Date.now()));
-    this.timer.unref();
+    this.changed();
+  }
+
+  /** The failure remembered for a backend under the same config, while it is less than `forMs` old. */
+  failure(spec: BackendSpec, forMs: number): RememberedFailure | undefined {
+    const failure = this.load().failures?.[spec.namespace];
+    if (!failure || failure.identity !== identityOf(spec) || typeof failure.error !== "string") return undefined;
+    const age = Date.now() - Date.parse(failure.at);
+    return age >= 0 && age < forMs ? failure : undefined;
+  }
+
+  /** Remembers that a backend failed to start, with why; `undefined`: that it started, which forgets its failure. */
+  setFailure(spec: BackendSpec, failure: Pick<RememberedFailure, "error" | "fix"> | undefined): void {
+    if (!this.file) return;
+    const data = this.load();
+    if (failure) data.failures = { ...data.failures, [spec.namespace]: { identity: identityOf(spec), ...failure, at: new Date().toISOString() } };
+    else if (data.failures?.[spec.namespace]) delete data.failures[spec.namespace];
+    else return;
+    this.changed();
   }
 
   /**
@@ -80,12 +111,20 @@ export class ToolSnapshot {
    */
   retain(namespaces: Iterable<string>): void {
     const keep = new Set(namespaces);
-    const backends = this.load().backends;
-    for (const namespace of Object.keys(backends)) {
-      if (keep.has(namespace)) continue;
-      delete backends[namespace];
-      this.dirty = true;
+    for (const kept of [this.load().backends, this.load().failures ?? {}]) {
+      for (const namespace of Object.keys(kept)) {
+        if (keep.has(namespace)) continue;
+        delete kept[namespace];
+        this.dirty = true;
+      }
     }
+  }
+
+  /** A write is due: gathered with the others of the next moment, and no sooner than WRITE_EVERY_MS after the last. */
+  private changed(): void {
+    this.dirty = true;
+    this.timer ??= setTimeout(() => this.flush(), Math.max(WRITE_DELAY_MS, this.lastWrite + WRITE_EVERY_MS - Date.now()));
+    this.timer.unref();
   }
 
   /** Writes what is pending now (on close). */

@@ -8,9 +8,12 @@ import type { Logger } from "../util/log.js";
 import type { Redact } from "../util/redact.js";
 import type { Backend, BackendInfo } from "./types.js";
 
-/** needs_login: the server asks for a sign-in only a person can give (`metatools auth login`); it connects as soon as one is stored. */
-/** idle: not started by this command (a CLI command that answers from the snapshot). */
-export type BackendStatus = "idle" | "connecting" | "ready" | "failed" | "reconnecting" | "needs_login" | "closed";
+/**
+ * needs_login: the server asks for a sign-in only a person can give (`metatools auth login`); it connects as soon as one is stored.
+ * needs_config: its config entry cannot be used as written (a `${VAR}` not set, a bad field): never started; a person fixes the entry (`fix`) and restarts.
+ * idle: not started by this command (a CLI command that answers from the snapshot).
+ */
+export type BackendStatus = "idle" | "connecting" | "ready" | "failed" | "reconnecting" | "needs_login" | "needs_config" | "closed";
 
 export interface BackendState {
   namespace: string;
@@ -18,6 +21,10 @@ export interface BackendState {
   status: BackendStatus;
   /** Why it failed or dropped, naming the backend and, for stdio, its stderr tail. */
   error?: string;
+  /** What a person must do when retrying cannot help (a config entry to correct, a program not on PATH); undefined when it may come back by itself. */
+  fix?: string;
+  /** When its last connect attempt failed (ISO time), until it is ready again: a call does not wait for a backend known to fail. */
+  failedAt?: string;
   info?: BackendInfo;
   toolCount: number;
   runnable: boolean;
@@ -47,6 +54,8 @@ export interface ManagerOptions {
   random?: () => number;
   /** Applied to everything each backend says, as it arrives (RedactingBackend). Default: nothing is redacted. */
   redact?: Redact;
+  /** Told the state each connect attempt ends in (ready, failed, needs_config, needs_login): what the app remembers of failures. */
+  onSettled?: (state: BackendState) => void;
 }
 
 /** `promise`, or the signal's reason once it aborts. */

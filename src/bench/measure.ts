@@ -153,8 +153,9 @@ export interface CliSearchResult {
 
 /**
  * The CLI as a person runs it: `metatools search "read a file"` over two
- * real servers (everything, filesystem), after one run that lists them and
- * keeps their snapshot. Each timed run must answer without starting either.
+ * real servers (everything, filesystem) and one that fails to start, after
+ * one run that lists them, keeps their snapshot and remembers the failure.
+ * Each timed run must answer without starting any of them.
  */
 export async function cliSearch(dir: string, runs: number, servers: { everything: string; filesystem: string }): Promise<CliSearchResult> {
   const root = join(dir, "cli-root");
@@ -175,7 +176,12 @@ export async function cliSearch(dir: string, runs: number, servers: { everything
   writeFileSync(
     configFile,
     JSON.stringify({
-      mcpServers: { everything: marked("everything", servers.everything, ["stdio"]), files: marked("files", servers.filesystem, [root]) },
+      mcpServers: {
+        everything: marked("everything", servers.everything, ["stdio"]),
+        files: marked("files", servers.filesystem, [root]),
+        // A server that never starts (as one whose package is gone would): remembered, not started again by each search.
+        broken: { command: process.execPath, args: ["-e", `require("fs").appendFileSync(${JSON.stringify(marks)}, "broken\\n"); process.exit(1)`] },
+      },
       metatools: { code: { root }, security: { lockFile: false } },
     }),
   );

@@ -128,7 +128,7 @@ function searchTable(report: BenchReport): Table {
     ]);
   if (report.cliSearch)
     rows.push([
-      `metatools search from the snapshot, spawn to exit (ms; backends started: ${report.cliSearch.spawned})`,
+      `metatools search from the snapshot, one backend failing, spawn to exit (ms; backends started: ${report.cliSearch.spawned})`,
       report.cliSearch.medianMs,
       TARGETS.cliSearchMs,
     ]);

@@ -46,6 +46,8 @@ export interface DoctorLearning {
   status: "on" | "off" | "failed";
   /** Terms learned so far, in the store (a memory store: this process's, so 0 for a command). */
   terms?: number;
+  /** Where it is kept: the learning file, the store's URL (password masked), or `memory` (this process only). */
+  where?: string;
   error?: string;
 }
 
@@ -82,17 +84,27 @@ export async function diagnose(app: Metatools): Promise<DoctorReport> {
         problem: `needs_login: ${(error ?? "the server asks for a sign-in").replace(/: run `.*$/, "")}`,
         fix: `${loginCommand(state.namespace, config)} (a running metatools picks the sign-in up without a restart)`,
       });
+    } else if (state.status === "needs_config") {
+      // Never started: the entry cannot be used as written. The others serve meanwhile.
+      problems.push({
+        subject: state.namespace,
+        problem: `needs_config: ${error ?? "its entry cannot be used"}`,
+        fix: state.fix ?? "correct its entry in the config",
+      });
     } else if (!ready && state.status !== "connecting") {
       const spec = config.backends.find((b) => b.namespace === state.namespace);
-      const run = !spec
-        ? "this backend is built in: run with --log-level debug and report the error"
-        : "command" in spec
-          ? `run it by hand to see why: ${[spec.command, ...spec.args].join(" ")}`
-          : "check the URL, the network and its headers";
+      // A failure that says what a person must do (a program not on PATH) says it; others are best seen by hand.
+      const run =
+        state.fix ??
+        (!spec
+          ? "this backend is built in: run with --log-level debug and report the error"
+          : "command" in spec
+            ? `run it by hand to see why: ${[spec.command, ...spec.args].join(" ")}`
+            : "check the URL, the network and its headers");
       problems.push({
         subject: state.namespace,
         problem: `${status}: ${error ?? "no answer"}`,
-        fix: `${run}${state.retryAt ? `; a running metatools retries ${retryIn(state.retryAt)}` : ""}`,
+        fix: `${run}${state.retryAt && !state.fix ? `; a running metatools retries ${retryIn(state.retryAt)}` : ""}`,
       });
     }
     if (quarantined.length) {
@@ -137,13 +149,13 @@ export async function diagnose(app: Metatools): Promise<DoctorReport> {
   const learning: DoctorLearning = !app.learner
     ? { status: "off" }
     : await app.learner.store.size().then(
-        ({ terms }) => ({ status: "on" as const, terms }),
+        ({ terms }) => ({ status: "on" as const, terms, where: app.learner!.store.where }),
         (error: unknown) => ({ status: "failed" as const, error: errorMessage(error) }),
       );
 
   const lock = app.gate.lock;
   return {
-    config: { file: config.file, backends: config.backends.length, ...(config.code ? { codeRoot: config.code.root } : {}) },
+    config: { file: config.file, backends: config.backends.length + config.unresolved.length, ...(config.code ? { codeRoot: config.code.root } : {}) },
     backends,
     store,
     embedder,

@@ -3,11 +3,11 @@ import type { LogLevel } from "../util/log.js";
 
 export class UsageError extends Error {}
 
-const COMMON = {
+/** What every command takes (registry.ts's COMMON_FLAGS says so); a command's own are in command-flags.ts. */
+export const COMMON = {
   config: { type: "string" },
   root: { type: "string" },
   "log-level": { type: "string" },
-  json: { type: "boolean" },
 } as const satisfies ParseArgsConfig["options"];
 
 type FlagConfig<O> = { args: string[]; options: typeof COMMON & O; allowPositionals: true; strict: true };

@@ -7,6 +7,9 @@ import type { JsonSchema } from "../model/tool.js";
 import type { MetaBody } from "../meta/types.js";
 import { textTable } from "../util/table.js";
 import { typeOf } from "../util/schema-words.js";
+import type { NextCall } from "../disclosure/guidance.js";
+import type { MediaNote } from "../disclosure/media.js";
+import { commandLine, withCommandLines } from "./command-line.js";
 import { styleFor, type Style } from "./style.js";
 import { stderr, stdout } from "./output.js";
 
@@ -19,7 +22,7 @@ export function printBody(tool: string, body: MetaBody, json: boolean): number {
   const err = styleFor(process.stderr);
   if (failed) {
     const error = body.error as { code: string; message: string };
-    stderr().write(`${err.bad(`error (${error.code})`)}: ${error.message}\n`);
+    stderr().write(`${err.bad(`error (${error.code})`)}: ${withCommandLines(error.message)}\n`);
     if (body.problems) for (const p of body.problems as { field: string; expected: string }[]) stderr().write(`  ${p.field}: expected ${p.expected}\n`);
     if (typeof body.result === "string") stdout().write(`${body.result}\n`);
     printGuidance(body, err);
@@ -58,8 +61,10 @@ function searchText(body: MetaBody, style: Style): string {
       `     ${style.dim(h.call)}`,
     );
   });
-  for (const u of (body.unavailable as { namespace: string; status: string; error?: string }[] | undefined) ?? []) {
+  for (const u of (body.unavailable as { namespace: string; status: string; error?: string; fix?: string }[] | undefined) ?? []) {
     lines.push(style.warn(`  ! ${u.namespace}: ${u.status}${u.error ? ` — ${u.error}` : ""}`));
+    // What a person must do (set a variable, sign in, install a program): the line a reader acts on.
+    if (u.fix) lines.push(`    → ${u.fix}`);
   }
   return lines.join("\n");
 }
@@ -92,7 +97,8 @@ function describeText(tool: MetaBody, style: Style): string {
   }
   if (tool.notes) lines.push("", `notes: ${String(tool.notes)}`);
   for (const e of (tool.examples as { title: string; call: { tool_id: string; args: unknown }; result?: string }[] | undefined) ?? []) {
-    lines.push("", `example: ${e.title}`, `  metatools run ${e.call.tool_id} --args '${JSON.stringify(e.call.args).replace(/'/g, "'\\''")}'`);
+    const line = commandLine({ tool: "run_tool", arguments: { tool_id: e.call.tool_id, args: e.call.args } });
+    lines.push("", `example: ${e.title}`, ...(line ? [`  ${line}`] : []));
     if (e.result) lines.push(`  → ${e.result}`);
   }
   for (const ref of (tool.external_refs as { title: string; url: string }[] | undefined) ?? []) lines.push(`see: ${ref.title} ${ref.url}`);
@@ -104,6 +110,11 @@ function printRun(body: MetaBody, err: Style): void {
   if (typeof body.result === "string") stdout().pass(`${body.result}\n`);
   if (body.structured !== undefined) stdout().json(body.structured);
   if (body.content) stdout().json(body.content);
+  // Media travel beside an agent's JSON; a person writes them to a file.
+  for (const m of (body.media as MediaNote[] | undefined) ?? [])
+    stderr().write(
+      `${err.dim(`${m.type}${m.mimeType ? ` (${m.mimeType})` : ""}, ${m.bytes} bytes: ${m.withheld ? `withheld: ${m.withheld}` : "not shown here; --out FILE writes it"}`)}\n`,
+    );
   const facts = [
     typeof body.cache === "string" ? `cache ${body.cache}${typeof body.cache_age_s === "number" ? ` (${body.cache_age_s} s old)` : ""}` : "",
     typeof body.duration_ms === "number" ? `${body.duration_ms} ms` : "",
@@ -111,8 +122,16 @@ function printRun(body: MetaBody, err: Style): void {
   if (facts.length) stderr().write(`${err.dim(`${String(body.tool_id ?? "")}: ${facts.join(", ")}`)}\n`);
 }
 
+/** Guidance as a person runs it: each call it names, and `next`, as a `metatools` command line (command-line.ts). */
 function printGuidance(body: MetaBody, out: Style): void {
+  const texts: string[] = [];
   for (const key of ["must_follow", "warning", "hint"]) {
-    if (typeof body[key] === "string") stderr().write(`${key === "hint" ? key : out.warn(key)}: ${body[key] as string}\n`);
+    if (typeof body[key] !== "string") continue;
+    const text = withCommandLines(body[key] as string);
+    texts.push(text);
+    stderr().write(`${key === "hint" ? key : out.warn(key)}: ${text}\n`);
   }
+  // The first call on a line of its own, to paste whole (unless the text already ends with it).
+  const next = body.next ? commandLine(body.next as NextCall) : undefined;
+  if (next && !texts.some((text) => text.endsWith(next))) stderr().write(`next: ${next}\n`);
 }

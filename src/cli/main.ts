@@ -7,7 +7,7 @@
 import { startTelemetrySdk } from "../observe/sdk.js";
 import { ConfigError, MetatoolsError } from "../util/errors.js";
 import { UsageError } from "./flags.js";
-import { COMMANDS, usage } from "./registry.js";
+import { COMMANDS, commandHelp, usage } from "./registry.js";
 import { stderr, stdout } from "./output.js";
 
 async function main(argv: string[]): Promise<number> {
@@ -27,7 +27,7 @@ async function main(argv: string[]): Promise<number> {
     return 2;
   }
   if (rest.includes("--help") || rest.includes("-h")) {
-    stdout().write(`metatools ${name} ${command.usage}\n  ${command.summary}\n`);
+    stdout().write(`${commandHelp(command)}\n`);
     return 0;
   }
   const warn = (message: string) => stderr().write(`metatools warn: ${message}\n`);

@@ -5,14 +5,21 @@
  * command runs: a command loads only its own code.
  */
 
+import { COMMAND_FLAGS, type CommandName, type FlagOptions } from "./command-flags.js";
+
 export interface Command {
-  name: string;
-  /** Arguments and flags after the command's name. */
+  name: CommandName;
+  /** Arguments and flags after the command's name: every flag the command parses (its entry in command-flags.ts) is named here. */
   usage: string;
   /** One line: what it is for. */
   summary: string;
+  /** Sentences for what the usage line cannot say (what a flag does), shown by `--help` and in the reference. */
+  details?: string;
   run(argv: string[]): Promise<number>;
 }
+
+/** The flags a command parses beside the common ones. */
+export const flagsOf = (command: Command): FlagOptions => COMMAND_FLAGS[command.name];
 
 export const COMMANDS: readonly Command[] = [
   {
@@ -29,20 +36,27 @@ export const COMMANDS: readonly Command[] = [
   },
   {
     name: "search",
-    usage: "QUERY [--limit N] [--offset N] [--namespace NS]... [--tags a,b] [--mode auto|bm25|semantic|hybrid] [--json]",
+    usage: "QUERY [--limit N] [--offset N] [--namespace NS]... [--tags a,b] [--mode auto|bm25|semantic|hybrid] [--refresh] [--json]",
     summary: "rank tools for a task, as search_tools does",
+    details:
+      "Answers from the snapshot of each server's last tool list without starting any (a server never listed is started); --refresh starts them all and lists their tools again. The hints print metatools commands to paste; --json prints the reply an agent gets.",
     run: (argv) => import("./commands/search.js").then((m) => m.search(argv)),
   },
   {
     name: "describe",
-    usage: "ID... [--detail summary|schema|full] [--examples N] [--json]",
+    usage: "ID... [--detail summary|schema|full] [--examples N] [--refresh] [--json]",
     summary: "a tool's docs: schema, notes and examples, as describe_tool gives them",
+    details: "Reads the snapshot of the servers' tool lists, as search does; --refresh starts the servers and lists their tools again.",
     run: (argv) => import("./commands/describe.js").then((m) => m.describe(argv)),
   },
   {
     name: "run",
-    usage: "ID --args JSON [--timeout MS] [--cache use|refresh|bypass] [--json]",
+    usage: "ID [--args JSON] [--timeout MS] [--cache use|refresh|bypass] [--out FILE] [--json]",
     summary: "run a tool through metatools (validated, cached, observed), as run_tool does",
+    details:
+      "--args takes the tool's arguments as one JSON object (default {}), quoted for the shell: --args '{\"path\":\"README.md\"}'. Only the tool's own server is started. " +
+      "--out FILE writes the result to FILE instead of stdout: the bytes of a result that is one image, audio clip or binary resource (decoded), the text of one text or one text resource, " +
+      "else JSON (the structured content, or every content block); stderr says what was written (kind, bytes, MIME type). A result too large for an agent's reply is still printed or written whole.",
     run: (argv) => import("./commands/run.js").then((m) => m.run(argv)),
   },
   {
@@ -53,8 +67,10 @@ export const COMMANDS: readonly Command[] = [
   },
   {
     name: "learn",
-    usage: "--export FILE|- | --import FILE | --reset",
-    summary: "what search learned from use, in the shared store: export it to a file, import one, or forget it",
+    usage: "--show [--json] | --export FILE|- | --import FILE | --reset",
+    summary: "what search learned from use: list it, export it to a file, import one, or forget it",
+    details:
+      "Works where the config keeps it: with the memory store (the default), the learning file of this config in the cache folder (a server running on it writes there within seconds and reads what this command changes); with Redis or SQLite, that store. --show lists each term, the tools it leads to with their weight, whose evidence it is (yours, imported, other callers') and when it was last taught; --json for machines. With no config file, learning lives in a server's process alone and this command cannot reach it.",
     run: (argv) => import("./commands/learn.js").then((m) => m.learn(argv)),
   },
   {
@@ -71,8 +87,10 @@ export const COMMANDS: readonly Command[] = [
   },
   {
     name: "index",
-    usage: "[--json]",
+    usage: "[--refresh] [--json]",
     summary: "embed every tool not yet in the embedding cache, with a progress bar",
+    details:
+      "Embeds the tools of the snapshot of each server's last tool list without starting it (a server never listed is started); --refresh starts every server and lists its tools again first. Texts already in the cache are never embedded again.",
     run: (argv) => import("./commands/index-tools.js").then((m) => m.indexTools(argv)),
   },
   {
@@ -100,6 +118,29 @@ export const COMMANDS: readonly Command[] = [
 
 export const COMMON_FLAGS =
   "Every command takes --config FILE (default ./metatools.json, or $METATOOLS_CONFIG), --root DIR (the code tools' project root; default the working directory) and --log-level debug|info|warn|error|silent.";
+
+/** `metatools NAME --help`: the usage, what it is for, the details, and the flags every command takes. */
+export function commandHelp(command: Command): string {
+  return [
+    `metatools ${command.name} ${command.usage}`,
+    `  ${command.summary}`,
+    ...(command.details ? ["", ...wrap(command.details, 78).map((line) => `  ${line}`)] : []),
+    "",
+    "  Also: --config FILE, --root DIR, --log-level debug|info|warn|error|silent (see metatools help).",
+  ].join("\n");
+}
+
+function wrap(text: string, width: number): string[] {
+  const lines: string[] = [];
+  let line = "";
+  for (const word of text.split(" ")) {
+    if (line && line.length + 1 + word.length > width) {
+      lines.push(line);
+      line = word;
+    } else line = line ? `${line} ${word}` : word;
+  }
+  return line ? [...lines, line] : lines;
+}
 
 export const EXIT_CODES =
   "Exit codes: 0 done; 1 the operation failed or found problems (the message says what to do); 2 bad usage or an invalid config (the message names the file and the field).";

@@ -23,7 +23,8 @@ export const DEFAULTS = {
   /** An embedder of type `transformers`. */
   transformers: { dtype: "q8", pooling: "mean", allowDownload: false },
   budgets: { inlineBytes: 10_000, mediaBytes: 1 << 20 },
-  timeouts: { connectMs: 30_000, callMs: 60_000, startupGraceMs: 3_000 },
+  /** failureMemoryMs: how long a backend that failed to start is remembered as failed, so CLI commands do not start it again each time. */
+  timeouts: { connectMs: 30_000, callMs: 60_000, startupGraceMs: 3_000, failureMemoryMs: 5 * 60_000 },
   catalogs: [] as string[],
   builtinCatalog: true,
   tools: { allow: [] as string[], deny: [] as string[] },
@@ -68,6 +69,8 @@ export const DEFAULTS = {
     shareAfterPrincipals: 3,
     /** Keep the queries' text (for export and review); off, only analyzed terms are kept. */
     keepQueries: false,
+    /** With the memory store and a config file: keep what was learned in a file in the cache folder, so a restart keeps it. */
+    persist: true,
   },
   /**
    * Requests a backend sends back to the client during a call (elicitation, sampling): untrusted output, so bounded.

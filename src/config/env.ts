@@ -35,7 +35,7 @@ export function substituteEnv(value: unknown, env: NodeJS.ProcessEnv, file: stri
         return found;
       }
       if (fallback !== undefined) return fallback;
-      throw new ConfigError(file, formatPath(path), `environment variable ${name} is not set (set it, or write \${${name}:-default} to give a default)`);
+      throw new UnsetVariableError(file, formatPath(path), name);
     });
   }
   if (Array.isArray(value)) return value.map((item, i) => substituteEnv(item, env, file, [...path, String(i)], secrets, value[i - 1]));
@@ -45,6 +45,17 @@ export function substituteEnv(value: unknown, env: NodeJS.ProcessEnv, file: stri
     return out;
   }
   return value;
+}
+
+/** A `${NAME}` with no value and no default: a server's entry that names one is not started (needs_config), the rest of the config is refused. */
+export class UnsetVariableError extends ConfigError {
+  constructor(
+    file: string,
+    field: string,
+    readonly variable: string,
+  ) {
+    super(file, field, `environment variable ${variable} is not set (set it, or write \${${variable}:-default} to give a default)`);
+  }
 }
 
 /** `mcpServers.github.args[2]`: how config fields are named in errors. */

@@ -11,10 +11,11 @@ import { oauthSecrets, resolveAuth, withTokenFileDenied } from "./auth.js";
 import { check } from "./check.js";
 import { resolveHttp } from "./http.js";
 import { resolveRequests } from "./requests.js";
-import { pickServerSchema, resolveBackend } from "./server.js";
+import { readServerEntries } from "./entries.js";
+import { resolveBackend } from "./server.js";
 import { DEFAULTS } from "./defaults.js";
-import type { BackendSpec, CodeConfig, EmbedderConfig, ResolvedConfig } from "./resolved.js";
-import { configFileSchema, NAMESPACE_PATTERN, type ConfigFile, type MetatoolsSection } from "./schema.js";
+import type { BackendSpec, CodeConfig, EmbedderConfig, ResolvedConfig, UnresolvedServer } from "./resolved.js";
+import { configFileSchema, type ConfigFile, type MetatoolsSection } from "./schema.js";
 
 export interface LoadOptions {
   /** Explicit config path (the `--config` flag); wins over METATOOLS_CONFIG. */
@@ -40,7 +41,7 @@ export function loadConfig(options: LoadOptions = {}): ResolvedConfig {
   const file = explicit ? resolve(cwd, explicit) : resolve(cwd, DEFAULT_CONFIG_NAME);
   if (!existsSync(file)) {
     if (explicit) throw new ConfigError(file, "", "file not found (check --config or METATOOLS_CONFIG)");
-    return resolveConfig({}, { baseDir: cwd, cwd, builtinCatalogDir: options.builtinCatalogDir, root: options.root, env });
+    return resolveConfig({}, { baseDir: cwd, cwd, builtinCatalogDir: options.builtinCatalogDir, root: options.root, env, unresolved: [] });
   }
   let raw: unknown;
   try {
@@ -58,26 +59,20 @@ export function parseConfig(
 ): ResolvedConfig {
   const { file } = options;
   const secrets: Secret[] = [];
-  const substituted = substituteEnv(raw, options.env ?? process.env, file, [], secrets);
-  const servers = (substituted as { mcpServers?: unknown } | null)?.mcpServers;
-  // Servers first: the file-level union would only say "invalid input".
-  for (const [name, server] of isPlainObject(servers) ? Object.entries(servers) : []) {
-    if (!NAMESPACE_PATTERN.test(name)) {
-      throw new ConfigError(
-        file,
-        formatPath(["mcpServers", name]),
-        "server names become tool-id namespaces: use letters, digits, '_', '.', '-' (no ':'), at most 64 characters",
-      );
-    }
-    const schema = pickServerSchema(server);
-    if (!schema) {
-      throw new ConfigError(file, formatPath(["mcpServers", name]), 'a server needs `command` (stdio), `url` (http or sse), or `type: "catalog"` with `tools`');
-    }
-    check(schema, server, file, ["mcpServers", name]);
-  }
+  const env = options.env ?? process.env;
+  // Each server on its own: one that cannot be used as written waits for a person (needs_config), the others serve.
+  // The rest of the file is read as a whole: a problem there refuses the config.
+  let substituted: unknown;
+  let unresolved: UnresolvedServer[] = [];
+  if (isPlainObject(raw) && isPlainObject(raw.mcpServers)) {
+    const entries = readServerEntries(raw.mcpServers, env, file, secrets);
+    unresolved = entries.unresolved;
+    substituted = { ...(substituteEnv({ ...raw, mcpServers: {} }, env, file, [], secrets) as object), mcpServers: entries.servers };
+  } else substituted = substituteEnv(raw, env, file, [], secrets);
   const parsed = check(configFileSchema, substituted, file, []);
   const config = resolveConfig(parsed, {
     file,
+    unresolved,
     baseDir: dirname(file),
     cwd: options.cwd ?? process.cwd(),
     builtinCatalogDir: options.builtinCatalogDir,
@@ -97,7 +92,7 @@ export function parseConfig(
 
 function resolveConfig(
   parsed: ConfigFile,
-  where: { file?: string; baseDir: string; cwd: string; builtinCatalogDir?: string; root?: string; env?: NodeJS.ProcessEnv },
+  where: { file?: string; baseDir: string; cwd: string; builtinCatalogDir?: string; root?: string; env?: NodeJS.ProcessEnv; unresolved: UnresolvedServer[] },
 ): ResolvedConfig {
   const m = parsed.metatools ?? {};
   const code = resolveCode(m.code, where);
@@ -106,8 +101,9 @@ function resolveConfig(
   const callMs = m.timeouts?.callMs ?? DEFAULTS.timeouts.callMs;
   const requests = resolveRequests(m.requests, callMs);
   const backends: BackendSpec[] = [];
-  for (const [namespace, server] of Object.entries(parsed.mcpServers ?? {})) {
-    if (server.disabled) continue;
+  const servers = [...Object.entries(parsed.mcpServers ?? {}), ...where.unresolved.map((u) => [u.namespace, undefined] as const)];
+  for (const [namespace, server] of servers) {
+    if (server?.disabled) continue;
     if (RESERVED_NAMESPACES.includes(namespace) && (namespace !== "code" || code)) {
       throw new ConfigError(
         where.file ?? "config",
@@ -115,6 +111,7 @@ function resolveConfig(
         `"${namespace}" is a namespace metatools serves itself${namespace === "code" ? " (the built-in code tools; set metatools.code.enabled to false to free it)" : ""}; rename the server`,
       );
     }
+    if (!server) continue;
     const spec = resolveBackend(namespace, server, where.baseDir, connectMs, callMs);
     backends.push(spec.kind === "catalog" ? spec : { ...spec, requests });
   }
@@ -124,6 +121,7 @@ function resolveConfig(
   return {
     file: where.file,
     backends,
+    unresolved: where.unresolved,
     search: {
       defaultLimit: m.search?.defaultLimit ?? DEFAULTS.search.defaultLimit,
       maxLimit: DEFAULTS.search.maxLimit,
@@ -155,7 +153,12 @@ function resolveConfig(
       maxDescriptionChars: m.security?.maxDescriptionChars ?? DEFAULTS.security.maxDescriptionChars,
       maxUnlistedPins: m.security?.maxUnlistedPins ?? DEFAULTS.security.maxUnlistedPins,
     },
-    timeouts: { connectMs, callMs, startupGraceMs: m.timeouts?.startupGraceMs ?? DEFAULTS.timeouts.startupGraceMs },
+    timeouts: {
+      connectMs,
+      callMs,
+      startupGraceMs: m.timeouts?.startupGraceMs ?? DEFAULTS.timeouts.startupGraceMs,
+      failureMemoryMs: m.timeouts?.failureMemoryMs ?? DEFAULTS.timeouts.failureMemoryMs,
+    },
     requests,
     catalogs,
     access: { allow: m.tools?.allow ?? [...DEFAULTS.tools.allow], deny: m.tools?.deny ?? [...DEFAULTS.tools.deny] },
@@ -190,6 +193,7 @@ function resolveConfig(
             maxEventsPerDay: m.learn?.maxEventsPerDay ?? DEFAULTS.learn.maxEventsPerDay,
             shareAfterPrincipals: m.learn?.shareAfterPrincipals ?? DEFAULTS.learn.shareAfterPrincipals,
             keepQueries: m.learn?.keepQueries ?? DEFAULTS.learn.keepQueries,
+            persist: m.learn?.persist ?? DEFAULTS.learn.persist,
             ...(m.learn?.seed ? { seed: resolve(where.baseDir, m.learn.seed) } : {}),
           },
         }),

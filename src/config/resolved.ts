@@ -64,10 +64,28 @@ export interface CatalogBackendSpec extends BackendCommon {
 
 export type BackendSpec = StdioBackendSpec | RemoteBackendSpec | CatalogBackendSpec;
 
+/**
+ * A configured server that cannot start as written: its entry names a
+ * `${VAR}` that is not set, or has a bad field. It is shown as
+ * `needs_config` with the fix, and every other server serves.
+ */
+export interface UnresolvedServer {
+  namespace: string;
+  /** What the entry was meant to be, as far as it says. */
+  kind: BackendSpec["kind"];
+  /** The field at fault, e.g. `mcpServers.brave.env.BRAVE_API_KEY`. */
+  field: string;
+  problem: string;
+  /** What a person must do: "set BRAVE_API_KEY in the environment metatools runs in …". */
+  fix: string;
+}
+
 export interface ResolvedConfig {
   /** The file the config came from; undefined when running on defaults. */
   file?: string;
   backends: BackendSpec[];
+  /** Servers whose entries cannot be used as written (disabled ones are in neither list). */
+  unresolved: UnresolvedServer[];
   search: {
     defaultLimit: number;
     maxLimit: number;
@@ -93,7 +111,7 @@ export interface ResolvedConfig {
   secrets: Secret[];
   /** lockFile: absolute path, or undefined (no config file, or turned off). */
   security: { scan: boolean; lockFile?: string; maxDescriptionChars: number; maxUnlistedPins: number };
-  timeouts: { connectMs: number; callMs: number; startupGraceMs: number };
+  timeouts: { connectMs: number; callMs: number; startupGraceMs: number; failureMemoryMs: number };
   /** Bounds on backends' requests back to the client; each stdio or remote backend's spec carries them too. */
   requests: RequestLimits;
   /** Catalog folders or files, in load order (later entries override earlier). */
@@ -116,6 +134,8 @@ export interface LearnConfig {
   /** Distinct principals that must agree (a term → a tool) before it ranks for other principals. */
   shareAfterPrincipals: number;
   keepQueries: boolean;
+  /** With the memory store and a config file: kept in a learning file in the cache folder (src/learn/file-store.ts). */
+  persist: boolean;
   /** Absolute path of a learned file imported at start. */
   seed?: string;
 }

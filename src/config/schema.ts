@@ -5,7 +5,7 @@
  */
 import { z } from "zod";
 import { DEFAULT_SECRET_PATTERNS } from "../codeintel/secrets.js";
-import { bytesWords, DEFAULTS } from "./defaults.js";
+import { bytesWords, DEFAULTS, msWords } from "./defaults.js";
 import { httpSectionSchema } from "./http.js";
 import { requestsSectionSchema } from "./requests.js";
 import { learnSectionSchema, searchSectionSchema } from "./search-schema.js";
@@ -102,6 +102,14 @@ export const metatoolsSectionSchema = z
           .optional()
           .describe(
             `How long the server waits for backends before answering initialize, so instructions list them. Default ${DEFAULTS.timeouts.startupGraceMs}.`,
+          ),
+        failureMemoryMs: z
+          .number()
+          .int()
+          .min(0)
+          .optional()
+          .describe(
+            `How long a backend that failed to start is remembered as failed (with why, in the cache folder beside the tool snapshot): CLI search and describe answer without starting it again until then, or until --refresh; 0 remembers nothing. Default ${msWords(DEFAULTS.timeouts.failureMemoryMs)}.`,
           ),
       })
       .strict()

@@ -170,11 +170,17 @@ export const learnSectionSchema = z
           .describe(
             `Also keep the text of the queries that taught each tool (shown by \`metatools learn --export\`). Default ${DEFAULTS.learn.keepQueries}: only analyzed terms (word stems) and tool ids are kept.`,
           ),
+        persist: z
+          .boolean()
+          .optional()
+          .describe(
+            `With the memory store (the default), keep what search learns in a file in the cache folder, one per config file ($XDG_CACHE_HOME/metatools/learned/, else ~/.cache/metatools/learned/), read at start and written a few seconds after a change and at shutdown, so a restart keeps it. false keeps it in the server's process only. Redis and SQLite stores keep it themselves. Default ${DEFAULTS.learn.persist}.`,
+          ),
       })
       .strict(),
     z.literal(false),
   ])
   .optional()
   .describe(
-    "Search that learns from use: a search followed by a successful run of a tool in the same session teaches later searches with similar words to rank that tool higher. Kept in metatools.store (shared by replicas on Redis). false turns it off.",
+    "Search that learns from use: a search followed by a successful run of a tool in the same session teaches later searches with similar words to rank that tool higher. Kept in metatools.store (shared by replicas on Redis); with the memory store, in a file in the cache folder (learn.persist). `metatools learn --show` lists it. false turns it off.",
   );

@@ -13,6 +13,20 @@ export interface NextCall {
 
 export type Severity = "hint" | "warning" | "must_follow";
 
+/** The guidance fields of a reply, in the order a reply's register is chosen (the strongest first). */
+export const GUIDANCE_KEYS = ["must_follow", "warning", "hint", "next"] as const;
+
+/**
+ * The one envelope every reply an agent sees shares (meta-tools, built-in
+ * tools run through run_tool, errors): these fields sit at the top level of
+ * the reply's JSON, never nested in a tool's result. Besides the guidance:
+ * `handle` (where the whole of what the reply shows part of is kept; its
+ * `summary`, when it has one, goes with it), `media_handle` (media kept for
+ * `metatools:read_output`), `truncated` (the reply shows less than there is).
+ */
+export const ENVELOPE_KEYS = [...GUIDANCE_KEYS, "handle", "media_handle", "truncated"] as const;
+export type EnvelopeKey = (typeof ENVELOPE_KEYS)[number];
+
 export interface Guidance {
   severity: Severity;
   text: string;

@@ -16,7 +16,10 @@ export function cliReference(): string {
     "",
     "Tables are for people: colour only on a terminal (`NO_COLOR` turns it off, `FORCE_COLOR` on). `--json` prints the same result as JSON for scripts. Logs go to stderr; stdout carries the result, or the MCP protocol under `serve`.",
   ];
-  for (const c of COMMANDS) lines.push("", `## \`metatools ${c.name}\``, "", `${capitalize(c.summary)}.`, "", "```sh", `metatools ${c.name} ${c.usage}`, "```");
+  for (const c of COMMANDS) {
+    lines.push("", `## \`metatools ${c.name}\``, "", `${capitalize(c.summary)}.`, "", "```sh", `metatools ${c.name} ${c.usage}`, "```");
+    if (c.details) lines.push("", c.details);
+  }
   return `${lines.join("\n")}\n`;
 }
 

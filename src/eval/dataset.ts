@@ -50,13 +50,20 @@ export function loadDataset(dir: string): Dataset {
  * and nothing else: no built-in catalog, no code tools, and the tools
  * measured as given (nothing quarantined, nothing pinned beside the file).
  * Search is configured as a fresh install's (hybrid with the built-in
- * embedder), its embeddings kept in memory only.
+ * embedder), its embeddings and what it learns kept in memory only.
  */
 export function datasetConfig(namespace: string, toolsFile: string): ResolvedConfig {
   return parseConfig(
     {
       mcpServers: { [namespace]: { type: "catalog", tools: toolsFile } },
-      metatools: { builtinCatalog: false, code: { enabled: false }, security: { scan: false, lockFile: false }, search: { embeddingCache: false } },
+      metatools: {
+        builtinCatalog: false,
+        code: { enabled: false },
+        security: { scan: false, lockFile: false },
+        search: { embeddingCache: false },
+        // The replay's history is measured, then forgotten: never kept in a learning file the next run would read.
+        learn: { persist: false },
+      },
     },
     { file: toolsFile },
   );

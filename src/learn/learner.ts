@@ -58,7 +58,7 @@ export class Learner {
 
   constructor(
     readonly store: LearnedStore,
-    private readonly config: LearnConfig,
+    private readonly config: Pick<LearnConfig, "halfLifeMs" | "windowMs" | "maxEventsPerDay" | "keepQueries">,
     private readonly logger?: Logger,
     private readonly now: () => number = Date.now,
     /** Applied to a query before its terms are made or its text kept: a secret an agent pasted into a query is never stored. */

@@ -50,6 +50,29 @@ export function addEvidence(row: TermRow | undefined, tool: string, delta: numbe
   const at = entries.findIndex(([id]) => id === tool);
   if (at >= 0) entries[at]![1] = Math.max(FLOOR, entries[at]![1] + delta);
   else entries.push([tool, Math.max(FLOOR, delta)]);
+  return boundRow(entries, now);
+}
+
+/**
+ * Two processes' changes to one row, merged (a learning file both write, file-store.ts): what is on disk now plus what this
+ * process added since it last read the row (`mine` − `base`), each tool's weight decayed to now, bounded as `addEvidence`.
+ */
+export function mergeRows(disk: TermRow | undefined, base: TermRow | undefined, mine: TermRow | undefined, now: number, settings: LearnSettings): TermRow {
+  const weights = new Map<string, number>();
+  const add = (row: TermRow | undefined, sign: number) => {
+    for (const [id, evidence] of Object.entries(row ?? {})) weights.set(id, (weights.get(id) ?? 0) + sign * decayed(evidence, now, settings));
+  };
+  add(disk, 1);
+  add(mine, 1);
+  add(base, -1);
+  return boundRow(
+    [...weights].map(([id, weight]) => [id, Math.max(FLOOR, weight)]),
+    now,
+  );
+}
+
+/** Forgotten weights dropped, the strongest MAX_TOOLS_PER_TERM kept, all stamped `now`. */
+function boundRow(entries: [string, number][], now: number): TermRow {
   const kept = entries
     .filter(([, weight]) => Math.abs(weight) >= FORGOTTEN)
     .sort((a, b) => Math.abs(b[1]) - Math.abs(a[1]) || a[0].localeCompare(b[0]))

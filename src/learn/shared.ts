@@ -36,8 +36,41 @@ export function addShared(row: SharedRow | undefined, contributor: string, tool:
   const entry = weights.get(tool) ?? new Map<string, number>();
   weights.set(tool, entry);
   entry.set(contributor, Math.max(FLOOR, (entry.get(contributor) ?? 0) + delta));
+  return bounded(weights, contributor === TRUSTED ? [] : [contributor], now);
+}
+
+/**
+ * Two processes' changes to one shared row, merged (a learning file both write, file-store.ts): per tool and contributor,
+ * what is on disk now plus what this process added since it last read the row (`mine` − `base`), decayed to now; bounded
+ * as `addShared`, for every contributor.
+ */
+export function mergeShared(
+  disk: SharedRow | undefined,
+  base: SharedRow | undefined,
+  mine: SharedRow | undefined,
+  now: number,
+  settings: LearnSettings,
+): SharedRow {
+  const weights: Weights = new Map();
+  const add = (row: SharedRow | undefined, sign: number) => {
+    for (const [tool, byWho] of Object.entries(row ?? {})) {
+      const entry = weights.get(tool) ?? new Map<string, number>();
+      weights.set(tool, entry);
+      for (const [who, e] of Object.entries(byWho)) entry.set(who, (entry.get(who) ?? 0) + sign * decayed(e, now, settings));
+    }
+  };
+  add(disk, 1);
+  add(mine, 1);
+  add(base, -1);
+  for (const byWho of weights.values()) for (const [who, w] of byWho) byWho.set(who, Math.max(FLOOR, w));
+  const contributors = new Set([...weights.values()].flatMap((byWho) => [...byWho.keys()]).filter((who) => who !== TRUSTED));
+  return bounded(weights, [...contributors], now);
+}
+
+/** Forgotten evidence dropped, each of `contributors` held to its share of tools, each tool to its strongest contributors, the row to its best tools. */
+function bounded(weights: Weights, contributors: readonly string[], now: number): SharedRow {
   for (const byWho of weights.values()) for (const [who, w] of byWho) if (Math.abs(w) < FORGOTTEN) byWho.delete(who);
-  if (contributor !== TRUSTED) {
+  for (const contributor of contributors) {
     const held = [...weights].filter(([, byWho]) => byWho.has(contributor));
     held.sort((a, b) => Math.abs(b[1].get(contributor)!) - Math.abs(a[1].get(contributor)!) || a[0].localeCompare(b[0]));
     for (const [, byWho] of held.slice(MAX_TOOLS_PER_CONTRIBUTOR)) byWho.delete(contributor);

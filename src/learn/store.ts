@@ -1,6 +1,7 @@
 /**
- * Where learned associations live: the key-value store (memory, or Redis
- * shared by replicas), keys per term, so a search reads only its own terms
+ * Where learned associations live: the key-value store (memory, kept in a
+ * file per config by file-store.ts; or Redis shared by replicas; or
+ * SQLite), keys per term, so a search reads only its own terms
  * and two replicas learning at once touch different keys unless they learn
  * the same word. Every key carries a generation: a reset starts a new one,
  * and the old keys expire on their own, on every replica at once.
@@ -15,6 +16,7 @@
  * there by two replicas writing the same index key at once is still used by
  * search, only not exported. Within a process, writes to one key go one at
  * a time (KeyedSerial), so sessions learning at once lose no update.
+ * The keys' layout is also read by merge.ts, which merges a learning file.
  */
 import { createHash } from "node:crypto";
 import { DEFAULTS } from "../config/defaults.js";
@@ -27,9 +29,9 @@ import { addShared, importShared, viewFor, type SharedRow } from "./shared.js";
 const KEY_TTL_MS = 400 * 86_400_000;
 const INDEX_BUCKETS = 64;
 /** The most terms an index bucket lists. */
-const MAX_BUCKET_TERMS = 2000;
+export const MAX_BUCKET_TERMS = 2000;
 /** The most queries kept per tool when the config asks for them. */
-const MAX_QUERIES_PER_TOOL = 20;
+export const MAX_QUERIES_PER_TOOL = 20;
 /** How long a read generation is trusted: a reset on another replica takes effect within this. */
 const GENERATION_MS = 1000;
 const DAY_MS = 86_400_000;
@@ -104,12 +106,29 @@ export class LearnedStore {
     return used <= allowance;
   }
 
+  /** Where it is kept, for messages: the store's URL (password masked), or the learning file. */
+  get where(): string {
+    return this.kv.where;
+  }
+
+  /** The terms and the tools (with kept queries) the index lists, sorted. */
+  async listed(): Promise<{ terms: string[]; tools: string[] }> {
+    const gen = await this.gen();
+    const buckets = await Promise.all(Array.from({ length: INDEX_BUCKETS }, (_, i) => this.kv.get<Bucket>(`${gen}:index:${i}`)));
+    return { terms: [...new Set(buckets.flatMap((b) => b?.terms ?? []))].sort(), tools: [...new Set(buckets.flatMap((b) => b?.tools ?? []))].sort() };
+  }
+
+  /** A term's rows as kept (for `metatools learn --show`): `principal`'s own, the shared one, and `principal`'s name in it. */
+  async raw(term: string, principal: string): Promise<{ own?: TermRow; shared?: SharedRow; me: string }> {
+    const gen = await this.gen();
+    const [own, shared] = await Promise.all([this.kv.get<TermRow>(ownKey(gen, principal, term)), this.kv.get<SharedRow>(sharedKey(gen, term))]);
+    return { ...(own ? { own } : {}), ...(shared ? { shared } : {}), me: contributor(principal, term) };
+  }
+
   /** What the local user's search uses (its own evidence, and what is shared), with the kept queries; the CLI runs as that user. */
   async export(now: number): Promise<LearnedFile> {
     const gen = await this.gen();
-    const buckets = await Promise.all(Array.from({ length: INDEX_BUCKETS }, (_, i) => this.kv.get<Bucket>(`${gen}:index:${i}`)));
-    const terms = [...new Set(buckets.flatMap((b) => b?.terms ?? []))].sort();
-    const tools = [...new Set(buckets.flatMap((b) => b?.tools ?? []))].sort();
+    const { terms, tools } = await this.listed();
     const rows = await this.rows(terms, LOCAL_PRINCIPAL, now);
     const file: LearnedFile = { format: "metatools-learned", version: 1, exportedAt: new Date(now).toISOString(), terms: Object.fromEntries(rows) };
     if (tools.length) {
@@ -136,9 +155,7 @@ export class LearnedStore {
 
   /** How many terms were learned, as the index lists them. */
   async size(): Promise<{ terms: number }> {
-    const gen = await this.gen();
-    const buckets = await Promise.all(Array.from({ length: INDEX_BUCKETS }, (_, i) => this.kv.get<Bucket>(`${gen}:index:${i}`)));
-    return { terms: buckets.reduce((n, b) => n + (b?.terms.length ?? 0), 0) };
+    return { terms: (await this.listed()).terms.length };
   }
 
   /** Sets `name` in the current generation; false when it was already set (what happens once per generation). */

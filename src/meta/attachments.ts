@@ -22,13 +22,17 @@ export function attach(reply: MetaBody, blocks: Attachment[]): MetaBody {
   return reply;
 }
 
-/** Resource links under metatools:// names the caller can read back, with the call that reads the first. */
+/**
+ * Resource links under metatools:// names the caller can read back, with
+ * the call that reads the first (`note`, a hint); when they cannot be kept,
+ * a `warning`.
+ */
 export async function handOn(
   links: ResourceLink[],
   store: ResourceLinks | undefined,
   namespace: string,
   principal: string,
-): Promise<{ links: ResourceLink[]; next?: NextCall; note?: string }> {
+): Promise<{ links: ResourceLink[]; next?: NextCall; note?: string; warning?: string }> {
   if (!links.length || !store) return { links };
   try {
     const shared = await Promise.all(links.map(async (link) => ({ ...link, uri: await store.share(principal, { namespace, uri: link.uri }) })));
@@ -40,13 +44,15 @@ export async function handOn(
     };
   } catch (error) {
     if (!(error instanceof StoreError)) throw error;
-    return { links, note: `The resource links could not be kept for reading through metatools (${error.message}); they are as the backend wrote them.` };
+    return { links, warning: `The resource links could not be kept for reading through metatools (${error.message}); they are as the backend wrote them.` };
   }
 }
 
 /**
- * Media within the budget go with the reply; more are kept under a handle
- * (one, for all of them) with the call that returns them.
+ * Media within the budget go with the reply, and the reply's `media` list
+ * says so: nothing is amiss, so nothing more is said. More are kept under a
+ * handle (one, for all of them) with the call that returns them (`note`, a
+ * hint); when the store cannot take them, a `warning` says they are missing.
  */
 export async function sendMedia(
   media: Media[],
@@ -54,11 +60,11 @@ export async function sendMedia(
   outputs: OutputStore,
   toolId: string,
   principal: string,
-): Promise<{ attached: Media[]; handle?: string; next?: NextCall; note?: string }> {
+): Promise<{ attached: Media[]; handle?: string; next?: NextCall; note?: string; warning?: string }> {
   if (!media.length) return { attached: [] };
   const bytes = media.reduce((sum, m) => sum + mediaBytes(m), 0);
   const what = media.length === 1 ? `The ${media[0]!.type}` : `The ${media.length} images, audio and files`;
-  if (bytes <= budget) return { attached: media, note: `${what} (${bytes} bytes) ${media.length === 1 ? "is" : "are"} attached as MCP content.` };
+  if (bytes <= budget) return { attached: media };
   try {
     const kept = await keepMedia(outputs, media, toolId, principal);
     const next = mediaCall(kept.handle);
@@ -72,7 +78,7 @@ export async function sendMedia(
     if (!(error instanceof StoreError)) throw error;
     return {
       attached: [],
-      note: `${what} (${bytes} bytes) ${media.length === 1 ? "is" : "are"} over the ${budget}-byte media budget and could not be kept (${error.message}); run the call again ${error.code === "store_full" ? "in a few minutes, as stored outputs expire" : "once the store is back"}.`,
+      warning: `${what} (${bytes} bytes) ${media.length === 1 ? "is" : "are"} over the ${budget}-byte media budget and could not be kept (${error.message}); run the call again ${error.code === "store_full" ? "in a few minutes, as stored outputs expire" : "once the store is back"}.`,
     };
   }
 }

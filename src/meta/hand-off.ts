@@ -17,7 +17,10 @@ export interface HandingOff {
   head: MetaBody;
   /** The reply as it would have been: `result`, `structured`, `content`, `media`, `media_handle`, `links`. */
   body: MetaBody;
+  /** Hints: what to do next (read links, fetch kept media). They give way first when the reply is too long. */
   notes: readonly string[];
+  /** What is incomplete or unchecked (schema problems, a store that could not keep media): the warning register, but they give way too. */
+  cautions: readonly string[];
   /** Said first, in the warning register: the reply must keep them whatever gives way. */
   warnings: readonly string[];
   budget: number;
@@ -36,6 +39,7 @@ export async function handOff({
   head,
   body,
   notes,
+  cautions,
   warnings,
   budget,
   outputs,
@@ -73,8 +77,8 @@ export async function handOff({
   }
   const kept = listsFit ? lists : {};
   const handle = body.media_handle ? { media_handle: body.media_handle } : {};
-  const say = (texts: readonly string[], next?: Parameters<typeof hint>[1]) =>
-    guidanceFields((warnings.length ? warning : hint)([...warnings, ...texts].join(" "), next));
+  const say = (texts: readonly string[], next?: Parameters<typeof hint>[1], alarmed = warnings.length > 0) =>
+    guidanceFields((alarmed ? warning : hint)([...warnings, ...texts].join(" "), next));
   let stored: Awaited<ReturnType<typeof spill>>;
   try {
     stored = await spill(outputs, { kind: json ? "json" : "text", text, source: toolId }, budget, principal);
@@ -86,17 +90,17 @@ export async function handOff({
         ...head,
         ...handle,
         ...recoverable(error.code, `The result (${bytes} bytes) is over the ${budget}-byte budget and could not be stored under a handle: ${error.message}.`),
-        ...guidanceFields(warning([...warnings, ...notes, RETRY[error.code]].join(" "))),
+        ...guidanceFields(warning([...warnings, ...cautions, ...notes, RETRY[error.code]].join(" "))),
       },
       linksInReply: false,
     };
   }
   const where = moved.length ? [`${moved.join(" and ")} ${moved.length === 1 ? "is" : "are"} in the stored output, too long for the reply.`] : [];
   const top = { ...head, ...kept, ...handle, handle: stored.handle };
-  const reply = { ...top, summary: stored.summary, ...say([...where, ...notes, stored.hint], stored.next) };
+  const reply = { ...top, summary: stored.summary, ...say([...cautions, ...where, ...notes, stored.hint], stored.next, warnings.length + cautions.length > 0) };
   const linksInReply = listsFit && !!links;
   if (jsonBytes(reply) <= budget) return { reply, linksInReply };
-  // Long notes (schema problems, say) give way first, then the summary's detail: the handle and its next call must get through.
+  // Long notes and cautions (schema problems, say) give way first, then the summary's detail: the handle and its next call must get through.
   const lean = { ...top, summary: stored.summary, ...say([...where, stored.hint], stored.next) };
   if (jsonBytes(lean) <= budget) return { reply: lean, linksInReply };
   const { kind, bytes, lines } = stored.summary;

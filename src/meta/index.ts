@@ -18,6 +18,7 @@ import type { CallExtra, ServedTool } from "../server/mcp.js";
 import { describeTool } from "./describe-tool.js";
 import { runTool } from "./run-tool.js";
 import { searchTools } from "./search-tools.js";
+import { SessionNotices } from "./notices.js";
 import { shapeProblem } from "./shape.js";
 import { advertisedSchema, ATTACHED, type MetaBody, type MetaContext, type MetaTool } from "./types.js";
 
@@ -52,6 +53,7 @@ function spanOf(services: MetaServices, name: MetaTool["name"], args: Record<str
 export function createMetaDispatcher(services: MetaServices) {
   const byName = new Map(META_TOOLS.map((t) => [t.name, t]));
   const validator = new SchemaValidator();
+  const notices = new SessionNotices();
   return async (name: string, args: Record<string, unknown>, extra: Partial<CallExtra> = {}): Promise<MetaBody> => {
     const tool = byName.get(name as MetaTool["name"]);
     if (!tool) throw new Error(`unknown meta-tool "${name}"`);
@@ -67,6 +69,7 @@ export function createMetaDispatcher(services: MetaServices) {
           principal: extra.principal ?? LOCAL_PRINCIPAL,
           peer: extra.peer,
           session: extra.session,
+          ...(extra.session ? { changed: (topic: string, key: string) => notices.changed(extra.session!, topic, key) } : {}),
         });
       } catch (error) {
         // A fault's message reaches the client, the span and the log.
@@ -77,7 +80,7 @@ export function createMetaDispatcher(services: MetaServices) {
       const attached = raw[ATTACHED];
       // Secrets leave a link's or a resource's words, never base64 data: a secret's letters met by chance in an encoding are not the secret.
       if (attached?.length) body[ATTACHED] = attached.map((block) => redactContent(block, services.redact));
-      notes.set({ [ATTR.outcome]: outcomeOf(body), [ATTR.bytes]: jsonBytes(body), [ATTR.handle]: typeof body.handle === "string" });
+      notes.set({ [ATTR.outcome]: outcomeOf(body), [ATTR.bytes]: jsonBytes(body), [ATTR.handle]: madeHandle(body, args) });
       return body;
     });
   };
@@ -143,6 +146,12 @@ function missingHint(tool: string, unknown: readonly string[]): string {
   return fields.length
     ? `Send ${fields.map((f) => `"${f}"`).join(", ")}: only you know ${fields.length === 1 ? "its value" : "their values"}; see the tool's input schema.`
     : "Send arguments that match the input schema.";
+}
+
+/** Whether the reply hands out a handle this call made: a `read_output` slice names the handle it read, which it did not make. */
+function madeHandle(body: MetaBody, args: Record<string, unknown>): boolean {
+  const read = args.args && typeof args.args === "object" ? (args.args as Record<string, unknown>).handle : undefined;
+  return typeof body.handle === "string" && body.handle !== read;
 }
 
 /** `ok`, or the error code when it looks like one (a backend's own structured errors can carry anything). */

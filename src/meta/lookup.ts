@@ -2,11 +2,11 @@
  * Unknown tool ids never dead-end: the closest ids, best first, with a ready call.
  */
 import type { MetaServices } from "./services.js";
-import { loginCommand } from "../auth/open.js";
 import { formatCall, hint, recoverable, warning, type NextCall } from "../disclosure/guidance.js";
 import { splitToolId } from "../model/tool.js";
 import { nearest } from "../text/suggest.js";
 import type { MetaBody } from "./types.js";
+import { backendDown } from "./backend-down.js";
 
 const SUGGESTIONS = 3;
 
@@ -47,8 +47,11 @@ export function suggestIds(services: MetaServices, id: string): string[] {
   return found.slice(0, SUGGESTIONS);
 }
 
-/** The recoverable reply for an unknown id; `retry` builds the same call with a suggested id. */
-export function unknownTool(services: MetaServices, id: string, retry: (suggestion: string) => NextCall): MetaBody {
+/**
+ * The recoverable reply for an unknown id; `retry` builds the same call with
+ * a suggested id, `again` is the call as made (for a backend that is down).
+ */
+export function unknownTool(services: MetaServices, id: string, retry: (suggestion: string) => NextCall, again: NextCall = retry(id)): MetaBody {
   const held = services.registry.quarantineOf(id);
   if (held) {
     return recoverable(
@@ -59,26 +62,11 @@ export function unknownTool(services: MetaServices, id: string, retry: (suggesti
       ),
     );
   }
+  // Its backend is known but has no tools now: say why (and whether a person must act), not that the tool does not exist, and suggest nothing unrelated.
+  const namespace = id.slice(0, Math.max(0, id.indexOf(":")));
+  const down = services.backends.state(namespace);
+  if (down && down.status !== "ready") return backendDown(services, id, namespace, down, again);
   const suggestions = suggestIds(services, id);
-  // Its backend is known but has no tools now: say why, rather than that the tool does not exist.
-  const down = services.backends.state(id.slice(0, Math.max(0, id.indexOf(":"))));
-  if (down && down.status !== "ready") {
-    const why = `Tool "${id}" cannot be found now: its backend "${down.namespace}" is ${down.status}${down.error ? ` (${down.error})` : ""}.`;
-    const others = suggestions.length ? ` Similar tools that can run now: ${suggestions.join(", ")}.` : "";
-    if (down.status === "needs_login")
-      return recoverable(
-        "needs_login",
-        why,
-        warning(
-          `Only a person can sign in, in a terminal: ${loginCommand(down.namespace, services.config)}. The running server picks it up without a restart; then retry this call.${others}`,
-        ),
-      );
-    return recoverable(
-      "backend_unavailable",
-      why,
-      warning(`Its tools come back when it connects${down.retryAt ? ` (next try at ${down.retryAt})` : ""}.${others || " Search for another tool meanwhile."}`),
-    );
-  }
   if (!suggestions.length) {
     const next: NextCall = { tool: "search_tools", arguments: { query: id.replace(/^[^:]*:/, "").replace(/[_\-.]+/g, " ") } };
     return recoverable("unknown_tool", `No tool "${id}".`, hint(`Search for it: ${formatCall(next)}`, next));

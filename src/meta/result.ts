@@ -7,7 +7,10 @@
  * change. A result over the byte budget is stored under an output handle
  * (hand-off.ts); the reply carries the handle, a summary and the call that
  * reads it in slices. A built-in tool's expected failure (`{ok: false,
- * error, hint…}`) is lifted to the top, as run_tool's own.
+ * error, hint…}`) is lifted to the top, as run_tool's own, and so is its
+ * guidance and handle (envelope.ts). A `warning` says only what is
+ * incomplete or suspicious; what is merely so (media sent as content, links
+ * to read) is a `hint`, or said by the `media` and `links` lists alone.
  */
 import { jsonBytes } from "../disclosure/budget.js";
 import { formatCall, guidanceFields, hint, warning, type NextCall } from "../disclosure/guidance.js";
@@ -17,6 +20,7 @@ import type { RunOutcome } from "../exec/executor.js";
 import type { ResourceLinks } from "../disclosure/resource-links.js";
 import type { Media } from "../disclosure/media.js";
 import { attach, handOn, screenMedia, sendMedia } from "./attachments.js";
+import { liftEnvelope, textKey } from "./envelope.js";
 import { handOff } from "./hand-off.js";
 import { resultWarning } from "./result-scan.js";
 import type { MetaBody } from "./types.js";
@@ -37,7 +41,7 @@ export interface Presenting {
   outputs: OutputStore;
   /** Whom the call was made for: a handle the result is stored under is theirs alone. */
   principal: string;
-  /** The tool is metatools' own: its guidance (`hint`, `next`, also inside an `overflow` block) is lifted to the reply's top level, where every reply keeps it. */
+  /** The tool is metatools' own: its guidance and handle (`hint`, `next`, `handle`…, also inside an `overflow` block) are lifted to the reply's top level, where every reply keeps them. */
   builtin?: boolean;
   /** After a tool error: a call that helps (a sibling tool the error points to); else the tool's full docs are suggested. */
   recovery?: NextCall;
@@ -62,14 +66,14 @@ export async function presentResult(
   const sent = await sendMedia(screened.passed, mediaBudget, outputs, record.id, principal);
   const handed = await handOn(links, linkStore, record.namespace, principal);
   links = handed.links;
-  const lifted = builtin ? liftGuidance(result.structuredContent) : { structured: result.structuredContent, guidance: {} };
+  const lifted = builtin ? liftEnvelope(result.structuredContent) : { structured: result.structuredContent, guidance: {}, envelope: {} };
   let structured = lifted.structured;
   if (result.isError && isRecoverable(structured)) {
     const { ok: _ok, ...rest } = structured;
-    return { ok: false, tool_id: record.id, ...rest, ...lifted.guidance };
+    return { ok: false, tool_id: record.id, ...lifted.envelope, ...rest, ...lifted.guidance };
   }
   let text = texts.join("\n");
-  // Read before anything is dropped as a duplicate: the scan sees all the result says.
+  // Read before anything is dropped as a duplicate: the scan sees all the result says. These lead, in the warning register, whatever gives way.
   const warnings = [resultWarning(record.id, { text, structured, others, links }), screened.warning].filter((w): w is string => !!w);
   // The same data as text and as structured content is sent once: structured when the tool declares its shape or it is the smaller, else the text.
   if (structured !== undefined && text) {
@@ -83,42 +87,45 @@ export async function presentResult(
     : { ok: true, tool_id: record.id, duration_ms: durationMs, ...cached };
   const body: MetaBody = {
     ...head,
+    ...lifted.envelope,
     ...(text ? { result: text } : {}),
     ...(structured !== undefined ? { structured } : {}),
     ...(others.length ? { content: others } : {}),
     ...(media.length ? { media: screened.notes, ...(sent.handle ? { media_handle: sent.handle } : {}) } : {}),
     ...(links.length ? { links: links.map(({ uri, name, mimeType }) => ({ uri, name, ...(mimeType ? { mimeType } : {}) })) } : {}),
   };
-  const notes: string[] = [];
-  if (outcome.unchecked) notes.push(`The tool's input schema could not be compiled (${outcome.unchecked}), so the arguments went unchecked.`);
-  if (sent.note) notes.push(sent.note);
-  if (handed.note) notes.push(handed.note);
-  const next = sent.next ?? handed.next;
+  // Something incomplete or unchecked: said in the warning register, but may give way to the handle when the reply is too long.
+  const cautions = [sent.warning, handed.warning].filter((w): w is string => !!w);
+  if (outcome.unchecked) cautions.push(`The tool's input schema could not be compiled (${outcome.unchecked}), so the arguments went unchecked.`);
   if (outcome.outputProblems?.length) {
     const fields = outcome.outputProblems.map((p) => `${p.field}: expected ${p.expected}`).join("; ");
-    notes.push(
+    cautions.push(
       `The structured content does not match the tool's output schema (${fields}); fields may be missing or of another type than describe_tool shows.`,
     );
   }
-  // Guidance in one register: a warning (a suspicious result, withheld media) leads, said before any note.
-  const say = (texts: string[], call?: NextCall) => guidanceFields((warnings.length ? warning : hint)([...warnings, ...texts].join(" "), call));
+  // What to do next, and nothing amiss: a hint (media kept under a handle, links to read).
+  const notes = [sent.note, handed.note].filter((n): n is string => !!n);
+  const next = sent.next ?? handed.next;
+  const alarmed = warnings.length + cautions.length > 0;
+  // Guidance in one register: a warning leads, said before any note.
+  const say = (texts: string[], call?: NextCall) =>
+    warnings.length || texts.length ? guidanceFields((alarmed ? warning : hint)([...warnings, ...texts].join(" "), call)) : {};
   let guided: MetaBody;
   const own = lifted.guidance;
   if (!result.isError && Object.keys(own).length) {
     // The tool's own guidance leads; metatools' notes are added to its text (a warning of metatools' raises a hint to a warning).
-    const register = textKey(own) ?? "warning";
-    const raised = warnings.length && register === "hint" ? "warning" : register;
+    const register = textKey(own) ?? (alarmed ? "warning" : "hint");
+    const raised = alarmed && register === "hint" ? "warning" : register;
     const { [register]: ownText, ...rest } = own;
-    const joined = [...warnings, ownText, ...notes].filter(Boolean).join(" ");
+    const joined = [...warnings, ownText, ...cautions, ...notes].filter(Boolean).join(" ");
     guided = { ...body, ...rest, ...(joined ? { [raised]: joined } : {}) };
   } else if (result.isError) {
     const next: NextCall = recovery ?? { tool: "describe_tool", arguments: { tool_id: record.id, detail_level: "full" } };
     notes.push(recovery ? `What the error refers to can be listed: ${formatCall(next)}` : `Check the arguments against the docs: ${formatCall(next)}`);
-    guided = { ...body, ...say(notes, next) };
-  } else if (next) guided = { ...body, ...say(notes, next) };
-  else guided = { ...body, ...(notes.length || warnings.length ? guidanceFields(warning([...warnings, ...notes].join(" "))) : {}) };
+    guided = { ...body, ...say([...cautions, ...notes], next) };
+  } else guided = { ...body, ...say([...cautions, ...notes], next) };
   if (jsonBytes(guided) <= budget) return attach(guided, [...sent.attached, ...links]);
-  const { reply, linksInReply } = await handOff({ head, body, notes, warnings, budget, outputs, toolId: record.id, principal });
+  const { reply, linksInReply } = await handOff({ head, body, notes, cautions, warnings, budget, outputs, toolId: record.id, principal });
   // Links too many for the reply are listed in the stored output, not sent as content blocks either.
   return attach(reply, [...sent.attached, ...(linksInReply ? links : [])]);
 }
@@ -143,7 +150,7 @@ function describeBlock(block: Block): Record<string, unknown> {
  * ("json"), or as the structured content's values alone, one per line
  * ("values": `{content: "<the text>"}`, as server-filesystem answers).
  */
-function sameData(text: string, value: unknown): "json" | "values" | undefined {
+export function sameData(text: string, value: unknown): "json" | "values" | undefined {
   try {
     if (JSON.stringify(JSON.parse(text)) === JSON.stringify(value)) return "json";
   } catch {
@@ -158,37 +165,4 @@ function collectLeaves(value: unknown, out: string[]): void {
   if (typeof value === "string" || typeof value === "number" || typeof value === "boolean") out.push(String(value));
   else if (Array.isArray(value)) for (const item of value) collectLeaves(item, out);
   else if (value && typeof value === "object") for (const item of Object.values(value)) collectLeaves(item, out);
-}
-
-const GUIDANCE_KEYS = ["hint", "warning", "must_follow", "next"] as const;
-
-/** A built-in tool's guidance, taken out of its structured content (top level, or its overflow block) to go at the reply's top level. */
-function liftGuidance(structured: Record<string, unknown> | undefined): { structured: Record<string, unknown> | undefined; guidance: Record<string, unknown> } {
-  if (!structured || typeof structured !== "object") return { structured, guidance: {} };
-  const guidance: Record<string, unknown> = {};
-  const rest: Record<string, unknown> = {};
-  for (const [key, value] of Object.entries(structured)) {
-    if ((GUIDANCE_KEYS as readonly string[]).includes(key)) guidance[key] = value;
-    else rest[key] = value;
-  }
-  const overflow = rest.overflow;
-  if (overflow && typeof overflow === "object" && !Array.isArray(overflow)) {
-    const kept: Record<string, unknown> = {};
-    for (const [key, value] of Object.entries(overflow)) {
-      if (!(GUIDANCE_KEYS as readonly string[]).includes(key)) kept[key] = value;
-      else if (key === "next") guidance.next ??= value;
-      // Two texts (the tool's own and its overflow's) become one, in the tool's register.
-      else {
-        const register = textKey(guidance) ?? key;
-        guidance[register] = [guidance[register], value].filter(Boolean).join(" ");
-      }
-    }
-    rest.overflow = kept;
-  }
-  return { structured: rest, guidance };
-}
-
-/** Which text register the guidance uses, if any. */
-function textKey(guidance: Record<string, unknown>): "hint" | "warning" | "must_follow" | undefined {
-  return (["must_follow", "warning", "hint"] as const).find((key) => key in guidance);
 }

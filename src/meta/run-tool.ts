@@ -8,9 +8,9 @@ import { DEFAULTS } from "../config/defaults.js";
 import { formatCall, hint, recoverable, warning, type NextCall } from "../disclosure/guidance.js";
 import { CACHE_MODES } from "../exec/cache.js";
 import type { RunOutcome } from "../exec/executor.js";
-import { loginCommand } from "../auth/open.js";
 import { ATTR } from "../observe/telemetry.js";
 import { MAX_TOOL_ID_CHARS, unknownTool } from "./lookup.js";
+import { backendDown } from "./backend-down.js";
 import { presentResult } from "./result.js";
 import { READ_OUTPUT_ID } from "../disclosure/outputs.js";
 import { defineMetaTool, type MetaBody } from "./types.js";
@@ -72,10 +72,14 @@ function respond(outcome: Exclude<RunOutcome, { kind: "ok" }>, args: RunArgs, to
   switch (outcome.kind) {
     case "unknown_tool":
       // The suggested tool with these arguments only when they fit it; else its docs, which always answer.
-      return unknownTool(services, outcome.id, (id) =>
-        services.executor.accepts(id, toolArgs)
-          ? { tool: "run_tool", arguments: { tool_id: id, args: toolArgs } }
-          : { tool: "describe_tool", arguments: { tool_id: id } },
+      return unknownTool(
+        services,
+        outcome.id,
+        (id) =>
+          services.executor.accepts(id, toolArgs)
+            ? { tool: "run_tool", arguments: { tool_id: id, args: toolArgs } }
+            : { tool: "describe_tool", arguments: { tool_id: id } },
+        again({}),
       );
     case "not_runnable": {
       const next: NextCall = { tool: "describe_tool", arguments: { tool_id: outcome.record.id, detail_level: "full" } };
@@ -100,24 +104,8 @@ function respond(outcome: Exclude<RunOutcome, { kind: "ok" }>, args: RunArgs, to
       const next = again({ args: outcome.corrected });
       return recoverable("invalid_args", message, hint(`Corrected call: ${formatCall(next)}. Schema: ${docs}.`, next), { problems: outcome.problems });
     }
-    case "backend_unavailable": {
-      const state = outcome.state;
-      const next = again({});
-      const why = state?.error ? `: ${state.error}` : "";
-      return recoverable(
-        "backend_unavailable",
-        `Backend "${outcome.record.namespace}" is ${state?.status ?? "not connected"}${why}`,
-        state?.status === "connecting" || state?.status === "reconnecting"
-          ? hint(`It is ${state.status}; retry in a few seconds: ${formatCall(next)}`, next)
-          : state?.status === "needs_login"
-            ? warning(
-                `A person must sign in first, in a terminal: ${loginCommand(outcome.record.namespace, services.config)}. The running server picks the sign-in up without a restart; then retry: ${formatCall(next)}`,
-              )
-            : warning(
-                `Its tools cannot run until it connects${state?.retryAt ? `; metatools tries it again at ${state.retryAt}` : ""}. If it keeps failing, check its command or URL in the config.`,
-              ),
-      );
-    }
+    case "backend_unavailable":
+      return backendDown(services, outcome.record.id, outcome.record.namespace, outcome.state, again({}));
     case "invalid_output": {
       const fields = outcome.problems.map((p) => `${p.field}: expected ${p.expected}`);
       return recoverable(

@@ -10,7 +10,8 @@ import { capDistribution } from "../disclosure/guard.js";
 import { formatCall, hint, warning, guidanceFields, type Guidance, type NextCall } from "../disclosure/guidance.js";
 import { callSignature } from "../model/signature.js";
 import type { SearchHit, SearchOutcome, SearchRequest } from "../search/engine.js";
-import { unavailableBackends } from "./status.js";
+import { shownStatus } from "../backends/status.js";
+import { personsFix, retryWords, unavailableBackends, unavailableKey } from "./status.js";
 import type { MetaServices } from "./services.js";
 import { defineMetaTool, type MetaBody } from "./types.js";
 
@@ -34,7 +35,7 @@ export const searchTools = defineMetaTool({
   unlisted: ["mode"],
   annotations: { title: "Search tools", readOnlyHint: true, openWorldHint: false },
 
-  async handle(args, { services, budget, span, session, principal }) {
+  async handle(args, { services, budget, span, session, principal, changed }) {
     const query = capQuery(args.query);
     const request: SearchRequest = {
       query: query.text,
@@ -48,8 +49,11 @@ export const searchTools = defineMetaTool({
     const outcome = await services.search.search(request);
     if (session && outcome.mode !== "browse") await services.learner?.searched(session, principal, query.text, outcome.learned);
     span?.set({ [ATTR.hits]: outcome.total, [ATTR.mode]: outcome.mode });
-    const unavailable = unavailableBackends(services);
-    const extra: MetaBody = unavailable.length ? { unavailable } : {};
+    // Once per session, and again when it changes: not ~100 tokens in every reply. For one that is retrying, the call to make once it is back.
+    const base = baseArgs(request, services.config.search.defaultLimit);
+    const unavailable = unavailableBackends(services, (namespace) => ({ tool: "search_tools", arguments: { ...base, namespace } }));
+    const fresh = changed?.("unavailable", unavailableKey(unavailable)) ?? true;
+    const extra: MetaBody = unavailable.length && fresh ? { unavailable } : {};
     const notes = query.note ? [query.note] : [];
     const { value } = fitItems(outcome.hits, budget, (hits) => present(request, outcome, hits, extra, services, notes));
     return value;
@@ -119,6 +123,16 @@ function guide(request: SearchRequest, outcome: SearchOutcome, shown: number, se
     notes.push(`No tool matched a word of "${request.query}" exactly (or it has only common words such as "the"); these are prefix and typo-tolerant matches.`);
 
   for (const { namespace, suggestions } of outcome.unknownNamespaces) {
+    // A configured backend that is down has no tools now: said so, not that it does not exist.
+    const down = services.backends.state(namespace);
+    if (down && down.status !== "ready") {
+      const { namespace: _scope, ...unscoped } = base;
+      const next: NextCall = { tool: "search_tools", arguments: unscoped };
+      const fix = personsFix(down, services);
+      const when = fix ? `; ${fix}` : down.retryAt ? `; metatools tries it again at ${retryWords(down.retryAt)}, search it then` : "";
+      const text = `Namespace "${namespace}" has no tools now: its backend is ${shownStatus(down)}${when}. Meanwhile, all namespaces: ${formatCall(next)}.`;
+      return warning([...notes, text].join(" "), next);
+    }
     const known = services.registry
       .namespaces()
       .slice(0, 8)
@@ -166,8 +180,10 @@ function guide(request: SearchRequest, outcome: SearchOutcome, shown: number, se
   }
   // Scoping helps only when the hits shown mix namespaces: scoped to the only one shown, the same hits would come back first.
   if (!request.namespaces.length && outcome.byNamespace.length > 1 && new Set(outcome.hits.map((h) => h.record.namespace)).size > 1) {
-    const namespace = top?.namespace ?? outcome.byNamespace[0]!.namespace;
-    const count = outcome.byNamespace.find((n) => n.namespace === namespace)?.count ?? 0;
+    // The namespace with the most matches narrows the most (the top hit's may hold one); among equals, the top hit's.
+    const count = outcome.byNamespace[0]!.count;
+    const tied = outcome.byNamespace.some((n) => n.namespace === top?.namespace && n.count === count);
+    const namespace = tied ? top!.namespace : outcome.byNamespace[0]!.namespace;
     calls.push({ label: `scope to namespace "${namespace}" (${count} matches)`, call: { tool: "search_tools", arguments: { ...base, namespace } } });
   }
   calls.push({ label: `next page`, call: { tool: "search_tools", arguments: { ...base, offset: end } } });

@@ -28,6 +28,12 @@ export interface MetaContext {
   peer?: ClientPeer;
   /** The session the call belongs to (none from the CLI): what search learns joins a session's searches to its runs. */
   session?: string;
+  /**
+   * True when this session was last told something other than `key` under
+   * `topic` (a summary of what it is told), remembering `key`: what need be
+   * said once per session. Undefined without a session: say it every time.
+   */
+  changed?: (topic: string, key: string) => boolean;
 }
 
 /**

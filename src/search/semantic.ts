@@ -42,6 +42,8 @@ export class SemanticIndex {
   onProgress: ((progress: IndexProgress) => void) | undefined;
   private loaded: Loaded | undefined;
   private failure: string | undefined;
+  /** Loading began (the embedder must be closed once it has loaded), or never will: closed first. */
+  private phase: "waiting" | "loading" | "closed" = "waiting";
   private readonly pending = new Map<string, Promise<void>>();
   private readonly generation = new Map<string, number>();
 
@@ -56,9 +58,15 @@ export class SemanticIndex {
     // Each step of loading waits for a turn of the event loop, so requests that arrive meanwhile are served between them.
     this.ready = after
       .then(nextTurn)
-      .then(load)
+      .then(() => {
+        // Closed before it began (a server stopped as it started): nothing is loaded, nothing holds the process.
+        if (this.phase === "closed") return undefined;
+        this.phase = "loading";
+        return load();
+      })
       .then(
         async (embedder) => {
+          if (!embedder) return;
           await nextTurn();
           this.loaded = {
             embedder,
@@ -120,7 +128,11 @@ export class SemanticIndex {
     while (this.pending.size) await Promise.all(this.pending.values());
   }
 
+  /** Closes the embedder; one not loading yet never loads, and closing does not wait for the delay before its load. */
   async close(): Promise<void> {
+    const loading = this.phase === "loading";
+    this.phase = "closed";
+    if (!loading) return;
     await this.ready;
     await this.loaded?.embedder.close?.();
   }

@@ -5,7 +5,7 @@
  * imported on first use, so the memory store costs no Redis client.
  */
 import type { StoreConfig } from "../config/resolved.js";
-import Keyv from "keyv";
+import Keyv, { type KeyvStoreAdapter } from "keyv";
 import { KeyvStore, StoreError, type AtomicIncrement, type KeyValue, type ScriptRunner, type StoreKind } from "./kv.js";
 import { LruMap } from "./lru.js";
 import type { QuotaLimits, QuotaStore } from "./quota.js";
@@ -56,17 +56,17 @@ export function openQuotaStore(config: StoreConfig, part: string, limits: QuotaL
 /**
  * Every part of the configured store metatools keeps: results cached, output
  * handles (each caller's share within the total: one caller's outputs never
- * push out another's), resource links (apart from the outputs, so that in
- * memory no number of links can push out a handle), and what search learns.
+ * push out another's), and resource links (apart from the outputs, so that in
+ * memory no number of links can push out a handle). What search learns is
+ * opened by src/learn/open.ts (with the memory store, it is kept in a file).
  */
-export function openStoreParts(config: StoreConfig, outputs: { principalBytes: number; totalBytes: number }, learn: boolean) {
+export function openStoreParts(config: StoreConfig, outputs: { principalBytes: number; totalBytes: number }) {
   const out = openQuotaStore(config, "out", { ownerBytes: Math.min(outputs.principalBytes, outputs.totalBytes), totalBytes: outputs.totalBytes });
   return {
     cache: openConfiguredStore(config, "cache"),
     outputs: out.store,
     quota: out.quota,
     links: openConfiguredStore(config, "links"),
-    learn: learn ? openConfiguredStore(config, "learn") : undefined,
   };
 }
 
@@ -89,6 +89,12 @@ interface RedisMulti {
   incr(key: string): RedisMulti;
   pExpire(key: string, ms: number): RedisMulti;
   exec(): Promise<unknown[]>;
+}
+
+/** An optional package (not installed by `npm ci`), named by a variable so that building metatools does not need it. */
+const SQLITE_PACKAGE = "@keyv/sqlite";
+interface SqliteModule {
+  default: new (options: { uri: string; busyTimeout: number }) => KeyvStoreAdapter;
 }
 
 /** The part of a Redis client a script needs. */
@@ -120,11 +126,11 @@ async function adapterKeyv(kind: "redis" | "sqlite", options: StoreOptions): Pro
     };
     return { keyv, increment, script };
   }
-  const sqlite = await import("@keyv/sqlite").catch((error: unknown) => {
+  const sqlite = (await import(SQLITE_PACKAGE).catch((error: unknown) => {
     throw new StoreError(maskUrl(options.url), "the SQLite store needs the @keyv/sqlite package, which is not installed: run `npm install @keyv/sqlite`", {
       cause: error,
     });
-  });
+  })) as SqliteModule;
   const adapter = new sqlite.default({ uri: options.url, busyTimeout: 5000 });
   return { keyv: new Keyv({ store: adapter, namespace: options.namespace, throwOnErrors: true }) };
 }

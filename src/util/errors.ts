@@ -20,7 +20,8 @@ export class ConfigError extends MetatoolsError {
   constructor(
     readonly file: string,
     readonly field: string,
-    detail: string,
+    /** What is wrong, without the file and field. */
+    readonly detail: string,
   ) {
     super("config_invalid", `${file}: ${field ? `${field}: ` : ""}${detail}`);
     this.name = "ConfigError";

@@ -35,14 +35,17 @@ describe("metatools doctor", () => {
     expect(stdout).toContain(`config     ✓ ${file}: 3 backends, code tools off`);
     expect(stdout).toContain("2 problems:");
     expect(stdout).toMatch(/✗ broken: failed: /);
-    expect(stdout).toContain(`run it by hand to see why: ${join(dir, "no-such-server")} --port 1`);
+    // A program that is not there is said so, with the field to correct (not "run it by hand").
+    expect(stdout).toContain(`\`${join(dir, "no-such-server")}\` does not exist (spawn ${join(dir, "no-such-server")} ENOENT)`);
+    expect(stdout).toContain("→ correct mcpServers.broken.command in the config: the program's path");
     expect(stdout).toContain("metatools approve weather:weather");
     expect(stdout).toMatch(/lock file\s+✓ .*metatools\.lock\.json: \d+ tool definitions pinned/);
     // No embedder configured: the built-in one, every tool embedded and cached under the user's cache folder.
     expect(stdout).toMatch(
       /embedder\s+✓ built-in \(static:builtin:\w+, \d+ dimensions\): (\d+) of \1 tools embedded, \d+ cached in \S+metatools\/embeddings\/static_builtin_\w+\.vec/,
     );
-    expect(stdout).toMatch(/learning\s+✓ on, in memory: each server learns for itself/);
+    // With a config file, what search learns is kept in a file beside the other caches.
+    expect(stdout).toMatch(/learning\s+✓ on: \d+ terms learned, kept in \S+metatools\/learned\/\w+\.json/);
     // Not a terminal: no colour codes.
     expect(stdout).not.toContain("\u001b[");
   });
@@ -68,7 +71,7 @@ describe("metatools doctor", () => {
     expect(report.embedder.embedded).toBe(report.embedder.total);
     expect(report.embedder.total).toBeGreaterThan(13);
     expect(report.embedder.cached).toBeGreaterThanOrEqual(report.embedder.total!);
-    expect((report as { learning?: unknown }).learning).toEqual({ status: "on", terms: 0 });
+    expect((report as { learning?: unknown }).learning).toEqual({ status: "on", terms: 0, where: expect.stringMatching(/metatools\/learned\/\w+\.json$/) });
   });
 
   it("says search is BM25 only when the config turns the embedder off", async () => {
@@ -108,22 +111,25 @@ describe("metatools doctor", () => {
     const env = { DOCTOR_TOKEN: "ghp_supersecretvalue123" };
     const text = await runCli(["doctor"], { cwd: dir, env });
     expect(text.code).toBe(1);
-    expect(text.stdout).toContain("run it by hand to see why:");
+    expect(text.stdout).toContain("--token");
     expect(text.stdout).not.toContain("ghp_supersecretvalue123");
     const json = await runCli(["doctor", "--json"], { cwd: dir, env });
     expect(json.stdout).toContain("--token");
     expect(json.stdout).not.toContain("ghp_supersecretvalue123");
   });
 
-  it("exits 2 on an invalid config or lock file, naming the file and field", async () => {
+  it("exits 2 on an invalid config file or lock file, naming the file and field", async () => {
     const dir = tempDir();
-    writeFileSync(join(dir, "metatools.json"), JSON.stringify({ mcpServers: { x: { command: 42 } } }));
+    // A bad server entry is that server's problem (needs_config, see needs-config.test.ts); a bad metatools section is the file's.
+    writeFileSync(join(dir, "metatools.json"), JSON.stringify({ mcpServers: { x: { command: 42 } }, metatools: { timeouts: { connectMs: "soon" } } }));
     const text = await runCli(["doctor"], { cwd: dir });
     expect(text.code).toBe(2);
-    expect(text.stdout).toMatch(/^config\s+✗ .*metatools\.json.*mcpServers\.x\.command/m);
+    expect(text.stdout).toMatch(/^config\s+✗ .*metatools\.json.*metatools\.timeouts\.connectMs/m);
     const json = await runCli(["doctor", "--json"], { cwd: dir });
     expect(json.code).toBe(2);
-    expect(JSON.parse(json.stdout)).toMatchObject({ config: { ok: false, error: expect.stringContaining("mcpServers.x.command") } });
+    expect(JSON.parse(json.stdout)).toMatchObject({ config: { ok: false, error: expect.stringContaining("metatools.timeouts.connectMs") } });
+    writeFileSync(join(dir, "metatools.json"), "{ not json");
+    expect((await runCli(["doctor"], { cwd: dir })).stdout).toMatch(/^config\s+✗ .*metatools\.json: not valid JSON/m);
 
     // Valid config, corrupt lock file: found only as the app is built, and still reported by doctor itself.
     writeFileSync(join(dir, "metatools.json"), JSON.stringify({ mcpServers: {} }));

@@ -179,7 +179,7 @@ describe("search that learns from use", () => {
         expect((await onB.search(SIMILAR))[0]).toBe("exec:put");
         await onB.close();
         const doctor = await runCli(["doctor", "--json", "--config", cli]);
-        expect(JSON.parse(doctor.stdout).learning).toEqual({ status: "on", terms: expect.any(Number) });
+        expect(JSON.parse(doctor.stdout).learning).toEqual({ status: "on", terms: expect.any(Number), where: expect.stringMatching(/^redis:\/\//) });
         expect(JSON.parse(doctor.stdout).learning.terms).toBeGreaterThan(3);
       } finally {
         await Promise.all([a.close(), b.close()]);
@@ -187,13 +187,13 @@ describe("search that learns from use", () => {
     });
   });
 
-  it("the command refuses a memory store and a file it did not make, saying why", async () => {
+  it("the command refuses learning it cannot reach (memory store, learn.persist false) and a file it did not make, saying why", async () => {
     const dir = tempDir();
     const memory = join(dir, "memory.json");
-    writeFileSync(memory, JSON.stringify({ mcpServers: {} }));
+    writeFileSync(memory, JSON.stringify({ mcpServers: {}, metatools: { learn: { persist: false } } }));
     const refused = await runCli(["learn", "--reset", "--config", memory]);
     expect(refused.code).toBe(1);
-    expect(refused.stderr).toMatch(/metatools.store is memory.*redis:\/\/.*metatools.learn.seed/s);
+    expect(refused.stderr).toMatch(/learn\.persist is false.*redis:\/\/.*metatools.learn.seed/s);
     const bad = join(dir, "bad.json");
     writeFileSync(bad, JSON.stringify({ format: "something-else" }));
     const sqlite = join(dir, "sqlite.json");

@@ -75,7 +75,7 @@ describe("over HTTP with two tokens (default config)", () => {
     const big = await a.run({ tool_id: "kv:big_json", args: { count: 2000 } });
     expect(big.handle).toMatch(/^@out_/);
     const mine = await a.run(big.next.arguments);
-    expect(mine).toMatchObject({ ok: true, structured: { handle: big.handle, start_line: 1 } });
+    expect(mine).toMatchObject({ ok: true, handle: big.handle, structured: { start_line: 1 } });
 
     const stolen = await b.run(readOutput(big.handle));
     expect(stolen).toMatchObject({ ok: false, error: { code: "unknown_handle" } });
@@ -141,7 +141,7 @@ describe("stateless replicas sharing Redis", () => {
     expect(lookups(callLog)).toBe(2);
 
     const big = await onFirst.a.run({ tool_id: "kv:big_json", args: { count: 2000 } });
-    expect(await onSecond.a.run(big.next.arguments)).toMatchObject({ ok: true, structured: { handle: big.handle } });
+    expect(await onSecond.a.run(big.next.arguments)).toMatchObject({ ok: true, handle: big.handle });
     expect(await onSecond.b.run(big.next.arguments)).toMatchObject({ ok: false, error: { code: "unknown_handle" } });
   });
 });

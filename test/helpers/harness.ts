@@ -116,6 +116,10 @@ const DEAD_ENDS = ["invalid_args", "unknown_tool", "not_runnable", "unknown_name
 async function followEveryNext(client: Client, app: Metatools, received: Map<string, { tool: string; arguments: Record<string, unknown> }>): Promise<void> {
   for (const next of received.values()) {
     if (next.tool === "run_tool") {
+      // The same call again once its backend is back (it failed, and is retried): it cannot be followed while it is down.
+      const namespace = String(next.arguments.tool_id).split(":")[0]!;
+      const down = app.backends.state(namespace);
+      if (down && down.status !== "ready" && !app.registry.get(String(next.arguments.tool_id))) continue;
       const record = app.registry.get(String(next.arguments.tool_id));
       if (!record) throw new Error(`a next call names a tool that does not exist: ${JSON.stringify(next)}`);
       const kind = app.backends.state(record.namespace)?.kind;

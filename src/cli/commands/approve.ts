@@ -5,11 +5,12 @@
  * running server notices within seconds and lets them in.
  */
 import { logLevel, parseFlags, UsageError } from "../flags.js";
+import { COMMAND_FLAGS } from "../command-flags.js";
 import { openApp } from "../open.js";
 import { stderr, stdout } from "../output.js";
 
 export async function approve(argv: string[]): Promise<number> {
-  const { values, positionals } = parseFlags(argv, { all: { type: "boolean" }, list: { type: "boolean" } });
+  const { values, positionals } = parseFlags(argv, COMMAND_FLAGS.approve);
   if (!values.list && !values.all && !positionals.length)
     throw new UsageError("name the tool ids to approve, or pass --all (or --list to see what is quarantined)");
   if (values.all && positionals.length) throw new UsageError("pass tool ids or --all, not both");

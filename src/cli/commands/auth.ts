@@ -15,10 +15,11 @@ import { MetatoolsError } from "../../util/errors.js";
 import { GrowingRedactor } from "../../util/redact.js";
 import { textTable } from "../../util/table.js";
 import { intFlag, parseFlags, UsageError } from "../flags.js";
+import { COMMAND_FLAGS } from "../command-flags.js";
 import { stderr, stdout } from "../output.js";
 
 export async function authCommand(argv: string[]): Promise<number> {
-  const { values, positionals } = parseFlags(argv, { timeout: { type: "string" }, "no-browser": { type: "boolean" } });
+  const { values, positionals } = parseFlags(argv, COMMAND_FLAGS.auth);
   const [action, ...names] = positionals;
   const config = loadConfig({ configPath: values.config, root: values.root, builtinCatalogDir: BUILTIN_CATALOG_DIR });
   const credentials = openCredentials(config);

@@ -9,24 +9,11 @@ import { DEFAULT_SUITES, runBench, SUITES, type Suite } from "../../bench/suite.
 import { reportSections } from "../../bench/tables.js";
 import { textTable } from "../../util/table.js";
 import { intFlag, parseFlags, UsageError } from "../flags.js";
+import { COMMAND_FLAGS } from "../command-flags.js";
 import { stderr, stdout } from "../output.js";
 
 export async function bench(argv: string[]): Promise<number> {
-  const { values } = parseFlags(argv, {
-    sizes: { type: "string" },
-    runs: { type: "string" },
-    "code-files": { type: "string" },
-    suite: { type: "string" },
-    calls: { type: "string" },
-    redis: { type: "string" },
-    vectors: { type: "string" },
-    clients: { type: "string" },
-    dataset: { type: "string", multiple: true },
-    tasks: { type: "string" },
-    report: { type: "string" },
-    minutes: { type: "string" },
-    store: { type: "string" },
-  });
+  const { values } = parseFlags(argv, COMMAND_FLAGS.bench);
   const suite = values.suite ?? "all";
   if (suite !== "all" && !SUITES.includes(suite as Suite)) throw new UsageError(`--suite takes all, ${SUITES.join(", ")}, got "${suite}"`);
   const calls = intFlag(values.calls, "calls", 10);

@@ -1,19 +1,22 @@
 /**
  * `metatools doctor`: one screen that says whether metatools will work and,
- * when not, what to do. Exit 0: healthy; 1: problems found; 2: the config
- * itself is invalid (the message names the file and field).
+ * when not, what to do. Exit 0: healthy; 1: problems found (a server whose
+ * entry cannot be used as written is one: needs_config, with the fix, the
+ * others checked as usual); 2: the config file itself is invalid (the
+ * message names the file and field).
  */
 import { ConfigError } from "../../util/errors.js";
 import { redactDeep } from "../../util/redact.js";
 import { diagnose, type DoctorReport } from "../doctor.js";
 import { logLevel, parseFlags } from "../flags.js";
+import { COMMAND_FLAGS } from "../command-flags.js";
 import { withApp } from "../open.js";
 import { styleFor, type Style } from "../style.js";
 import { textTable } from "../../util/table.js";
 import { stdout } from "../output.js";
 
 export async function doctor(argv: string[]): Promise<number> {
-  const { values } = parseFlags(argv, {});
+  const { values } = parseFlags(argv, COMMAND_FLAGS.doctor);
   const level = logLevel(values["log-level"], "silent");
   const style = styleFor(process.stdout);
   const invalid = (error: unknown): number => {
@@ -56,7 +59,7 @@ export function render(report: DoctorReport, style: Style): string {
     "",
   ];
   const statusStyle = (status: string) =>
-    status === "ready" ? style.ok : ["quarantined", "connecting", "reconnecting", "needs_login"].includes(status) ? style.warn : style.bad;
+    status === "ready" ? style.ok : ["quarantined", "connecting", "reconnecting", "needs_login", "needs_config"].includes(status) ? style.warn : style.bad;
   const table = {
     head: ["backend", "kind", "status", "tools", "quarantined", "connect", "details"],
     align: ["left", "left", "left", "right", "right", "right", "left"] as const,
@@ -102,7 +105,10 @@ function learningLine(report: DoctorReport, mark: Record<"ok" | "bad" | "off", s
   const { learning, store } = report;
   if (learning.status === "off") return `${mark.off} off: search does not learn from use (metatools.learn is false)`;
   if (learning.status === "failed") return `${mark.bad} ${learning.error}`;
-  if (store.kind === "memory") return `${mark.ok} on, in memory: each server learns for itself (metatools.store.url shares it between replicas)`;
+  if (!learning.where || learning.where === "memory")
+    return `${mark.ok} on, in this process's memory only: forgotten when it stops (no config file, or learn.persist is false)`;
+  if (store.kind === "memory")
+    return `${mark.ok} on: ${learning.terms} terms learned, kept in ${learning.where} (metatools.store.url shares it between replicas)`;
   return `${mark.ok} on: ${learning.terms} terms learned, shared in ${store.where}`;
 }
 

@@ -5,6 +5,7 @@ import { SPELLINGS } from "../../eval/names.js";
 import { replayDataset, type ReplayResult } from "../../eval/replay.js";
 import { EVAL_MODES, evaluateDataset, evaluateNames, type EvalMode, type EvalOptions } from "../../eval/run.js";
 import { intFlag, parseFlags, UsageError } from "../flags.js";
+import { COMMAND_FLAGS } from "../command-flags.js";
 import { ProgressView } from "../progress.js";
 import { stderr, stdout } from "../output.js";
 
@@ -18,15 +19,7 @@ function defaultMode(mode: SearchMode, embedder: EmbedderConfig | undefined): Ev
 }
 
 export async function evaluate(argv: string[]): Promise<number> {
-  const { values, positionals } = parseFlags(argv, {
-    mode: { type: "string" },
-    limit: { type: "string" },
-    vectors: { type: "string" },
-    embedder: { type: "string" },
-    names: { type: "boolean" },
-    replay: { type: "boolean" },
-    "replay-noise": { type: "string" },
-  });
+  const { values, positionals } = parseFlags(argv, COMMAND_FLAGS.eval);
   if (positionals.length !== 1) throw new UsageError("name one dataset folder (holding tools.jsonl and queries.jsonl)");
   const requested = values.mode;
   if (requested !== undefined && requested !== "all" && !EVAL_MODES.includes(requested as EvalMode))

@@ -7,22 +7,19 @@
 import { existsSync } from "node:fs";
 import { resolve } from "node:path";
 import { CLI_ENTRY } from "../../util/package-root.js";
+import { REFERENCE } from "../../config/env.js";
 import { parseConfig } from "../../config/load.js";
+import type { UnresolvedServer } from "../../config/resolved.js";
 import { CLIENT_NAMES, CLIENTS, clientFiles, defaultPlaces, InitError, readClient, readFile, type ClientId, type ClientSource } from "../init/clients.js";
 import { convertServers, maskSecrets, type Converted } from "../init/convert.js";
 import { parseFlags, UsageError } from "../flags.js";
+import { COMMAND_FLAGS } from "../command-flags.js";
 import { styleFor, type Style } from "../style.js";
 import { writeFileAtomic } from "../../util/files.js";
 import { stderr, stdout } from "../output.js";
 
 export async function init(argv: string[]): Promise<number> {
-  const { values, positionals } = parseFlags(argv, {
-    from: { type: "string", multiple: true },
-    out: { type: "string" },
-    force: { type: "boolean" },
-    "dry-run": { type: "boolean" },
-    client: { type: "string" },
-  });
+  const { values, positionals } = parseFlags(argv, COMMAND_FLAGS.init);
   if (positionals.length) throw new UsageError(`unexpected "${positionals[0]}": name sources with --from (${CLIENTS.join(", ")} or a file)`);
   if (values.client !== undefined && !CLIENTS.includes(values.client as ClientId))
     throw new UsageError(`--client takes ${CLIENTS.join(", ")}, got "${values.client}"`);
@@ -45,9 +42,8 @@ export async function init(argv: string[]): Promise<number> {
   const converted = convertServers(sources, { self: cli, home: places.home, cwd: places.cwd });
   converted.notes.unshift(...unreadable.map((why) => `skipped ${why}`));
   const config = { mcpServers: converted.servers };
-  // Checked as metatools will read it; referenced variables need not be set yet.
-  const env = { ...process.env, ...Object.fromEntries(converted.variables.map((name) => [name, process.env[name] || "set-later"])) };
-  parseConfig(config, { file: out, env });
+  // Read as metatools will read it here: an entry whose variables are not set waits for them (needs_config), the others start.
+  const waiting = parseConfig(config, { file: out, env: process.env }).unresolved.map((u) => ({ ...u, unset: unsetIn(converted.servers[u.namespace]) }));
   const text = `${JSON.stringify(config, null, 2)}\n`;
   const mask = (printed: string) => maskSecrets(printed, converted.secretValues);
   const dryRun = values["dry-run"] === true;
@@ -60,7 +56,7 @@ export async function init(argv: string[]): Promise<number> {
     // A dry run answers as the real run would, saying that nothing was written.
     stdout().write(
       mask(
-        `${JSON.stringify({ ...(dryRun ? { dryRun: true } : {}), file: out, servers: converted.servers, sources: sources.map(({ client, file, scope, servers }) => ({ client, file, scope, count: Object.keys(servers).length })), notes: converted.notes, literalSecrets: converted.literalSecrets, variables: converted.variables, register }, null, 2)}\n`,
+        `${JSON.stringify({ ...(dryRun ? { dryRun: true } : {}), file: out, servers: converted.servers, sources: sources.map(({ client, file, scope, servers }) => ({ client, file, scope, count: Object.keys(servers).length })), notes: converted.notes, literalSecrets: converted.literalSecrets, variables: converted.variables, needsConfig: waiting.map(({ namespace, problem, fix }) => ({ namespace, problem, fix })), register }, null, 2)}\n`,
       ),
     );
     return 0;
@@ -68,7 +64,7 @@ export async function init(argv: string[]): Promise<number> {
   if (dryRun) {
     // stdout is the file as it would be written (so it can be redirected); what a person should know about it goes to stderr.
     stdout().write(mask(text));
-    const notes = findings(converted, styleFor(process.stderr));
+    const notes = findings(converted, waiting, styleFor(process.stderr));
     if (notes.length) stderr().write(mask(`${notes.join("\n")}\n`));
     if (converted.secretValues.length) stderr().write("metatools init: literal secrets are masked in this preview; the file gets them as they are\n");
     return 0;
@@ -89,7 +85,7 @@ export async function init(argv: string[]): Promise<number> {
       );
     lines.push(`  ${names.join(", ") || "(none)"}`);
   }
-  lines.push(...findings(converted, style));
+  lines.push(...findings(converted, waiting, style));
   for (const [client, how] of Object.entries(register)) lines.push("", style.bold(`Register metatools in ${CLIENT_NAMES[client as ClientId]}`), how);
   // As the user launched us: through npx (from a clone or a project) or from the PATH.
   const self = process.env.npm_command === "exec" ? "npx metatools" : "metatools";
@@ -99,8 +95,8 @@ export async function init(argv: string[]): Promise<number> {
   return 0;
 }
 
-/** The notes, literal secrets and variables to set: what both the run and the dry run tell a person. */
-function findings(converted: Converted, style: Style): string[] {
+/** The notes, literal secrets, servers that will not start and variables to set: what both the run and the dry run tell a person. */
+function findings(converted: Converted, waiting: readonly Waiting[], style: Style): string[] {
   const lines = converted.notes.map((note) => style.dim(`  note: ${note}`));
   if (converted.literalSecrets.length) {
     const many = converted.literalSecrets.length > 1;
@@ -110,8 +106,29 @@ function findings(converted: Converted, style: Style): string[] {
       ),
     );
   }
-  if (converted.variables.length) lines.push(`  set before serving: ${converted.variables.join(", ")}`);
+  const others = Object.keys(converted.servers).length - waiting.length;
+  const rest = others ? `the other ${others === 1 ? "server starts" : `${others} servers start`} without ${waiting.length === 1 ? "it" : "them"}` : "";
+  for (const w of waiting) {
+    const until = w.unset.length
+      ? `${w.unset.join(" and ")} ${w.unset.length === 1 ? "is" : "are"} set in the environment metatools runs in (not set here)`
+      : `a person does this: ${w.fix}`;
+    lines.push(style.warn(`  ${w.namespace} will not start until ${until}${rest && waiting.length === 1 ? `; ${rest}` : ""}`));
+  }
+  if (rest && waiting.length > 1) lines.push(style.warn(`  ${rest}`));
+  // Set here, but a client started from the desktop does not get this shell's environment.
+  const set = converted.variables.filter((name) => process.env[name]);
+  if (set.length)
+    lines.push(`  set here, and needed where metatools runs too (an app started from the desktop does not get your shell's variables): ${set.join(", ")}`);
   return lines;
+}
+
+/** A server that will not start as imported, and the variables it names that are not set here. */
+type Waiting = UnresolvedServer & { unset: string[] };
+
+/** The `${NAME}`s of an entry, without a default, that are not set in this environment. */
+function unsetIn(entry: unknown): string[] {
+  const names = [...JSON.stringify(entry ?? {}).matchAll(REFERENCE)].filter((m) => m[2] === undefined && !process.env[m[1]!]).map((m) => m[1]!);
+  return [...new Set(names)];
 }
 
 function readSkipping(client: ClientId, places: ReturnType<typeof defaultPlaces>, unreadable: string[]): ClientSource[] {

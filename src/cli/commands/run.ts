@@ -1,18 +1,19 @@
+import type { ToolCallResult } from "../../backends/types.js";
 import { createMetaDispatcher } from "../../meta/index.js";
+import type { MetaServices } from "../../meta/services.js";
+import type { MetaBody } from "../../meta/types.js";
 import { LOCAL_PRINCIPAL } from "../../security/principal.js";
 import { writeFileAtomic } from "../../util/files.js";
 import { intFlag, logLevel, parseFlags, UsageError } from "../flags.js";
+import { COMMAND_FLAGS } from "../command-flags.js";
 import { printBody } from "../format.js";
 import { withApp } from "../open.js";
 import { stderr, stdout } from "../output.js";
+import { resultFile } from "../result-file.js";
 
-export async function run(argv: string[]): Promise<number> {
-  const { values, positionals } = parseFlags(argv, {
-    args: { type: "string" },
-    timeout: { type: "string" },
-    cache: { type: "string" },
-    out: { type: "string" },
-  });
+/** The flags and the run_tool arguments a `metatools run` command line stands for (src/cli/command-line.ts writes them back). */
+export function runRequest(argv: string[]) {
+  const { values, positionals } = parseFlags(argv, COMMAND_FLAGS.run);
   if (positionals.length !== 1) throw new UsageError('name exactly one tool id, e.g. metatools run everything:echo --args \'{"message":"hi"}\'');
   let toolArgs: unknown = {};
   if (values.args !== undefined) {
@@ -31,31 +32,62 @@ export async function run(argv: string[]): Promise<number> {
     if (!["use", "refresh", "bypass"].includes(values.cache)) throw new UsageError(`--cache takes use, refresh or bypass, got "${values.cache}"`);
     args.cache = values.cache;
   }
-  const namespace = String(positionals[0]).split(":")[0]!;
+  return { values, args, toolId: positionals[0]! };
+}
+
+export async function run(argv: string[]): Promise<number> {
+  const { values, args, toolId } = runRequest(argv);
+  const json = values.json ?? false;
   return withApp(
     values,
     logLevel(values["log-level"], "warn"),
     async (app) => {
-      const body = await createMetaDispatcher(app)("run_tool", args);
+      // --out writes the result as the backend gave it (redacted as it arrived): the reply shapes it for an agent (media beside the JSON, text once).
+      let result: ToolCallResult | undefined;
+      const executor: MetaServices["executor"] = {
+        accepts: (id, toolArgs) => app.executor.accepts(id, toolArgs),
+        run: async (request) => {
+          const outcome = await app.executor.run(request);
+          if (outcome.kind === "ok") result = outcome.result;
+          return outcome;
+        },
+      };
+      const body = await createMetaDispatcher({ ...app, executor })("run_tool", args);
+      if (values.out && body.ok !== false && result) return writeOut(values.out, body, result, json);
       // A person at a terminal gets the whole result, not a handle that ends with this process.
-      if (typeof body.handle === "string") {
+      if (typeof body.handle === "string" && !json) {
         const found = await app.outputs.get(body.handle, LOCAL_PRINCIPAL).catch(() => undefined);
         const whole = found?.kind === "found" ? found.output : undefined;
         if (whole) {
-          if (values.out) writeFileAtomic(values.out, whole.text);
-          else stdout().pass(whole.text.endsWith("\n") ? whole.text : `${whole.text}\n`);
-          if (values.out) stderr().write(`wrote ${Buffer.byteLength(whole.text)} bytes to ${values.out}\n`);
+          stdout().pass(whole.text.endsWith("\n") ? whole.text : `${whole.text}\n`);
           return body.ok === false ? 1 : 0;
         }
       }
-      if (values.out && body.ok !== false) {
-        writeFileAtomic(values.out, `${JSON.stringify(body.structured ?? body.result ?? body, null, 2)}\n`);
-        stderr().write(`wrote the result to ${values.out}\n`);
-        return 0;
-      }
-      return printBody("run_tool", body, values.json ?? false);
+      return printBody("run_tool", body, json);
     },
     // Only the tool's own backend is started.
-    [namespace],
+    [toolId.split(":")[0]!],
   );
+}
+
+/** Writes the result to `file` as what it is (result-file.ts) and says what was written: on stderr for a person, as `written` in the reply with --json. */
+function writeOut(file: string, body: MetaBody, result: ToolCallResult, json: boolean): number {
+  const chosen = resultFile(result);
+  if ("withheld" in chosen) {
+    stderr().write(`metatools run: nothing written to ${file}: the result's media is not what it claims (${chosen.withheld})\n`);
+    return 1;
+  }
+  writeFileAtomic(file, chosen.data);
+  const written = { file, kind: chosen.kind, bytes: chosen.bytes, ...(chosen.mimeType ? { mimeType: chosen.mimeType } : {}) };
+  if (json) stdout().json({ ...body, written });
+  else {
+    stderr().write(`wrote ${file}: ${chosen.kind}${chosen.mimeType ? ` (${chosen.mimeType})` : ""}, ${chosen.bytes} bytes\n`);
+    if (chosen.besides) stderr().write(`  the tool also said (not written): ${oneLine(chosen.besides)}\n`);
+  }
+  return 0;
+}
+
+function oneLine(text: string, max = 160): string {
+  const flat = text.replace(/\s+/g, " ").trim();
+  return flat.length > max ? `${flat.slice(0, max - 1)}…` : flat;
 }

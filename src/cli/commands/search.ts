@@ -1,17 +1,12 @@
 import { createMetaDispatcher } from "../../meta/index.js";
 import { intFlag, logLevel, parseFlags, UsageError } from "../flags.js";
+import { COMMAND_FLAGS } from "../command-flags.js";
 import { printBody } from "../format.js";
 import { withApp } from "../open.js";
 
-export async function search(argv: string[]): Promise<number> {
-  const { values, positionals } = parseFlags(argv, {
-    limit: { type: "string" },
-    offset: { type: "string" },
-    namespace: { type: "string", multiple: true },
-    tags: { type: "string" },
-    mode: { type: "string" },
-    refresh: { type: "boolean" },
-  });
+/** The flags and the search_tools arguments a `metatools search` command line stands for (src/cli/command-line.ts writes them back). */
+export function searchRequest(argv: string[]) {
+  const { values, positionals } = parseFlags(argv, COMMAND_FLAGS.search);
   if (positionals.length > 1) throw new UsageError(`quote the query as one argument: "${positionals.join(" ")}"`);
   const args: Record<string, unknown> = { query: positionals[0] ?? "" };
   const limit = intFlag(values.limit, "limit", 1);
@@ -21,6 +16,11 @@ export async function search(argv: string[]): Promise<number> {
   if (values.namespace?.length) args.namespace = values.namespace.length === 1 ? values.namespace[0] : values.namespace;
   if (values.tags) args.tags = values.tags.split(",").map((t) => t.trim());
   if (values.mode) args.mode = values.mode;
+  return { values, args };
+}
+
+export async function search(argv: string[]): Promise<number> {
+  const { values, args } = searchRequest(argv);
   return withApp(
     values,
     logLevel(values["log-level"], "warn"),
@@ -29,8 +29,8 @@ export async function search(argv: string[]): Promise<number> {
       await app.search.semantic?.whenIdle();
       const body = await createMetaDispatcher(app)("search_tools", args);
       return printBody("search_tools", body, values.json ?? false);
-      // From the snapshot of each backend's last tool list: no backend is started unless --refresh asks.
     },
+    // From the snapshot of each backend's last tool list: no backend is started unless --refresh asks.
     values.refresh ? undefined : [],
   );
 }

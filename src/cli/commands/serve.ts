@@ -6,17 +6,13 @@ import { serveStdio } from "../../serving.js";
 import { createLogger } from "../../util/log.js";
 import { redactingLogger, redactor } from "../../util/redact.js";
 import { intFlag, logLevel, parseFlags, UsageError } from "../flags.js";
+import { COMMAND_FLAGS } from "../command-flags.js";
 
 /** How long `serve` lets its first requests go before loading the embedder. */
 const SERVE_BACKGROUND_DELAY_MS = 300;
 
 export async function serve(argv: string[]): Promise<number> {
-  const { values, positionals } = parseFlags(argv, {
-    http: { type: "string" },
-    host: { type: "string" },
-    stateless: { type: "boolean" },
-    "allow-unauthenticated": { type: "boolean" },
-  });
+  const { values, positionals } = parseFlags(argv, COMMAND_FLAGS.serve);
   if (positionals.length) throw new UsageError(`serve takes no positional arguments, got "${positionals.join(" ")}"`);
   const port = intFlag(values.http, "http", 0);
   if (port !== undefined && port > 65535) throw new UsageError(`--http takes a port number (0 picks a free one), got ${port}`);

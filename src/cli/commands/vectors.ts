@@ -2,11 +2,12 @@ import { mkdirSync } from "node:fs";
 import { dirname, resolve } from "node:path";
 import { defaultVectorsFile, findWinkJson, importWinkVectors, WINK_PACKAGE } from "../../embed/import-vectors.js";
 import { intFlag, parseFlags, UsageError } from "../flags.js";
+import { COMMAND_FLAGS } from "../command-flags.js";
 import { stderr, stdout } from "../output.js";
 
 /** `metatools vectors import`: builds the static embedder's word-vectors file from the GloVe package. */
 export async function vectors(argv: string[]): Promise<number> {
-  const { values, positionals } = parseFlags(argv, { from: { type: "string" }, out: { type: "string" }, words: { type: "string" } });
+  const { values, positionals } = parseFlags(argv, COMMAND_FLAGS.vectors);
   if (positionals[0] !== "import" || positionals.length !== 1)
     throw new UsageError("the only subcommand is import: metatools vectors import [--from FILE] [--out FILE] [--words N]");
   const from = values.from ? resolve(values.from) : findWinkJson(process.cwd());

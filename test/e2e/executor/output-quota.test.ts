@@ -92,7 +92,7 @@ describe.each([
 
   it("A's handle is still readable after B's flood", async () => {
     const again = await a.run(read(mine.handle));
-    expect(again).toMatchObject({ ok: true, structured: { handle: mine.handle, start_line: 1 } });
+    expect(again).toMatchObject({ ok: true, handle: mine.handle, structured: { start_line: 1 } });
     expect(again.structured.content).toMatch(/^0123456789/);
   });
 

@@ -66,7 +66,7 @@ describe.each(["stdio", "http-stateless"] as const)("two replicas sharing Redis 
     const big = await call(a, { tool_id: "kv:big_json", args: { count: 2000 } });
     expect(big.handle).toMatch(/^@out_/);
     const slice = await call(b, big.next.arguments);
-    expect(slice).toMatchObject({ ok: true, structured: { handle: big.handle, start_line: 1 } });
+    expect(slice).toMatchObject({ ok: true, handle: big.handle, structured: { start_line: 1 } });
     expect(slice.structured.content).toContain('"kind": "records"');
     const byPath = await call(b, { tool_id: "metatools:read_output", args: { handle: big.handle, json_path: "$.records[1999].name" } });
     expect(byPath.structured.value).toBe("record-1999");

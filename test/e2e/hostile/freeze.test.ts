@@ -98,7 +98,7 @@ describe("calls that would freeze the server", () => {
 
   it("metatools:read_output with grep (a+)+$ over a handle answers at once", async () => {
     const spilled = await session.code("read_file", { path: "big.txt" });
-    const handle = spilled.structured.handle as string;
+    const handle = spilled.handle as string;
     expect(handle).toMatch(/^@out_/);
     const { reply, ms, probeMs } = await alongside(() => session.call("run_tool", { tool_id: "metatools:read_output", args: { handle, grep: "(a+)+$" } }));
     expect(probeMs).toBeLessThan(1000);

@@ -5,6 +5,7 @@
  * ready backend starting the schedule again.
  */
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
+import { BackendError } from "../../../src/backends/errors.js";
 import { BackendManager, type ManagerOptions } from "../../../src/backends/manager.js";
 import { at, recordingLogger, ScriptedBackend, spec, TOOLS, useClock, type Step } from "./fake-backend.js";
 
@@ -67,6 +68,7 @@ describe("backoff schedule (backoffMs given: used as is, no jitter)", () => {
       runnable: true,
       status: "reconnecting",
       error: "ns: refused #1",
+      failedAt: at(0),
       toolCount: 0,
       retryAt: at(100),
       connectMs: 0,
@@ -198,5 +200,38 @@ describe("a ready backend that drops", () => {
     expect(lists).toEqual([2, 0]);
     await vi.advanceTimersByTimeAsync(10_000);
     expect(backend.connects).toEqual([0, 100]);
+  });
+});
+
+describe("a backend that keeps failing", () => {
+  it("logs a failure once, again only when it changes, the repeats at debug level", async () => {
+    const same = new Error("cannot start: no key");
+    const { logger, manager } = setup([same, same, same, new Error("cannot start: other"), "ok"]);
+    await manager.start();
+    await vi.advanceTimersByTimeAsync(60_000);
+    const lines = (prefix: string) => logger.lines.filter((line) => line.startsWith(prefix));
+    expect(lines("error: ns: cannot start: no key")).toHaveLength(1);
+    expect(lines("debug: ns: cannot start: no key")).toHaveLength(2);
+    expect(lines("error: ns: cannot start: other")).toHaveLength(1);
+  });
+
+  it("is not waited for once an attempt failed: whenReady settles at once, and a config entry that cannot be used is never retried", async () => {
+    const { manager, state, backend } = setup(["fail", "ok"]);
+    await manager.start();
+    expect(state()).toMatchObject({ status: "reconnecting", failedAt: expect.any(String) });
+    let settled = false;
+    void manager.whenReady("ns").then(() => (settled = true));
+    await vi.advanceTimersByTimeAsync(0);
+    expect(settled).toBe(true);
+    expect(backend.connects).toEqual([0]);
+    await vi.advanceTimersByTimeAsync(1000);
+    expect(state()).toMatchObject({ status: "ready", failedAt: undefined });
+
+    const unusable = setup([new BackendError("needs_config", "ns: environment variable K is not set", { fix: "set K" })]);
+    await unusable.manager.start();
+    await vi.advanceTimersByTimeAsync(60_000);
+    expect(unusable.state()).toMatchObject({ status: "needs_config", fix: "set K", retryAt: undefined });
+    expect(unusable.backend.connects).toHaveLength(1);
+    expect(unusable.logger.lines).toEqual(["warn: ns: environment variable K is not set (fix: set K)"]);
   });
 });

@@ -1,0 +1,136 @@
+/**
+ * Guidance for a person: the calls a reply suggests (`next`, and those
+ * `formatCall` writes into its hint text) as the `metatools` command lines
+ * that make them, quoted for a POSIX shell, so they can be pasted. `--json`
+ * output keeps the agent's form; only text for a terminal is rewritten.
+ */
+import type { NextCall } from "../disclosure/guidance.js";
+
+/** A word as a POSIX shell reads it back: bare when it holds nothing the shell acts on, else in single quotes. */
+export function shellWord(word: string): string {
+  return /^[\w@%+=:,./-]+$/.test(word) ? word : `'${word.replace(/'/g, `'\\''`)}'`;
+}
+
+type Args = Record<string, unknown>;
+/** A command's words: its name, its positional arguments (tool ids, the query) and its flags. */
+type Words = { command: string; positionals: string[]; flags: string[] };
+
+const flag = (name: string, value: unknown): string[] => (value === undefined ? [] : [`--${name}`, String(value)]);
+const strings = (value: unknown): string[] | undefined =>
+  typeof value === "string" ? [value] : Array.isArray(value) && value.every((v) => typeof v === "string") ? value : undefined;
+
+/**
+ * Each meta-tool's command: the arguments it takes (a call with any other
+ * cannot be written as a command line) and its words. The flags are those
+ * of src/cli/commands/{search,describe,run}.ts; a test reads each line back
+ * through them.
+ */
+const WRITERS: Record<NextCall["tool"], { takes: readonly string[]; words(args: Args): Words | undefined }> = {
+  search_tools: {
+    takes: ["query", "limit", "offset", "namespace", "tags", "mode"],
+    words: (a) => {
+      const tags = a.tags === undefined ? [] : strings(a.tags);
+      const namespaces = a.namespace === undefined ? [] : strings(a.namespace);
+      if (typeof a.query !== "string" || !tags || !namespaces || tags.some((t) => t.includes(","))) return undefined;
+      const flags = [
+        ...flag("limit", a.limit),
+        ...flag("offset", a.offset),
+        ...namespaces.flatMap((ns) => ["--namespace", ns]),
+        ...(tags.length ? ["--tags", tags.join(",")] : []),
+        ...flag("mode", a.mode),
+      ];
+      return { command: "search", positionals: [a.query], flags };
+    },
+  },
+  describe_tool: {
+    takes: ["tool_id", "tool_ids", "detail_level", "examples_max"],
+    words: (a) => {
+      const ids = strings(a.tool_ids ?? a.tool_id);
+      if (!ids?.length || (a.tool_id !== undefined && a.tool_ids !== undefined)) return undefined;
+      return { command: "describe", positionals: ids, flags: [...flag("detail", a.detail_level), ...flag("examples", a.examples_max)] };
+    },
+  },
+  run_tool: {
+    takes: ["tool_id", "args", "cache", "timeout_ms"],
+    words: (a) => {
+      const args = a.args ?? {};
+      if (typeof a.tool_id !== "string" || !args || typeof args !== "object" || Array.isArray(args)) return undefined;
+      const flags = [...(Object.keys(args).length ? ["--args", JSON.stringify(args)] : []), ...flag("cache", a.cache), ...flag("timeout", a.timeout_ms)];
+      return { command: "run", positionals: [a.tool_id], flags };
+    },
+  },
+};
+
+/** The `metatools …` command line that makes `call`; undefined when the command has no flag for one of its arguments. */
+export function commandLine(call: NextCall): string | undefined {
+  const writer = WRITERS[call.tool];
+  if (!writer || Object.keys(call.arguments).some((key) => !writer.takes.includes(key))) return undefined;
+  const words = writer.words(call.arguments);
+  if (!words) return undefined;
+  // A positional that starts with "-" would be read as a flag: after "--", it is not.
+  const { command, positionals, flags } = words;
+  const ordered = positionals.some((p) => p.startsWith("-")) ? [command, ...flags, "--", ...positionals] : [command, ...positionals, ...flags];
+  return ["metatools", ...ordered.map(shellWord)].join(" ");
+}
+
+/** `text` with each call `formatCall` wrote in it (`run_tool({tool_id: "a:b", args: {…}})`) as its command line. */
+export function withCommandLines(text: string): string {
+  let out = "";
+  let from = 0;
+  for (const match of text.matchAll(CALL_START)) {
+    if (match.index < from) continue;
+    const read = readCall(text, match.index + match[0].length, match[1] as NextCall["tool"]);
+    const line = read && commandLine(read.call);
+    if (!read || !line) continue;
+    out += text.slice(from, match.index) + line;
+    from = read.end;
+  }
+  return out + text.slice(from);
+}
+
+const CALL_START = /\b(search_tools|describe_tool|run_tool)\(\{/g;
+
+/** Reads `key: <JSON>, key: <JSON>})` from `at`, as formatCall writes it. */
+function readCall(text: string, at: number, tool: NextCall["tool"]): { call: NextCall; end: number } | undefined {
+  const args: Args = {};
+  let i = at;
+  if (text.startsWith("})", i)) return { call: { tool, arguments: args }, end: i + 2 };
+  for (;;) {
+    const key = /^([A-Za-z_]\w*): /.exec(text.slice(i, i + 64));
+    if (!key) return undefined;
+    i += key[0].length;
+    const end = jsonEnd(text, i);
+    if (end === undefined) return undefined;
+    try {
+      args[key[1]!] = JSON.parse(text.slice(i, end));
+    } catch {
+      return undefined;
+    }
+    i = end;
+    if (text.startsWith("})", i)) return { call: { tool, arguments: args }, end: i + 2 };
+    if (!text.startsWith(", ", i)) return undefined;
+    i += 2;
+  }
+}
+
+/** Where the JSON value starting at `from` ends: after its closing quote or bracket, or at the `,` or `}` after a number or literal. */
+function jsonEnd(text: string, from: number): number | undefined {
+  let depth = 0;
+  let quoted = false;
+  for (let i = from; i < text.length; i++) {
+    const c = text[i];
+    if (quoted) {
+      if (c === "\\") i++;
+      else if (c === '"') {
+        quoted = false;
+        if (depth === 0) return i + 1;
+      }
+    } else if (c === '"') quoted = true;
+    else if (c === "{" || c === "[") depth++;
+    else if (c === "}" || c === "]") {
+      if (depth === 0) return i;
+      if (--depth === 0) return i + 1;
+    } else if (c === "," && depth === 0) return i;
+  }
+  return undefined;
+}
