@@ -23,15 +23,30 @@ export interface ValidatorOptions {
   closeTopLevel?: boolean;
 }
 
+/**
+ * An ajv keeps every function it compiled, in its code scope and its schema
+ * map, for its whole life: it is made for a fixed set of schemas. Tools
+ * come and go (a backend renaming its tools lists new schemas every few
+ * seconds), so each ajv serves this many compilations and is then replaced;
+ * the old one goes once the tools it compiled for are gone (their
+ * validators, in the WeakMap, are all that still reaches it).
+ */
+const COMPILES_PER_AJV = 500;
+
 export class SchemaValidator {
   /** Each draft's ajv, made when a schema of that draft is first compiled (most sessions never see 2020-12). */
   private draft07: Ajv | undefined;
   private draft2020: Ajv2020 | undefined;
+  private compiles = 0;
   private readonly cache = new WeakMap<JsonSchema, ValidateFunction | Error>();
 
   constructor(private readonly options: ValidatorOptions = {}) {}
 
   private ajv(modern: boolean): Ajv | Ajv2020 {
+    if (++this.compiles > COMPILES_PER_AJV) {
+      this.compiles = 1;
+      this.draft07 = this.draft2020 = undefined;
+    }
     const settings = { strict: false, allErrors: true, validateSchema: false, logger: false } as const;
     if (modern) return (this.draft2020 ??= withFormats(new Ajv2020(settings)));
     return (this.draft07 ??= withFormats(new Ajv(settings)));
@@ -53,13 +68,7 @@ export class SchemaValidator {
       const { $id: _id, ...body } = schema;
       const ajv = this.ajv(modern);
       const compiling = this.options.closeTopLevel ? closeTopLevel(body) : body;
-      try {
-        compiled = ajv.compile(compiling);
-      } finally {
-        // ajv keeps every schema it compiled, in a map that never lets go: the WeakMap above is the cache, so a
-        // backend renaming its tools (new schemas every few seconds) does not grow the heap for the process's life.
-        ajv.removeSchema(compiling);
-      }
+      compiled = ajv.compile(compiling);
     } catch (error) {
       compiled = error instanceof Error ? error : new Error(String(error));
     }
