@@ -127,6 +127,9 @@ export async function diagnose(app: Metatools): Promise<DoctorReport> {
         : (error ?? ""),
     };
   });
+  // Turned off in the config: listed, so a person sees the whole file, and never a problem.
+  for (const off of config.disabled ?? [])
+    backends.push({ namespace: off.namespace, kind: off.kind, status: "disabled", tools: 0, quarantined: 0, detail: '"disabled": true in the config' });
 
   problems.push(...sameServers(config.backends, config.file));
 

@@ -10,7 +10,7 @@ import { isPlainObject } from "../util/data.js";
 import { ConfigError } from "../util/errors.js";
 import { check } from "./check.js";
 import { formatPath, substituteEnv, UnsetVariableError, type Secret } from "./env.js";
-import type { UnresolvedServer } from "./resolved.js";
+import type { DisabledServer, UnresolvedServer } from "./resolved.js";
 import { NAMESPACE_PATTERN } from "./schema.js";
 import { pickServerSchema } from "./server.js";
 
@@ -19,19 +19,25 @@ export interface ServerEntries {
   servers: Record<string, unknown>;
   /** The entries that cannot, in file order, each with its fix. */
   unresolved: UnresolvedServer[];
+  /** The entries turned off with `"disabled": true`, never read further: doctor lists them. */
+  disabled: DisabledServer[];
 }
 
 /** `secrets` collects the values substituted that are secrets (config/secrets.ts). */
 export function readServerEntries(raw: Record<string, unknown>, env: NodeJS.ProcessEnv, file: string, secrets: Secret[]): ServerEntries {
   const servers: Record<string, unknown> = {};
   const unresolved: UnresolvedServer[] = [];
+  const disabled: DisabledServer[] = [];
   for (const [name, entry] of Object.entries(raw)) {
     const at = ["mcpServers", name];
     // The name is the namespace of every tool id: not a field a server can do without.
     if (!NAMESPACE_PATTERN.test(name)) {
       throw new ConfigError(file, formatPath(at), "server names become tool-id namespaces: use letters, digits, '_', '.', '-' (no ':'), at most 64 characters");
     }
-    if (isPlainObject(entry) && entry.disabled === true) continue;
+    if (isPlainObject(entry) && entry.disabled === true) {
+      disabled.push({ namespace: name, kind: kindOf(entry) });
+      continue;
+    }
     try {
       const substituted = substituteEnv(entry, env, file, at, secrets);
       // Picked by its telltale field, so the error speaks of that kind and not of a union.
@@ -44,7 +50,7 @@ export function readServerEntries(raw: Record<string, unknown>, env: NodeJS.Proc
       unresolved.push(unresolvedOf(name, entry, error));
     }
   }
-  return { servers, unresolved };
+  return { servers, unresolved, disabled };
 }
 
 function unresolvedOf(namespace: string, entry: unknown, error: ConfigError): UnresolvedServer {

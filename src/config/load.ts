@@ -14,7 +14,7 @@ import { resolveRequests } from "./requests.js";
 import { readServerEntries } from "./entries.js";
 import { resolveBackend } from "./server.js";
 import { DEFAULTS } from "./defaults.js";
-import type { BackendSpec, CodeConfig, EmbedderConfig, ResolvedConfig, UnresolvedServer } from "./resolved.js";
+import type { BackendSpec, CodeConfig, EmbedderConfig, DisabledServer, ResolvedConfig, UnresolvedServer } from "./resolved.js";
 import { configFileSchema, type ConfigFile, type MetatoolsSection } from "./schema.js";
 
 export interface LoadOptions {
@@ -64,9 +64,11 @@ export function parseConfig(
   // The rest of the file is read as a whole: a problem there refuses the config.
   let substituted: unknown;
   let unresolved: UnresolvedServer[] = [];
+  let disabled: DisabledServer[] = [];
   if (isPlainObject(raw) && isPlainObject(raw.mcpServers)) {
     const entries = readServerEntries(raw.mcpServers, env, file, secrets);
     unresolved = entries.unresolved;
+    disabled = entries.disabled;
     substituted = { ...(substituteEnv({ ...raw, mcpServers: {} }, env, file, [], secrets) as object), mcpServers: entries.servers };
   } else substituted = substituteEnv(raw, env, file, [], secrets);
   const parsed = check(configFileSchema, substituted, file, []);
@@ -80,6 +82,7 @@ export function parseConfig(
     env: options.env,
   });
   config.secrets = [...secrets, ...oauthSecrets(config), ...config.secrets];
+  if (disabled.length) config.disabled = disabled;
   if (config.auth?.kind === "store" && config.store.url.startsWith("memory")) {
     throw new ConfigError(
       file,

@@ -69,6 +69,12 @@ export type BackendSpec = StdioBackendSpec | RemoteBackendSpec | CatalogBackendS
  * `${VAR}` that is not set, or has a bad field. It is shown as
  * `needs_config` with the fix, and every other server serves.
  */
+/** A server entry turned off with `"disabled": true`: its kind, guessed from its fields, and nothing else read. */
+export interface DisabledServer {
+  namespace: string;
+  kind: "stdio" | "http" | "sse" | "catalog";
+}
+
 export interface UnresolvedServer {
   namespace: string;
   /** What the entry was meant to be, as far as it says. */
@@ -86,6 +92,8 @@ export interface ResolvedConfig {
   backends: BackendSpec[];
   /** Servers whose entries cannot be used as written (disabled ones are in neither list). */
   unresolved: UnresolvedServer[];
+  /** Servers turned off with `"disabled": true` (never resolved); absent when there are none or no file. */
+  disabled?: DisabledServer[];
   search: {
     defaultLimit: number;
     maxLimit: number;

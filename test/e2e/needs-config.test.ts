@@ -46,7 +46,9 @@ describe("a server whose entry cannot be used as written", () => {
     expect(text.stdout).toMatch(/^brave-search\s+stdio\s+needs_config\s+0/m);
     expect(text.stdout).toMatch(/^typo\s+stdio\s+needs_config\s+0/m);
     expect(text.stdout).toMatch(/^everything\s+stdio\s+ready\s+\d+/m);
-    expect(text.stdout).not.toMatch(/^parked/m);
+    // A disabled server is listed as such (never read, never a problem).
+    expect(text.stdout).toMatch(/^parked\s+stdio\s+disabled\s+0/m);
+    expect(text.stdout).not.toContain("NEVER_READ_TOKEN");
     expect(text.stdout).toContain("✗ brave-search: needs_config: environment variable BRAVE_API_KEY is not set");
     expect(text.stdout).toContain(`→ ${FIX}`);
     expect(text.stdout).toContain(`→ correct mcpServers.typo.args in ${config}`);
@@ -58,7 +60,8 @@ describe("a server whose entry cannot be used as written", () => {
       "brave-search": "needs_config",
       typo: "needs_config",
     });
-    expect(report.backends.map((b) => b.namespace)).not.toContain("parked");
+    expect(report.backends.find((b) => b.namespace === "parked")).toMatchObject({ status: "disabled", kind: "stdio", tools: 0 });
+    expect(report.problems.map((p) => p.subject)).not.toContain("parked");
     expect(report.problems.find((p) => p.subject === "brave-search")?.fix).toContain(FIX);
   }, 30_000);
 

@@ -59,7 +59,11 @@ export function render(report: DoctorReport, style: Style): string {
     "",
   ];
   const statusStyle = (status: string) =>
-    status === "ready" ? style.ok : ["quarantined", "connecting", "reconnecting", "needs_login", "needs_config"].includes(status) ? style.warn : style.bad;
+    status === "ready" || status === "disabled"
+      ? style.ok
+      : ["quarantined", "connecting", "reconnecting", "needs_login", "needs_config"].includes(status)
+        ? style.warn
+        : style.bad;
   const table = {
     head: ["backend", "kind", "status", "tools", "quarantined", "connect", "details"],
     align: ["left", "left", "left", "right", "right", "right", "left"] as const,
