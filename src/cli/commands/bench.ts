@@ -3,6 +3,7 @@
  * as JSON), and with `--report FILE` writes the Markdown page and its charts.
  */
 import { existsSync } from "node:fs";
+import { createRequire } from "node:module";
 import { basename, relative, resolve } from "node:path";
 import { writeMarkdownReport } from "../../bench/markdown.js";
 import { DEFAULT_SUITES, runBench, SUITES, type Suite } from "../../bench/suite.js";
@@ -25,8 +26,10 @@ export async function bench(argv: string[]): Promise<number> {
   // The soak only: how long, and where outputs are kept (sqlite: counted on disk; memory: the default deployment's LRU).
   const minutes = values.minutes === undefined ? 10 : Number(values.minutes);
   if (!(minutes > 0) || minutes > 24 * 60) throw new UsageError(`--minutes takes a number of minutes above 0, e.g. 1 or 30, got "${values.minutes}"`);
-  const store = values.store ?? "sqlite";
+  const store = values.store ?? (sqliteInstalled() ? "sqlite" : "memory");
   if (store !== "sqlite" && store !== "memory") throw new UsageError(`--store takes sqlite or memory, got "${store}"`);
+  if (store === "sqlite" && !sqliteInstalled())
+    throw new UsageError("--store sqlite needs @keyv/sqlite, an optional engine: npm ci --workspaces --include-workspace-root installs it");
   const datasets = (values.dataset ?? []).map((d) => resolve(d));
   for (const d of datasets)
     if (!existsSync(resolve(d, "tools.jsonl"))) throw new UsageError(`--dataset: ${d} has no tools.jsonl (a retrieval set: tools.jsonl and queries.jsonl)`);
@@ -86,4 +89,14 @@ function reproduce(argv: string[], file: string): string {
     else args.push(argv[i]!);
   }
   return `npm run bench -- ${args.join(" ")}`;
+}
+
+/** Whether the SQLite store's package is installed (an optional engine: the quick start's npm ci leaves it out; the soak then keeps outputs in memory). */
+function sqliteInstalled(): boolean {
+  try {
+    createRequire(import.meta.url).resolve("@keyv/sqlite");
+    return true;
+  } catch {
+    return false;
+  }
 }
