@@ -1,13 +1,7 @@
 import { describe, expect, it } from "vitest";
+import { ajvCached } from "../../helpers/ajv-cache.js";
 import { sdkSchemaValidator } from "../../../src/backends/sdk-validator.js";
 import { SchemaValidator } from "../../../src/exec/validator.js";
-
-/** ajv's own map of every schema it compiled (private; read here only to show it does not grow). */
-const ajvCached = (validator: SchemaValidator) =>
-  Object.values(validator as unknown as Record<string, { _cache?: Map<unknown, unknown> } | undefined>).reduce(
-    (n, ajv) => n + (ajv && ajv._cache instanceof Map ? ajv._cache.size : 0),
-    0,
-  );
 
 describe("the schema validator the SDK's client is given", () => {
   it("compiles nothing for the output schemas of a listing (the SDK asks for one per tool, at every listing)", () => {

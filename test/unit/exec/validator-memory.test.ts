@@ -1,13 +1,7 @@
 import { describe, expect, it } from "vitest";
+import { ajvCached } from "../../helpers/ajv-cache.js";
 import type { JsonSchema } from "../../../src/model/tool.js";
 import { SchemaValidator } from "../../../src/exec/validator.js";
-
-/** ajv's own map of every schema it compiled (private; read here only to show it does not grow). */
-const ajvCached = (validator: SchemaValidator) =>
-  Object.values(validator as unknown as Record<string, { _cache?: Map<unknown, unknown> } | undefined>).reduce(
-    (n, ajv) => n + (ajv && ajv._cache instanceof Map ? ajv._cache.size : 0),
-    0,
-  );
 
 describe("schemas of tools that come and go", () => {
   it("are not all kept by ajv: each ajv serves 500 compilations, then a new one takes over and the old goes with its tools", () => {
