@@ -14,6 +14,7 @@ import { HandlePool, type HandleCounts } from "./handles.js";
 import { bytesAt, readProcess, readSqliteStore } from "./probe.js";
 import { startServer, STORE_PREFIX, waitReady, type Shutdown, type SoakServer } from "./server.js";
 import { verdict, type Sample, type TrendRule, type Verdict } from "./verdict.js";
+import { boundBody } from "../../util/bounded-body.js";
 
 export interface SoakOptions {
   minutes: number;
@@ -195,13 +196,18 @@ async function sample(server: SoakServer, t: number, stats: ClientStats, pool: H
 const HEAP_READINGS = 3;
 
 /** /healthz after a full collection, HEAP_READINGS times: the least heap, and the sessions of the last reading. */
+const HEALTH_MAX_BYTES = 64 << 10;
+
 async function liveHeap(url: string): Promise<{ heapMb?: number; sessions?: number }> {
   let heapMb: number | undefined;
   let sessions: number | undefined;
   for (let i = 0; i < HEAP_READINGS; i++) {
     if (i) await new Promise((resolve) => setTimeout(resolve, 500));
     const health = await fetch(url.replace(/\/mcp$/, "/healthz?gc=1"), { signal: AbortSignal.timeout(10_000) })
-      .then((r) => r.json() as Promise<{ heapMb?: number; sessions?: number }>)
+      // The server's own health answer is a few hundred bytes: read through the same bounded reader as every answer.
+      .then(
+        (r) => boundBody(r, HEALTH_MAX_BYTES, () => new Error("the health answer is over 64 KiB")).json() as Promise<{ heapMb?: number; sessions?: number }>,
+      )
       .catch(() => ({}) as { heapMb?: number; sessions?: number });
     if (health.heapMb !== undefined) heapMb = Math.min(heapMb ?? Infinity, health.heapMb);
     sessions = health.sessions ?? sessions;
