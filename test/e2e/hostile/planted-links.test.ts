@@ -17,7 +17,10 @@ import { servers, tempDir } from "../../helpers/harness.js";
 function plantTempLinks(file: string, victim: string, count = 3000): void {
   const last = Number(readFileSync("/proc/sys/kernel/ns_last_pid", "utf8"));
   const max = Number(readFileSync("/proc/sys/kernel/pid_max", "utf8"));
-  for (let i = 1; i <= count; i++) symlinkSync(victim, `${file}.${(last + i) % max || 1}.tmp`);
+  // Pids wrap at pid_max and never reuse 0: each name once, however small the namespace.
+  const pids = new Set<number>();
+  for (let i = 1; i <= Math.min(count, max - 1); i++) pids.add(((last + i - 1) % (max - 1)) + 1);
+  for (const pid of pids) symlinkSync(victim, `${file}.${pid}.tmp`);
 }
 
 const signIn = (token: string) => ({
