@@ -61,6 +61,11 @@ const WRITERS: Record<NextCall["tool"], { takes: readonly string[]; words(args: 
   },
 };
 
+/** The command as the user launched it, to start each line we print: through npx (from a clone or a project, which sets npm_command) or from the PATH. */
+export function selfCommand(): string {
+  return process.env.npm_command === "exec" ? "npx metatools" : "metatools";
+}
+
 /** The `metatools …` command line that makes `call`; undefined when the command has no flag for one of its arguments. */
 export function commandLine(call: NextCall): string | undefined {
   const writer = WRITERS[call.tool];
@@ -70,7 +75,7 @@ export function commandLine(call: NextCall): string | undefined {
   // A positional that starts with "-" would be read as a flag: after "--", it is not.
   const { command, positionals, flags } = words;
   const ordered = positionals.some((p) => p.startsWith("-")) ? [command, ...flags, "--", ...positionals] : [command, ...positionals, ...flags];
-  return ["metatools", ...ordered.map(shellWord)].join(" ");
+  return [selfCommand(), ...ordered.map(shellWord)].join(" ");
 }
 
 /** `text` with each call `formatCall` wrote in it (`run_tool({tool_id: "a:b", args: {…}})`) as its command line. */

@@ -54,7 +54,7 @@ export const COMMANDS: readonly Command[] = [
     usage: "ID [--args JSON] [--timeout MS] [--cache use|refresh|bypass] [--out FILE] [--json]",
     summary: "run a tool through metatools (validated, cached, observed), as run_tool does",
     details:
-      "--args takes the tool's arguments as one JSON object (default {}), quoted for the shell: --args '{\"path\":\"README.md\"}'. Only the tool's own server is started. " +
+      "--args takes the tool's arguments as one JSON object (default {}), quoted for the shell: --args '{\"path\":\"README.md\"}'. Only the tool's own server is started. A text result (one text, or one text resource) prints as its text; anything else as the JSON an agent gets (--json: the whole reply). " +
       "--out FILE writes the result to FILE instead of stdout: the bytes of a result that is one image, audio clip or binary resource (decoded), the text of one text or one text resource, " +
       "else JSON (the structured content, or every content block); stderr says what was written (kind, bytes, MIME type). A result too large for an agent's reply is still printed or written whole.",
     run: (argv) => import("./commands/run.js").then((m) => m.run(argv)),

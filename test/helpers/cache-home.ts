@@ -1,7 +1,9 @@
 /**
  * Global setup: every test, and every CLI or server child it starts, keeps
  * embeddings (search is hybrid by default) in a temporary cache folder,
- * never in the user's own ~/.cache. Removed when the run ends.
+ * never in the user's own ~/.cache. Removed when the run ends. And how the
+ * runner was launched (`npx vitest` sets npm_command=exec) does not change
+ * the command lines the CLI prints (src/cli/command-line.ts selfCommand).
  */
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -10,5 +12,6 @@ import { join } from "node:path";
 export default function setup(): () => void {
   const dir = mkdtempSync(join(tmpdir(), "metatools-test-cache-"));
   process.env.XDG_CACHE_HOME = dir;
+  delete process.env.npm_command;
   return () => rmSync(dir, { recursive: true, force: true });
 }

@@ -1,6 +1,7 @@
 /**
  * Global setup: the tests run the optional engines for real (the sentence
- * encoders, the SQLite store, the benchmark's tokenizer), which a plain
+ * encoders, the SQLite store, the benchmark's tokenizer; and the MCP
+ * Inspector, which test/e2e/docs-walk.test.ts drives), which a plain
  * `npm ci` leaves out (they are the workspace in optional/). Stop at once,
  * naming the install command, rather than fail test by test with the
  * product's advice to `npm install` each package.

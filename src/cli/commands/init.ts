@@ -17,6 +17,7 @@ import { COMMAND_FLAGS } from "../command-flags.js";
 import { styleFor, type Style } from "../style.js";
 import { writeFileAtomic } from "../../util/files.js";
 import { stderr, stdout } from "../output.js";
+import { selfCommand } from "../command-line.js";
 
 export async function init(argv: string[]): Promise<number> {
   const { values, positionals } = parseFlags(argv, COMMAND_FLAGS.init);
@@ -87,8 +88,7 @@ export async function init(argv: string[]): Promise<number> {
   }
   lines.push(...findings(converted, waiting, style));
   for (const [client, how] of Object.entries(register)) lines.push("", style.bold(`Register metatools in ${CLIENT_NAMES[client as ClientId]}`), how);
-  // As the user launched us: through npx (from a clone or a project) or from the PATH.
-  const self = process.env.npm_command === "exec" ? "npx metatools" : "metatools";
+  const self = selfCommand();
   const configFlag = out === resolve("metatools.json") ? "" : ` --config ${out}`;
   lines.push("", `Check it:  ${self} doctor${configFlag}`, `Try it:    ${self} search "read a file"${configFlag}`);
   stdout().write(mask(`${lines.join("\n")}\n`));

@@ -63,6 +63,10 @@ export async function run(argv: string[]): Promise<number> {
           return body.ok === false ? 1 : 0;
         }
       }
+      // A text result reads as its text, as --out writes it, not as the JSON an agent gets around it.
+      const chosen = !json && body.ok !== false && result ? resultFile(result) : undefined;
+      if (chosen && "kind" in chosen && (chosen.kind === "text" || chosen.kind === "text resource") && typeof chosen.data === "string")
+        return printBody("run_tool", { ...body, structured: undefined, content: undefined, result: chosen.data.replace(/\n$/, "") }, false);
       return printBody("run_tool", body, json);
     },
     // Only the tool's own backend is started.

@@ -91,6 +91,16 @@ describe("a meta-tool call as a command line", () => {
     expect(commandLine({ tool: "search_tools", arguments: { query: "-x" } })).toBe("metatools search -- -x");
   });
 
+  it("starts each line as the user launched metatools: through npx, or from the PATH", () => {
+    process.env.npm_command = "exec";
+    try {
+      expect(commandLine({ tool: "describe_tool", arguments: { tool_id: "fs:read_text_file" } })).toBe("npx metatools describe fs:read_text_file");
+    } finally {
+      delete process.env.npm_command;
+    }
+    expect(commandLine({ tool: "describe_tool", arguments: { tool_id: "fs:read_text_file" } })).toBe("metatools describe fs:read_text_file");
+  });
+
   it("has a flag for every argument of every meta-tool", () => {
     const sample: Record<string, unknown> = {
       query: "q",
