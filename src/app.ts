@@ -39,9 +39,12 @@ import { openEmbedder } from "./embed/open.js";
 import { SearchEngine } from "./search/engine.js";
 import type { Learner } from "./learn/learner.js";
 import { openLearning } from "./learn/open.js";
+import type { AuditLog } from "./audit/log.js";
+import { openAuditLog } from "./audit/open.js";
 import { IndexCache } from "./search/index-cache.js";
 import { SemanticIndex } from "./search/semantic.js";
 import { openGate, type ToolGate } from "./security/gate.js";
+import { Profiles } from "./security/profiles.js";
 import { silentLogger, type Logger } from "./util/log.js";
 import { packageVersion } from "./util/version.js";
 import { GrowingRedactor, redactingLogger, redactor, type Redact } from "./util/redact.js";
@@ -85,11 +88,15 @@ export interface Metatools {
   redact: Redact;
   /** Tool poisoning and rug-pull checks: quarantined tools, approvals. */
   gate: ToolGate;
+  /** Who may see and run what (metatools.profiles): one is chosen per caller. */
+  profiles: Profiles;
   telemetry: Telemetry;
   /** Where remote backends' sign-ins are kept; undefined when no backend signs in. */
   credentials?: Credentials;
   /** What search learns from use; undefined when `learn: false`. */
   learner?: Learner;
+  /** Where every run_tool call leaves its record (metatools.audit); undefined when the audit trail is off. */
+  audit?: AuditLog;
   /** Pings the shared store (cache and output handles); never rejects. */
   checkStore(): Promise<StoreHealth>;
   /**
@@ -120,7 +127,8 @@ export function createMetatools(config: ResolvedConfig, options: AppOptions = {}
   const logger = redactingLogger(clientLog.alsoTo(options.logger ?? silentLogger), redact);
   const catalog = new CatalogIndex(loadCatalogs(config.catalogs, join(cacheHome(), "catalog")));
   const { lock, gate } = openGate(config.security, logger);
-  const registry = new ToolRegistry(catalog, config.access, gate);
+  const byNamespace = new Map(config.backends.flatMap((spec) => (spec.tools ? [[spec.namespace, spec.tools] as const] : [])));
+  const registry = new ToolRegistry(catalog, { ...config.access, byNamespace }, gate);
   // An approval (`metatools approve`) rewrites the lock file: a running server notices (lock.watch) and lets the tool in.
   lock?.onChange(() => registry.regate());
   const embedder = config.search.embedder;
@@ -134,6 +142,8 @@ export function createMetatools(config: ResolvedConfig, options: AppOptions = {}
   // What search learns from use: with the memory store in a learning file per config (kept across restarts), else in the store replicas share.
   const useLearning = config.learn ? openLearning(config, config.learn, logger, redact) : undefined;
   const learner = useLearning?.learner;
+  // Every run_tool call's record, appended in the background: to a file per config, or to the shared Redis.
+  const audit = config.audit && openAuditLog(config.audit, config.store, (message) => logger.warn(message));
   const search = new SearchEngine(registry, { semantic, fusion: config.search.fusion, indexCache, wordsOnly: new Set(["metatools"]), learned: learner });
   const outputs = new KeyValueOutputStore(stores.quota, { ttlMs: config.outputs.ttlMs, maxBytes: config.outputs.maxBytes });
   const specOf = new Map(config.backends.map((spec) => [spec.namespace, spec]));
@@ -212,9 +222,11 @@ export function createMetatools(config: ResolvedConfig, options: AppOptions = {}
     cache,
     telemetry: options.telemetry ?? new Telemetry(),
     gate,
+    profiles: new Profiles(config.profiles),
     redact,
     ...(credentials ? { credentials } : {}),
     ...(learner ? { learner } : {}),
+    ...(audit ? { audit } : {}),
     checkStore: () => storeHealth(stores.cache),
     // The embedder's load is awaited, so a broken one is reported at start; indexing goes on in the background.
     start: (options) => {
@@ -248,6 +260,6 @@ export function createMetatools(config: ResolvedConfig, options: AppOptions = {}
     await backends.close();
     reaper.close();
     await semantic?.close();
-    await Promise.all([stores.cache.close(), stores.outputs.close(), stores.links.close(), useLearning?.close(), credentials?.close()]);
+    await Promise.all([stores.cache.close(), stores.outputs.close(), stores.links.close(), useLearning?.close(), credentials?.close(), audit?.close()]);
   }
 }

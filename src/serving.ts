@@ -9,6 +9,7 @@ import { PassThrough } from "node:stream";
 import type { Metatools } from "./app.js";
 import { instructions } from "./meta/instructions.js";
 import { servedTools } from "./meta/index.js";
+import { scopedFor } from "./meta/scoped.js";
 import { createMcpServer, type ServedTool } from "./server/mcp.js";
 import type { Logger } from "./util/log.js";
 import { ErrorCode, McpError } from "@modelcontextprotocol/sdk/types.js";
@@ -28,14 +29,17 @@ export function createSessionServer(
   tools: readonly ServedTool[] = servedTools(app),
   principal?: string,
   oneRequest = false,
+  profile?: string,
 ): Server {
   return createMcpServer({
     oneRequest,
     name: "metatools",
     version: packageVersion(),
-    instructions: () => instructions(app),
+    // What the session is told is connected is what its profile shows.
+    instructions: () => instructions(scopedFor(app, profile)),
     tools,
     principal,
+    profile,
     onFault: (tool, error) => logger?.error(`${tool} fault: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`),
     logging: (send) => app.clientLog.open(send),
     readResource: async (uri, { signal, principal: caller }) => {
@@ -57,7 +61,7 @@ export function createSessionServer(
  * end) or a signal at any point, even before the first message, stops
  * what started in order (backends, stores) and resolves `closed`.
  */
-export async function serveStdio(app: Metatools, logger: Logger): Promise<{ closed: Promise<void> }> {
+export async function serveStdio(app: Metatools, logger: Logger, profile?: string): Promise<{ closed: Promise<void> }> {
   let server: Server | null = null;
   let resolveClosed: () => void;
   const closed = new Promise<void>((resolve) => (resolveClosed = resolve));
@@ -85,7 +89,7 @@ export async function serveStdio(app: Metatools, logger: Logger): Promise<{ clos
   void app.start();
   await app.backends.waitForStartup(app.config.timeouts.startupGraceMs);
   if (closing) return { closed };
-  server = createSessionServer(app, logger);
+  server = createSessionServer(app, logger, servedTools(app), undefined, false, profile);
   const transport = new StdioServerTransport(input.stream);
   server.onclose = () => void shutdown("the transport closed");
   await server.connect(transport);

@@ -111,7 +111,7 @@ export async function diagnose(app: Metatools): Promise<DoctorReport> {
       problems.push({
         subject: state.namespace,
         problem: `${quarantined.length} tool${quarantined.length === 1 ? "" : "s"} quarantined: ${quarantined.map((q) => `${q.id} (${q.reason})`).join("; ")}`,
-        fix: `read them with \`metatools approve --list\`; if you trust them, \`metatools approve ${quarantined.map((q) => q.id).join(" ")}\``,
+        fix: `review each with \`metatools approve --show ID\` (its definition, what changed, what the scanner found); if you trust them, \`metatools approve ${quarantined.map((q) => q.id).join(" ")}\``,
       });
     }
     const server = state.info ? `${state.info.name}${state.info.version ? ` ${state.info.version}` : ""}` : "";

@@ -30,8 +30,10 @@ export const COMMANDS: readonly Command[] = [
   },
   {
     name: "serve",
-    usage: "[--http PORT [--host H] [--stateless] [--allow-unauthenticated]]",
+    usage: "[--profile NAME] | [--http PORT [--host H] [--stateless] [--allow-unauthenticated]]",
     summary: "the MCP server: on stdio (what clients launch), or Streamable HTTP on /mcp",
+    details:
+      "--profile NAME gives the stdio client that profile of metatools.profiles: the tools it sees, the approvals its calls need. Over HTTP a caller's profile comes from its token ({token, profile} in metatools.http.tokens) or the URL path (/mcp/NAME).",
     run: (argv) => import("./commands/serve.js").then((m) => m.serve(argv)),
   },
   {
@@ -66,6 +68,14 @@ export const COMMANDS: readonly Command[] = [
     run: (argv) => import("./commands/doctor.js").then((m) => m.doctor(argv)),
   },
   {
+    name: "audit",
+    usage: "[--last N] [--principal ID] [--tool GLOB] [--profile NAME] [--json]",
+    summary: "the last run_tool calls from the audit trail: who ran which tool, with what outcome (never the arguments' values)",
+    details:
+      "Reads where the config keeps the trail (metatools.audit): the JSON-lines file of this config, its rotated files included, or the shared Redis store. --last N records (default 20), oldest first; --principal keeps one caller's (a principal or its start, as the table shows it), --tool those of the tools a glob matches (--tool 'github:*'), --profile one profile's. --json prints one record a line, with the arguments' digest.",
+    run: (argv) => import("./commands/audit.js").then((m) => m.audit(argv)),
+  },
+  {
     name: "learn",
     usage: "--show [--json] | --export FILE|- | --import FILE | --reset",
     summary: "what search learned from use: list it, export it to a file, import one, or forget it",
@@ -75,8 +85,10 @@ export const COMMANDS: readonly Command[] = [
   },
   {
     name: "approve",
-    usage: "ID... | --all | --list [--json]",
+    usage: "ID... | --all | --list [--json] | --show ID [--json]",
     summary: "let in quarantined tools a person has read (pins their definitions in the lock file)",
+    details:
+      "--list lists what is quarantined and why. --show ID prints one quarantined tool for review: the definition pinned before (kept in the cache folder; a pin made by a release that kept only hashes has none) and the one held now, what changed (description by line and word, parameters added, removed or changed in type, requiredness or description, output schema, annotations such as readOnlyHint, title), and what the scanner found; with --json, {id, kind, reason, pinned, current, changes, findings}. Then approve it by its id.",
     run: (argv) => import("./commands/approve.js").then((m) => m.approve(argv)),
   },
   {

@@ -7,12 +7,26 @@ import { z } from "zod";
 import { ConfigError } from "../util/errors.js";
 import { bytesWords, defaultBurst, DEFAULTS, msWords } from "./defaults.js";
 
+const bearerToken = z.string().min(16, "a bearer token needs at least 16 characters");
+
 export const httpSectionSchema = z
   .object({
     tokens: z
-      .array(z.string().min(16, "a bearer token needs at least 16 characters"))
+      .array(
+        z.union([
+          bearerToken,
+          z
+            .object({
+              token: bearerToken,
+              profile: z.string().min(1).optional().describe("The profile (metatools.profiles) this token's calls get; it may use no other."),
+            })
+            .strict(),
+        ]),
+      )
       .optional()
-      .describe("Bearer tokens accepted on /mcp (`Authorization: Bearer …`); write them as ${ENV} references. METATOOLS_TOKENS (comma-separated) adds more."),
+      .describe(
+        "Bearer tokens accepted on /mcp (`Authorization: Bearer …`); write them as ${ENV} references. `{token, profile}` gives a token one profile. METATOOLS_TOKENS (comma-separated) adds more, with the default profile.",
+      ),
     allowedOrigins: z
       .array(z.string().url())
       .optional()
@@ -79,6 +93,8 @@ export type HttpSection = z.infer<typeof httpSectionSchema>;
 
 export interface HttpConfig {
   tokens: string[];
+  /** The profile each token names (by index in `tokens`); undefined: the default profile, or one the URL path names. */
+  tokenProfiles: (string | undefined)[];
   allowedOrigins: string[];
   maxBodyBytes: number;
   bodyTimeoutMs: number;
@@ -96,8 +112,16 @@ export function resolveHttp(section: HttpSection | undefined, env: NodeJS.Proces
     .filter(Boolean);
   if (fromEnv.some((t) => t.length < 16)) throw new ConfigError("METATOOLS_TOKENS", "", "a bearer token needs at least 16 characters");
   const perMinute = section?.rateLimit?.perMinute ?? DEFAULTS.http.rateLimit.perMinute;
+  const profiles = new Map<string, string | undefined>();
+  for (const [i, entry] of [...(section?.tokens ?? []), ...fromEnv].entries()) {
+    const { token, profile } = typeof entry === "string" ? { token: entry, profile: undefined } : entry;
+    if (profiles.has(token) && profiles.get(token) !== profile)
+      throw new ConfigError("metatools.http", `tokens.${i}`, "the same token is listed twice with different profiles");
+    profiles.set(token, profile);
+  }
   return {
-    tokens: [...new Set([...(section?.tokens ?? []), ...fromEnv])],
+    tokens: [...profiles.keys()],
+    tokenProfiles: [...profiles.values()],
     allowedOrigins: (section?.allowedOrigins ?? []).map((o) => new URL(o).origin),
     maxBodyBytes: section?.maxBodyBytes ?? DEFAULTS.http.maxBodyBytes,
     bodyTimeoutMs: section?.bodyTimeoutMs ?? DEFAULTS.http.bodyTimeoutMs,

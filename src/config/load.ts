@@ -8,8 +8,10 @@ import { isPlainObject } from "../util/data.js";
 import { ConfigError } from "../util/errors.js";
 import { cacheHome, formatPath, substituteEnv, type Secret } from "./env.js";
 import { oauthSecrets, resolveAuth, withTokenFileDenied } from "./auth.js";
+import { resolveAudit } from "./audit-schema.js";
 import { check } from "./check.js";
 import { resolveHttp } from "./http.js";
+import { DEFAULT_PROFILE, noProfile } from "./profiles-schema.js";
 import { resolveRequests } from "./requests.js";
 import { readServerEntries } from "./entries.js";
 import { resolveBackend } from "./server.js";
@@ -121,6 +123,11 @@ function resolveConfig(
   const catalogs: string[] = [];
   if (where.builtinCatalogDir && (m.builtinCatalog ?? DEFAULTS.builtinCatalog)) catalogs.push(where.builtinCatalogDir);
   for (const dir of m.catalogs ?? DEFAULTS.catalogs) catalogs.push(resolve(where.baseDir, dir));
+  const http = resolveHttp(m.http, where.env ?? process.env);
+  http.tokenProfiles.forEach((profile, i) => {
+    if (profile !== undefined && profile !== DEFAULT_PROFILE && !m.profiles?.[profile])
+      throw new ConfigError(where.file ?? "config", `metatools.http.tokens.${i}.profile`, noProfile(profile, m.profiles));
+  });
   return {
     file: where.file,
     backends,
@@ -142,7 +149,7 @@ function resolveConfig(
       },
     },
     budgets: { inlineBytes: m.budgets?.inlineBytes ?? DEFAULTS.budgets.inlineBytes, mediaBytes: m.budgets?.mediaBytes ?? DEFAULTS.budgets.mediaBytes },
-    http: resolveHttp(m.http, where.env ?? process.env),
+    http,
     ...(auth ? { auth } : {}),
     // Tokens from METATOOLS_TOKENS are secrets too; those written as ${VAR} in the file are found as it is read.
     secrets:
@@ -165,6 +172,7 @@ function resolveConfig(
     requests,
     catalogs,
     access: { allow: m.tools?.allow ?? [...DEFAULTS.tools.allow], deny: m.tools?.deny ?? [...DEFAULTS.tools.deny] },
+    profiles: m.profiles ?? {},
     run: {
       rejectUnknownArgs: m.run?.rejectUnknownArgs ?? DEFAULTS.run.rejectUnknownArgs,
       outputValidation: m.run?.outputValidation ?? DEFAULTS.run.outputValidation,
@@ -186,6 +194,7 @@ function resolveConfig(
       principalBytes: m.outputs?.principalBytes ?? DEFAULTS.outputs.principalBytes,
       totalBytes: m.outputs?.totalBytes ?? DEFAULTS.outputs.totalBytes,
     },
+    ...resolveAudit(m.audit, m.store?.url ?? DEFAULTS.store.url, where),
     ...(code ? { code: withTokenFileDenied(code, auth) } : {}),
     ...(m.learn === false
       ? {}

@@ -2,6 +2,8 @@
  * The resolved configuration: every default applied, every path absolute.
  * Everything past the config loader trusts this shape.
  */
+import type { ProfileSpec } from "./profiles-schema.js";
+import type { AuditConfig } from "./audit-schema.js";
 import type { Secret } from "./env.js";
 import type { HttpConfig } from "./http.js";
 
@@ -11,6 +13,8 @@ interface BackendCommon {
   namespace: string;
   connectTimeoutMs: number;
   callTimeoutMs: number;
+  /** Which of its tools are served, by the server's own names (the entry's `tools`); undefined: all. */
+  tools?: { allow: string[]; deny: string[] };
 }
 
 /** Bounds on a backend's requests back to the client (elicitation, sampling); see backends/peers.ts. */
@@ -125,6 +129,8 @@ export interface ResolvedConfig {
   /** Catalog folders or files, in load order (later entries override earlier). */
   catalogs: string[];
   access: { allow: string[]; deny: string[] };
+  /** Named profiles (src/security/profiles.ts), as written; `default` applies to callers given none. */
+  profiles: Record<string, ProfileSpec>;
   run: { rejectUnknownArgs: boolean; outputValidation: OutputValidation };
   store: StoreConfig;
   cache: CacheConfig;
@@ -133,6 +139,8 @@ export interface ResolvedConfig {
   code?: CodeConfig;
   /** What search learns from use; undefined when `learn: false`. */
   learn?: LearnConfig;
+  /** The audit trail of run_tool calls; undefined when `audit.enabled` is false. */
+  audit?: AuditConfig;
 }
 
 export interface LearnConfig {

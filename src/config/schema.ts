@@ -5,10 +5,12 @@
  */
 import { z } from "zod";
 import { DEFAULT_SECRET_PATTERNS } from "../codeintel/secrets.js";
+import { auditSectionSchema } from "./audit-schema.js";
 import { bytesWords, DEFAULTS, msWords } from "./defaults.js";
 import { httpSectionSchema } from "./http.js";
 import { requestsSectionSchema } from "./requests.js";
 import { learnSectionSchema, searchSectionSchema } from "./search-schema.js";
+import { profilesSectionSchema } from "./profiles-schema.js";
 import { serverSchema } from "./server-schema.js";
 import { cacheSectionSchema, outputsSectionSchema, storeSectionSchema } from "./store-schema.js";
 
@@ -115,9 +117,11 @@ export const metatoolsSectionSchema = z
       .strict()
       .optional(),
     requests: requestsSectionSchema.optional(),
+    audit: auditSectionSchema,
     catalogs: z.array(z.string()).optional().describe("Extra catalog folders or files, after the built-in one."),
     builtinCatalog: z.boolean().optional().describe(`Load the catalog shipped with metatools. Default ${DEFAULTS.builtinCatalog}.`),
     tools: accessRules.optional(),
+    profiles: profilesSectionSchema,
     code: z
       .object({
         enabled: z.boolean().optional().describe(`Serve the built-in code-intelligence tools (namespace \`code\`). Default ${DEFAULTS.code.enabled}.`),

@@ -15,6 +15,16 @@ const common = {
   callTimeoutMs: z.number().int().positive().optional().describe("Overrides metatools.timeouts.callMs for this backend."),
 };
 
+/** Which of the server's tools metatools serves, by the server's own tool names. */
+const toolFilter = z
+  .object({
+    allow: z.array(z.string().min(1)).optional().describe("Globs over this server's tool names (`read_*`); when set, only matching tools are served."),
+    deny: z.array(z.string().min(1)).optional().describe("Globs over this server's tool names never served; deny wins over allow."),
+  })
+  .strict()
+  .optional()
+  .describe("Which of this server's tools metatools serves (by the server's names, without the namespace); the rest are hidden from everyone.");
+
 const stdioServer = z
   .object({
     type: z.literal("stdio").optional(),
@@ -22,6 +32,7 @@ const stdioServer = z
     args: z.array(z.string()).optional(),
     env: stringMap.optional().describe("Added to a minimal inherited environment (PATH, HOME, …)."),
     cwd: z.string().optional().describe("Working directory; relative paths resolve against the config file's folder."),
+    tools: toolFilter,
     ...common,
   })
   .strict()
@@ -79,6 +90,7 @@ const remoteServer = z
       .describe(
         "Sign-in settings for a server that asks for OAuth (`metatools auth login NAME`). Optional: without it metatools discovers everything from the server. false: never sign in.",
       ),
+    tools: toolFilter,
     ...common,
   })
   .strict()

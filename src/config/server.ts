@@ -13,6 +13,9 @@ export function resolveBackend(namespace: string, server: ServerConfig, baseDir:
     namespace,
     connectTimeoutMs: server.connectTimeoutMs ?? connectMs,
     callTimeoutMs: server.callTimeoutMs ?? callMs,
+    ...("tools" in server && server.tools && typeof server.tools === "object"
+      ? { tools: { allow: server.tools.allow ?? [], deny: server.tools.deny ?? [] } }
+      : {}),
   };
   if ("command" in server) {
     return {

@@ -22,6 +22,8 @@ const digest = (value: string) => createHash("sha256").update(value).digest();
 export interface Caller {
   key: string;
   principal: string;
+  /** The profile its token names (metatools.http.tokens `{token, profile}`); undefined: the default, or the one the URL path names. */
+  profile?: string;
 }
 
 /** Checks `Authorization: Bearer …` against the configured tokens; returns the matching token's caller. */
@@ -30,7 +32,10 @@ export class BearerAuth {
   /** Each token's principal, derived at start: deriving it is deliberately slow. */
   private readonly principals: string[];
 
-  constructor(tokens: readonly string[]) {
+  constructor(
+    tokens: readonly string[],
+    private readonly profiles: readonly (string | undefined)[] = [],
+  ) {
     // Comparing digests keeps every comparison the same length, so timing says nothing about a token's length or prefix.
     this.digests = tokens.map(digest);
     this.principals = tokens.map(tokenPrincipal);
@@ -51,7 +56,8 @@ export class BearerAuth {
       if (timingSafeEqual(d, presented) && found < 0) found = i;
     });
     if (found < 0) return { status: 401, message: "invalid bearer token", headers: { "WWW-Authenticate": 'Bearer realm="metatools", error="invalid_token"' } };
-    return { key: `token:${found}`, principal: this.principals[found]! };
+    const profile = this.profiles[found];
+    return { key: `token:${found}`, principal: this.principals[found]!, ...(profile !== undefined ? { profile } : {}) };
   }
 }
 

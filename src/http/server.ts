@@ -13,12 +13,14 @@ import type { AddressInfo } from "node:net";
 import { StreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/streamableHttp.js";
 import type { Metatools } from "../app.js";
 import { servedTools } from "../meta/index.js";
+import { scopedFor } from "../meta/scoped.js";
 import { ANONYMOUS_PRINCIPAL } from "../security/principal.js";
 import { createSessionServer } from "../serving.js";
 import { MetatoolsError } from "../util/errors.js";
 import type { Logger } from "../util/log.js";
 import { readJsonBody, type ParsedBody } from "./body.js";
 import { BearerAuth, checkOrigin, corsHeaders, isLoopback, RateLimiter, type Caller, type Refusal } from "./guard.js";
+import { profileFor } from "./profile-route.js";
 import { Sessions } from "./sessions.js";
 
 export interface HttpOptions {
@@ -36,7 +38,7 @@ export interface HttpService {
 
 export async function serveHttp(app: Metatools, options: HttpOptions, logger: Logger): Promise<HttpService> {
   const http = app.config.http;
-  const auth = new BearerAuth(http.tokens);
+  const auth = new BearerAuth(http.tokens, http.tokenProfiles);
   const loopbackBind = isLoopback(options.host);
   const limiter = new RateLimiter(http.rateLimit.perMinute, http.rateLimit.burst);
   const sessions = new Sessions({
@@ -53,14 +55,16 @@ export async function serveHttp(app: Metatools, options: HttpOptions, logger: Lo
   let closing = false;
   const tools = servedTools(app);
 
-  /** A session answers only the token that opened it; without tokens, anyone who may call at all (addresses change behind proxies). */
-  const owner = (key: string) => (auth.enabled ? key : "anyone");
-
-  async function mcp(req: IncomingMessage, res: ServerResponse): Promise<void> {
+  async function mcp(req: IncomingMessage, res: ServerResponse, path: string): Promise<void> {
     const caller: Caller | Refusal = auth.enabled
       ? auth.check(req.headers.authorization)
       : { key: `address:${req.socket.remoteAddress ?? "?"}`, principal: ANONYMOUS_PRINCIPAL };
     if ("status" in caller) return refuse(res, caller);
+    const chosen = profileFor(app.profiles, caller, path);
+    if (typeof chosen !== "string" && chosen) return refuse(res, chosen);
+    const profile = chosen;
+    // A session belongs to its token and its profile: the same id under another path is unknown.
+    const owner = (key: string) => `${auth.enabled ? key : "anyone"}|${profile ?? ""}`;
     // A POST's body is read here, under the limit, so a batch is charged per message; GET and DELETE cost one.
     let parsed: ParsedBody | undefined;
     if (req.method === "POST") {
@@ -75,7 +79,7 @@ export async function serveHttp(app: Metatools, options: HttpOptions, logger: Lo
     if (options.stateless) {
       if (!parsed)
         return refuse(res, { status: 405, message: "stateless mode takes POST only (no sessions, no server-sent event stream)", headers: { Allow: "POST" } });
-      const server = createSessionServer(app, logger, tools, caller.principal, true);
+      const server = createSessionServer(app, logger, tools, caller.principal, true, profile);
       const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
       res.on(
         "close",
@@ -101,7 +105,7 @@ export async function serveHttp(app: Metatools, options: HttpOptions, logger: Lo
     if (!parsed) return refuse(res, { status: 400, message: "no mcp-session-id header: start a session with an initialize POST" });
     const full = sessions.refuses(owner(caller.key));
     if (full) return refuse(res, full);
-    await sessions.open(createSessionServer(app, logger, tools, caller.principal), owner(caller.key), req, res, parsed.body);
+    await sessions.open(createSessionServer(app, logger, tools, caller.principal, false, profile), owner(caller.key), req, res, parsed.body);
   }
 
   const server: HttpServer = createServer(requestTimeouts(http.bodyTimeoutMs), (req, res) => {
@@ -127,8 +131,8 @@ export async function serveHttp(app: Metatools, options: HttpOptions, logger: Lo
         });
       }
       if (path === "/readyz") return readiness(req, res);
-      if (path !== "/mcp") return refuse(res, { status: 404, message: `nothing at ${path}; MCP is served on /mcp` });
-      await mcp(req, res);
+      if (path !== "/mcp" && !path.startsWith("/mcp/")) return refuse(res, { status: 404, message: `nothing at ${path}; MCP is served on /mcp` });
+      await mcp(req, res, path);
     })().catch((error: unknown) => {
       logger.error(`http ${req.method} ${path}: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`);
       if (!res.headersSent) refuse(res, { status: 500, message: "internal error; see the server log" });
@@ -151,8 +155,11 @@ export async function serveHttp(app: Metatools, options: HttpOptions, logger: Lo
   function readiness(req: IncomingMessage, res: ServerResponse): void {
     const indexing = app.search.semantic?.indexing ?? [];
     const ready = started && !closing && indexing.length === 0;
-    if (auth.enabled && "status" in auth.check(req.headers.authorization)) return json(res, ready ? 200 : 503, { ready });
-    const backends = app.backends.states().map(({ namespace, status, toolCount }) => ({ namespace, status, tools: toolCount }));
+    const caller = auth.enabled ? auth.check(req.headers.authorization) : undefined;
+    if (caller && "status" in caller) return json(res, ready ? 200 : 503, { ready });
+    // A token with a profile hears only of the backends its profile shows.
+    const seen = scopedFor(app, caller?.profile).backends;
+    const backends = seen.states().map(({ namespace, status, toolCount }) => ({ namespace, status, tools: toolCount }));
     json(res, ready ? 200 : 503, { ready, started, indexing, backends });
   }
 

@@ -6,7 +6,7 @@ import { DEFAULTS } from "../config/defaults.js";
 import { fitItems, jsonBytes } from "../disclosure/budget.js";
 import { formatCall, guidanceFields, hint, recoverable, warning, type NextCall } from "../disclosure/guidance.js";
 import type { ToolRecord } from "../model/tool.js";
-import { MAX_TOOL_ID_CHARS, unknownTool, suggestIds } from "./lookup.js";
+import { MAX_TOOL_ID_CHARS, quarantineNote, unknownTool, suggestIds } from "./lookup.js";
 import { abridge, DETAIL_LEVELS, toolDoc, type DetailLevel } from "./tool-doc.js";
 import { defineMetaTool, type MetaBody } from "./types.js";
 
@@ -44,7 +44,13 @@ export const describeTool = defineMetaTool({
       return records[0] ? single(records[0], level, examplesMax, budget) : unknownTool(services, ids[0]!, retry);
     }
     const found = records.filter((r): r is ToolRecord => !!r);
-    const unknown = ids.filter((_, i) => !records[i]).map((id) => ({ id, did_you_mean: suggestIds(services, id) }));
+    // A quarantined tool is named as such, with nothing of its definition (lookup.ts).
+    const unknown = ids
+      .filter((_, i) => !records[i])
+      .map((id) => {
+        const held = services.registry.quarantineOf(id);
+        return held ? { id, did_you_mean: [] as string[], quarantine: quarantineNote(id, held) } : { id, did_you_mean: suggestIds(services, id) };
+      });
     const { value, shown } = fitItems(found, budget - 600, (subset) => ({ tools: subset.map((r) => toolDoc(r, level, examplesMax)) }));
     const rest = found.slice(shown).map((r) => r.id);
     const body: MetaBody = { ...value, ...(unknown.length ? { unknown } : {}) };

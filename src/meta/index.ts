@@ -15,12 +15,14 @@ import { mapStrings } from "../util/data.js";
 import { redactDeep, redactError } from "../util/redact.js";
 import { redactContent } from "../backends/redacting.js";
 import type { CallExtra, ServedTool } from "../server/mcp.js";
+import { auditRun, type AuditedCall } from "./audit.js";
 import { describeTool } from "./describe-tool.js";
+import { scopedFor } from "./scoped.js";
 import { runTool } from "./run-tool.js";
 import { searchTools } from "./search-tools.js";
 import { SessionNotices } from "./notices.js";
 import { shapeProblem } from "./shape.js";
-import { advertisedSchema, ATTACHED, type MetaBody, type MetaContext, type MetaTool } from "./types.js";
+import { advertisedSchema, ATTACHED, type MetaBody, type MetaContext, type MetaTool, type RunNote } from "./types.js";
 
 export const META_TOOLS: readonly MetaTool[] = [searchTools, describeTool, runTool];
 
@@ -50,15 +52,20 @@ function spanOf(services: MetaServices, name: MetaTool["name"], args: Record<str
  * telemetry, budget. Used by the server and the CLI. A call without a
  * principal is the local user's (stdio, the CLI).
  */
-export function createMetaDispatcher(services: MetaServices) {
+export function createMetaDispatcher(all: MetaServices) {
   const byName = new Map(META_TOOLS.map((t) => [t.name, t]));
   const validator = new SchemaValidator();
   const notices = new SessionNotices();
   return async (name: string, args: Record<string, unknown>, extra: Partial<CallExtra> = {}): Promise<MetaBody> => {
     const tool = byName.get(name as MetaTool["name"]);
     if (!tool) throw new Error(`unknown meta-tool "${name}"`);
+    // Everything this call reads and runs is what the caller's profile shows (scoped.ts).
+    const services = scopedFor(all, extra.profile);
     const span = spanOf(services, tool.name, args);
     return services.telemetry.measure(OPERATIONS[tool.name], span.name, span.attributes, async (notes) => {
+      // Every run_tool call leaves one audit record, whatever its end (audit.ts); a tool outside the caller's profile is named too.
+      const audited = tool.name === "run_tool" ? auditedCall(tool, args, extra) : undefined;
+      const audit = (status: string) => audited && auditRun(all, notes, audited, status);
       // One place for the budget, whichever way the reply was made (a refusal can quote what was sent).
       let raw: MetaBody;
       try {
@@ -69,9 +76,13 @@ export function createMetaDispatcher(services: MetaServices) {
           principal: extra.principal ?? LOCAL_PRINCIPAL,
           peer: extra.peer,
           session: extra.session,
+          profile: extra.profile,
+          ...(extra.typed ? { typed: true } : {}),
+          ...(audited ? { note: audited.note } : {}),
           ...(extra.session ? { changed: (topic: string, key: string) => notices.changed(extra.session!, topic, key) } : {}),
         });
       } catch (error) {
+        audit("fault");
         // A fault's message reaches the client, the span and the log.
         throw redactError(error, services.redact);
       }
@@ -81,6 +92,7 @@ export function createMetaDispatcher(services: MetaServices) {
       // Secrets leave a link's or a resource's words, never base64 data: a secret's letters met by chance in an encoding are not the secret.
       if (attached?.length) body[ATTACHED] = attached.map((block) => redactContent(block, services.redact));
       notes.set({ [ATTR.outcome]: outcomeOf(body), [ATTR.bytes]: jsonBytes(body), [ATTR.handle]: madeHandle(body, args) });
+      audit(outcomeOf(body));
       return body;
     });
   };
@@ -118,6 +130,21 @@ async function dispatch(
     return recoverable("invalid_args", message, hint(`Corrected call: ${formatCall(next)}`, next), { problems });
   }
   return tool.handle(args, { services, budget, ...context });
+}
+
+/** A run_tool call as it begins, for its audit record: its arguments as they will be dispatched (a JSON text of an object read as the object). */
+function auditedCall(tool: MetaTool, args: Record<string, unknown>, extra: Partial<CallExtra>): AuditedCall {
+  const note: RunNote = {};
+  const sent = withJsonObjects(tool.inputSchema, args);
+  return {
+    toolId: sent.tool_id,
+    toolArgs: sent.args,
+    principal: extra.principal ?? LOCAL_PRINCIPAL,
+    profile: extra.profile,
+    note,
+    startedAt: Date.now(),
+    started: performance.now(),
+  };
 }
 
 /** `args` with each top-level field the schema wants as an object, and that came as a JSON text of one, parsed. */

@@ -7,6 +7,7 @@ import { splitToolId } from "../model/tool.js";
 import { nearest } from "../text/suggest.js";
 import type { MetaBody } from "./types.js";
 import { backendDown } from "./backend-down.js";
+import type { Quarantined } from "../security/gate.js";
 
 const SUGGESTIONS = 3;
 
@@ -48,20 +49,42 @@ export function suggestIds(services: MetaServices, id: string): string[] {
 }
 
 /**
+ * A quarantined tool: held until a person reviews it, which the agent cannot
+ * do. Says what kind of hold (changed since pinned, or flagged by the
+ * scanner, by rule name) and the commands the person runs, and nothing of
+ * the held definition, not even the scanner's quotes: they may carry the
+ * very injection that got it held.
+ */
+function waitingForPerson(id: string, held: Quarantined): MetaBody {
+  const rules = [...new Set(held.findings.map((f) => f.rule))].join(", ");
+  // A changed tool's reason is metatools' own words (when it was pinned); a flagged one's quotes the definition, so only the rules are named.
+  const why =
+    held.kind === "flagged"
+      ? `its definition looks like tool poisoning to the scanner (${rules})`
+      : `${held.reason}${rules ? `, and the scanner flags the new definition (${rules})` : ""}; a changed definition can carry new instructions`;
+  const note = quarantineNote(id, held);
+  return recoverable(
+    "quarantined",
+    `Tool "${id}" is quarantined: ${why}. It is waiting for a person to review it.`,
+    warning(
+      `Do not try to reach it another way; you cannot approve it. Ask the user to review it: \`${note.review}\` shows its definition${held.kind === "changed" ? " and what changed" : " and what the scanner found"}, then \`${note.approve}\` lets it in. Search for another tool meanwhile.`,
+    ),
+    { quarantine: note },
+  );
+}
+
+/** What a reply says of a quarantined tool, as data: the kind of hold, that a person must act, and the commands they run. */
+export function quarantineNote(id: string, held: Quarantined): { kind: Quarantined["kind"]; waiting_for: "person"; review: string; approve: string } {
+  return { kind: held.kind, waiting_for: "person", review: `metatools approve --show ${id}`, approve: `metatools approve ${id}` };
+}
+
+/**
  * The recoverable reply for an unknown id; `retry` builds the same call with
  * a suggested id, `again` is the call as made (for a backend that is down).
  */
 export function unknownTool(services: MetaServices, id: string, retry: (suggestion: string) => NextCall, again: NextCall = retry(id)): MetaBody {
   const held = services.registry.quarantineOf(id);
-  if (held) {
-    return recoverable(
-      "quarantined",
-      `Tool "${id}" is quarantined: ${held.reason}.`,
-      warning(
-        `Do not try to reach it another way. A person must read its definition and approve it: \`metatools approve ${id}\`. Search for another tool meanwhile.`,
-      ),
-    );
-  }
+  if (held) return waitingForPerson(id, held);
   // Its backend is known but has no tools now: say why (and whether a person must act), not that the tool does not exist, and suggest nothing unrelated.
   const namespace = id.slice(0, Math.max(0, id.indexOf(":")));
   const down = services.backends.state(namespace);

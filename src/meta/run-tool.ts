@@ -12,6 +12,7 @@ import { ATTR } from "../observe/telemetry.js";
 import { MAX_TOOL_ID_CHARS, unknownTool } from "./lookup.js";
 import { backendDown } from "./backend-down.js";
 import { presentResult } from "./result.js";
+import { approveCall } from "./approval.js";
 import { READ_OUTPUT_ID } from "../disclosure/outputs.js";
 import { defineMetaTool, type MetaBody } from "./types.js";
 import type { MetaServices } from "./services.js";
@@ -32,19 +33,21 @@ export const runTool = defineMetaTool({
   args: runArgs,
   annotations: { title: "Run tool", readOnlyHint: false, destructiveHint: true, openWorldHint: true },
 
-  async handle(args, { services, budget, signal, onProgress, span, principal, peer, session }) {
+  async handle(args, { services, budget, signal, onProgress, span, principal, peer, session, typed, note }) {
     const toolArgs = args.args ?? {};
     const request = { toolId: args.tool_id, args: toolArgs, timeoutMs: args.timeout_ms, signal, cache: args.cache, onProgress, principal, peer };
-    let outcome = await services.executor.run(request);
     // A tool of a backend still starting (never listed yet): the call waits for it, as for a known tool.
-    if (outcome.kind === "unknown_tool") {
-      const namespace = args.tool_id.slice(0, Math.max(0, args.tool_id.indexOf(":")));
-      const status = services.backends.state(namespace)?.status;
-      if (status === "connecting" || status === "reconnecting") {
-        await services.backends.whenReady(namespace, signal);
-        outcome = await services.executor.run(request);
-      }
+    const namespace = args.tool_id.slice(0, Math.max(0, args.tool_id.indexOf(":")));
+    const status = services.backends.state(namespace)?.status;
+    if (!services.registry.get(args.tool_id) && (status === "connecting" || status === "reconnecting")) await services.backends.whenReady(namespace, signal);
+    // The caller's profile decides before the backend hears of the call: allowed, refused, or a person asked (approval.ts).
+    const record = services.registry.get(args.tool_id);
+    if (record && services.executor.accepts(record.id, toolArgs)) {
+      const approval = await approveCall(record, toolArgs, { services, peer, signal, typed, file: services.config.file });
+      if (note) note.approval = approval.outcome;
+      if (approval.refusal) return approval.refusal;
     }
+    const outcome = await services.executor.run(request);
     // What the session searched for led here: search learns from how it went (a call refused before it reached the tool teaches nothing).
     // A timeout, a cancelled call or one that never got its turn says nothing of whether the tool was the right one.
     if (session && (outcome.kind === "ok" || (outcome.kind === "call_failed" && !["timeout", "cancelled", "busy"].includes(outcome.code)))) {

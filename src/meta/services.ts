@@ -11,14 +11,17 @@ import type { Executor } from "../exec/executor.js";
 import type { ResourceReader } from "../exec/resources.js";
 import type { Telemetry } from "../observe/telemetry.js";
 import type { ToolRegistry } from "../registry/registry.js";
+import type { Bm25Ranker } from "../search/bm25.js";
 import type { SearchEngine } from "../search/engine.js";
+import type { Profile, Profiles } from "../security/profiles.js";
 import type { Redact } from "../util/redact.js";
 import type { Learner } from "../learn/learner.js";
+import type { AuditLog } from "../audit/log.js";
 
 export interface MetaServices {
   config: MetaSettings;
   registry: Pick<ToolRegistry, "get" | "namespaces" | "namespaceRecords" | "quarantineOf">;
-  search: Pick<SearchEngine, "search" | "bm25" | "nearTerms">;
+  search: { search: SearchEngine["search"]; bm25: Pick<Bm25Ranker, "rank" | "rankRelaxed">; nearTerms: SearchEngine["nearTerms"] };
   executor: Pick<Executor, "run" | "accepts">;
   backends: Pick<BackendManager, "state" | "states" | "whenReady" | "callTimeoutMs">;
   /** Oversized results, kept under handles. */
@@ -28,8 +31,14 @@ export interface MetaServices {
   telemetry: Pick<Telemetry, "measure">;
   /** Replaces known secrets in text about to be shown. */
   redact: Redact;
+  /** The config's profiles; undefined: every caller sees every tool. */
+  profiles?: Pick<Profiles, "get">;
+  /** The caller's profile (src/meta/scoped.ts made these services for it); undefined: every tool, no approvals. */
+  profile?: Profile;
   /** Told what agents search for and what they then run, to learn from; undefined when learning is off. */
   learner?: Pick<Learner, "searched" | "ran">;
+  /** Where each run_tool call leaves its record (src/audit/); undefined when the audit trail is off. */
+  audit?: Pick<AuditLog, "record">;
 }
 
 /** The settings the meta-tools read: search's limits and mode, the byte budgets, and the config file a sign-in command names. */

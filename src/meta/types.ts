@@ -34,6 +34,20 @@ export interface MetaContext {
    * said once per session. Undefined without a session: say it every time.
    */
   changed?: (topic: string, key: string) => boolean;
+  /** The caller's profile by name (src/security/profiles.ts); unset: the default profile. */
+  profile?: string;
+  /** A person typed this call at a terminal (`metatools run`): that is its approval. */
+  typed?: boolean;
+  /** What run_tool tells the dispatcher of a call, for the audit trail: filled in by the handler, read once it returns. */
+  note?: RunNote;
+}
+
+/** How a call's approval went (src/security/approvals.ts): `not_needed` when the profile's policy lets it run unasked. */
+export type ApprovalOutcome = "not_needed" | "accepted" | "remembered" | "declined" | "cancelled" | "denied" | "unasked";
+
+/** What run_tool learned of one call that its reply does not carry. */
+export interface RunNote {
+  approval?: ApprovalOutcome;
 }
 
 /**

@@ -103,4 +103,9 @@ export class SpanNotes {
     Object.assign(this.attributes, attributes);
     this.span?.setAttributes(attributes);
   }
+
+  /** Adds an event to the span (the audit record of a run, `metatools.audit`); not kept for the metrics. */
+  event(name: string, attributes: Attributes): void {
+    this.span?.addEvent(name, attributes);
+  }
 }

@@ -16,6 +16,8 @@ export type RegistryListener = (namespace: string, records: readonly ToolRecord[
 export interface AccessRules {
   allow: readonly string[];
   deny: readonly string[];
+  /** A server's own rules (its entry's `tools`), over its tool names. */
+  byNamespace?: ReadonlyMap<string, { allow: readonly string[]; deny: readonly string[] }>;
 }
 
 export class ToolRegistry {
@@ -27,6 +29,8 @@ export class ToolRegistry {
   private readonly listeners: RegistryListener[] = [];
   /** Whether access rules let a tool in, by any of its ids (the backend's spelling and the served one). */
   private readonly allowed: (...ids: string[]) => boolean;
+  /** Whether its server's own rules let a tool in, by any of its names. */
+  private readonly serverAllows: (namespace: string, ...names: string[]) => boolean;
 
   constructor(
     private readonly catalog: CatalogIndex,
@@ -36,6 +40,14 @@ export class ToolRegistry {
     const allow = access.allow.length ? globMatcher(access.allow) : () => true;
     const deny = globMatcher(access.deny);
     this.allowed = (...ids) => ids.some(allow) && !ids.some(deny);
+    const servers = new Map(
+      [...(access.byNamespace ?? [])].map(([namespace, rules]) => {
+        const allowName = rules.allow.length ? globMatcher(rules.allow) : () => true;
+        const denyName = globMatcher(rules.deny);
+        return [namespace, (...names: string[]) => names.some(allowName) && !names.some(denyName)] as const;
+      }),
+    );
+    this.serverAllows = (namespace, ...names) => servers.get(namespace)?.(...names) ?? true;
     gate?.onDoubt(() => this.regate());
   }
 
@@ -80,7 +92,7 @@ export class ToolRegistry {
   /** What the gate admits of a namespace's tools; quarantined tools that access rules hide anyway are left out. */
   private gateOf(namespace: string, tools: readonly UpstreamTool[]): { admitted: readonly UpstreamTool[]; quarantined: Quarantined[] } {
     const gated = this.gate?.admit(namespace, tools) ?? { admitted: tools, quarantined: [] };
-    return { admitted: gated.admitted, quarantined: gated.quarantined.filter((q) => this.allowed(q.id)) };
+    return { admitted: gated.admitted, quarantined: gated.quarantined.filter((q) => this.allowed(q.id) && this.serverAllows(namespace, q.name)) };
   }
 
   /** Installs a namespace's gated tools as records; quarantined ones are kept apart: invisible to search, refused by run, listed by quarantined(). */
@@ -98,7 +110,8 @@ export class ToolRegistry {
       const record = buildRecord(namespace, tool, this.catalog.entriesFor(namespace, tool.name, serverName), runnable);
       if (served !== undefined) record.upstreamName = upstream.name;
       // Access rules may name a tool as the backend does or as it is served: either spelling allows, either denies.
-      if (!this.allowed(record.id, `${namespace}:${upstream.name}`) || this.byId.has(record.id)) continue;
+      if (!this.allowed(record.id, `${namespace}:${upstream.name}`) || !this.serverAllows(namespace, record.name, upstream.name) || this.byId.has(record.id))
+        continue;
       records.push(record);
       this.byId.set(record.id, record);
     }

@@ -32,6 +32,8 @@ export interface SearchRequest {
   mode: SearchMode;
   /** Who asks (src/security/principal.ts): what was learned from use ranks by whose it is. Unset: the local user. */
   principal?: string;
+  /** The tools the caller may see (its profile, src/security/profiles.ts); the others are in no hit, total, count or suggestion. Unset: all. */
+  visible?: (id: string) => boolean;
 }
 
 export interface SearchHit {
@@ -122,13 +124,20 @@ export class SearchEngine {
   }
 
   async search(request: SearchRequest): Promise<SearchOutcome> {
-    const known = new Set(this.registry.namespaces().map((n) => n.namespace));
+    const visible = request.visible;
+    const known = new Set(
+      this.registry
+        .namespaces()
+        .filter((n) => !visible || this.registry.namespaceRecords(n.namespace).some((r) => visible(r.id)))
+        .map((n) => n.namespace),
+    );
+    const tagged = tagFilter(this.registry, request.tags);
     const unknownNamespaces = request.namespaces
       .filter((ns) => !known.has(ns))
       .map((namespace) => ({ namespace, suggestions: nearest(namespace, known, 3, 0.3) }));
     const options: RankOptions = {
       namespaces: request.namespaces.length ? new Set(request.namespaces) : undefined,
-      accept: tagFilter(this.registry, request.tags),
+      accept: visible && tagged ? (id) => visible(id) && tagged(id) : (visible ?? tagged),
       top: request.offset + request.limit,
     };
     const query = request.query.trim();

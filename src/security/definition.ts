@@ -12,10 +12,17 @@ function digest(text: string): string {
   return typeof crypto.hash === "function" ? crypto.hash("sha256", text, "hex") : crypto.createHash("sha256").update(text).digest("hex");
 }
 
+/** What of a tool its hash covers: the definition an agent sees (no `group`, `tags` or `cache`, which metatools adds). */
+export type Definition = Pick<UpstreamTool, "name" | "title" | "description" | "inputSchema" | "outputSchema" | "annotations">;
+
+export function definitionOf(tool: UpstreamTool): Definition {
+  const { name, title, description, inputSchema, outputSchema, annotations } = tool;
+  return { name, title, description, inputSchema, outputSchema, annotations };
+}
+
 /** The definition an agent sees, hashed over canonical JSON (keys sorted), so key order never changes it. */
 export function definitionHash(tool: UpstreamTool): string {
-  const { name, title, description, inputSchema, outputSchema, annotations } = tool;
-  return `sha256:${digest(canonical({ name, title, description, inputSchema, outputSchema, annotations }))}`;
+  return `sha256:${digest(canonical(definitionOf(tool)))}`;
 }
 
 /** Whether `tool`'s definition hash is `hash` (a record read from a file anyone with access to the cache may have edited). */

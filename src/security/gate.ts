@@ -9,11 +9,13 @@
  */
 import type { UpstreamTool } from "../model/tool.js";
 import { definitionHash, hasHash } from "./definition.js";
+import { cacheHome } from "../config/env.js";
 import type { ResolvedConfig } from "../config/resolved.js";
 import { errorMessage } from "../util/errors.js";
 import type { Logger } from "../util/log.js";
+import { DefinitionStore, definitionsDir } from "./definitions.js";
 import { LockFile } from "./lock.js";
-import { describeFindings, scanTool } from "./scan.js";
+import { describeFindings, scanTool, type Finding } from "./scan.js";
 
 const SNAPSHOT_MISMATCH =
   "the snapshot file's record of its definition does not match the definition beside it (the file was edited or damaged); it is held until its backend lists it";
@@ -23,8 +25,13 @@ export interface Quarantined {
   namespace: string;
   name: string;
   kind: "flagged" | "changed";
+  /** For a person: why, quoting what the scanner found. Never shown to an agent (a quote of an injection is an injection). */
   reason: string;
   hash: string;
+  /** The definition held: what a person reviews (`metatools approve --show`) and what an approval pins. Never shown to an agent. */
+  tool: UpstreamTool;
+  /** What the scanner found in it: why a flagged tool is held; for a changed one, what it finds in the new definition (none when scanning is off). */
+  findings: Finding[];
   /** Read from the snapshot file, not listed by the backend (yet): never pinned, not even by an approval. */
   fromSnapshot?: true;
 }
@@ -34,6 +41,8 @@ export interface GateOptions {
   maxDescriptionChars: number;
   /** Namespaces metatools serves itself (code, metatools): trusted. */
   exempt: ReadonlySet<string>;
+  /** Where pinned definitions are kept for review (none: only hashes are pinned). */
+  definitions?: DefinitionStore;
 }
 
 export class ToolGate {
@@ -46,6 +55,11 @@ export class ToolGate {
     readonly lock: LockFile | undefined,
     private readonly options: GateOptions,
   ) {}
+
+  /** The kept definitions of pins, for `metatools approve --show`. */
+  get definitions(): DefinitionStore | undefined {
+    return this.options.definitions;
+  }
 
   /** A tool's definition hash (what the lock file pins). */
   hashOf(tool: UpstreamTool): string {
@@ -96,28 +110,36 @@ export class ToolGate {
       const snapshot = this.fromSnapshot.has(tool);
       ids.push(id);
       if (snapshot) listedNow = false;
-      const held = (kind: Quarantined["kind"], hash: string, reason: string) =>
-        quarantined.push({ id, namespace, name: tool.name, kind, hash, reason, ...(snapshot ? { fromSnapshot: true } : {}) });
+      const held = (kind: Quarantined["kind"], hash: string, reason: string, findings: Finding[]) =>
+        quarantined.push({ id, namespace, name: tool.name, kind, hash, reason, tool, findings, ...(snapshot ? { fromSnapshot: true } : {}) });
+      const scan = () => (this.options.scan ? scanTool(tool, this.options) : []);
       const hash = snapshot ? this.snapshotHash(tool) : this.hashOf(tool);
       if (hash === undefined) {
-        held("changed", definitionHash(tool), SNAPSHOT_MISMATCH);
+        held("changed", definitionHash(tool), SNAPSHOT_MISMATCH, scan());
         continue;
       }
       const pin = this.lock?.get(id);
       if (pin) {
-        if (pin.hash === hash) admitted.push(tool);
-        else held("changed", hash, `its definition changed since it was pinned (${pin.by === "approved" ? "approved" : "first seen"} ${pin.at.slice(0, 10)})`);
+        if (pin.hash !== hash) {
+          const since = `${pin.by === "approved" ? "approved" : "first seen"} ${pin.at.slice(0, 10)}`;
+          held("changed", hash, `its definition changed since it was pinned (${since})`, scan());
+          continue;
+        }
+        admitted.push(tool);
+        // The pinned definition itself (its hash checked), kept if it is not yet: a pin of an earlier release gets its definition the next time its tool is listed.
+        this.options.definitions?.keep(hash, tool);
         continue;
       }
-      const findings = this.options.scan ? scanTool(tool, this.options) : [];
+      const findings = scan();
       if (findings.length) {
-        held("flagged", hash, `its definition looks like tool poisoning: ${describeFindings(findings)}`);
+        held("flagged", hash, `its definition looks like tool poisoning: ${describeFindings(findings)}`, findings);
         continue;
       }
       admitted.push(tool);
       // Trust on first use, of what the backend itself listed: a snapshot tool is served (clean) but waits for its backend to be pinned.
       if (snapshot) continue;
       this.lock?.pin(id, hash, "first-use");
+      this.options.definitions?.keep(hash, tool);
     }
     if (listedNow) this.lock?.listed(namespace, ids);
     return { admitted, quarantined };
@@ -127,15 +149,35 @@ export class ToolGate {
   approve(tools: readonly Quarantined[]): void {
     if (!this.lock) throw new Error("no lock file: approvals need a config file (the lock sits beside it) and metatools.security.lockFile not false");
     // What only the snapshot file says is never pinned: approving needs the definition its backend lists.
-    for (const tool of tools) if (!tool.fromSnapshot) this.lock.pin(tool.id, tool.hash, "approved");
+    for (const held of tools) {
+      if (held.fromSnapshot) continue;
+      this.lock.pin(held.id, held.hash, "approved");
+      this.options.definitions?.keep(held.hash, held.tool);
+    }
+    // Saving writes the kept definitions too (openGate).
     this.lock.save();
   }
 }
 
-/** The configured lock file (none when `security.lockFile` is false) and the gate over it; the built-in namespaces pass unchecked. */
+/**
+ * The configured lock file (none when `security.lockFile` is false), the
+ * definitions its pins name kept in the cache folder (written and pruned
+ * when the lock is saved), and the gate over both; the built-in namespaces
+ * pass unchecked.
+ */
 export function openGate(security: ResolvedConfig["security"], logger: Logger): { lock?: LockFile; gate: ToolGate } {
   const onError = (error: unknown) => logger.error(`lock file: ${errorMessage(error)}`);
-  const lock = security.lockFile ? new LockFile(security.lockFile, { maxUnlistedPins: security.maxUnlistedPins, onError }) : undefined;
-  const gate = new ToolGate(lock, { scan: security.scan, maxDescriptionChars: security.maxDescriptionChars, exempt: new Set(["code", "metatools"]) });
+  const definitions = security.lockFile
+    ? new DefinitionStore(definitionsDir(cacheHome(), security.lockFile), { onError: (error) => logger.warn(`kept tool definitions: ${errorMessage(error)}`) })
+    : undefined;
+  const lock = security.lockFile
+    ? new LockFile(security.lockFile, { maxUnlistedPins: security.maxUnlistedPins, onError, onSave: (pinned, wrote) => definitions?.lockSaved(pinned, wrote) })
+    : undefined;
+  const gate = new ToolGate(lock, {
+    scan: security.scan,
+    maxDescriptionChars: security.maxDescriptionChars,
+    exempt: new Set(["code", "metatools"]),
+    definitions,
+  });
   return { lock, gate };
 }

@@ -33,6 +33,8 @@ export interface LockOptions {
   onError?: (error: unknown) => void;
   /** The clock (milliseconds), for tests of the day granularity. */
   now?: () => number;
+  /** After each save (a write, or none when nothing changed): the hashes pinned now, and whether the file was written. Kept definitions follow the pins (definitions.ts). */
+  onSave?: (pinned: Iterable<string>, wrote: boolean) => void;
 }
 
 /** A UTC day, YYYY-MM-DD: how precisely the file records when a tool was last listed. */
@@ -147,10 +149,16 @@ export class LockFile {
     this.reload();
     clearTimeout(this.timer);
     this.timer = undefined;
-    if (!this.pending.size) return;
-    writeFileAtomic(this.file, serializePins(this.pins));
-    this.pending.clear();
-    this.stamp = stampOf(this.file);
+    const wrote = this.pending.size > 0;
+    if (wrote) {
+      writeFileAtomic(this.file, serializePins(this.pins));
+      this.pending.clear();
+      this.stamp = stampOf(this.file);
+    }
+    this.options.onSave?.(
+      [...this.pins.values()].map((pin) => pin.hash),
+      wrote,
+    );
   }
 
   private prune(namespace: string, listed: ReadonlySet<string>): void {

@@ -46,6 +46,10 @@ export interface CallExtra {
   peer?: ClientPeer;
   /** This session's id, made by the server: calls of one session share it. */
   session?: string;
+  /** The profile the caller was given (src/security/profiles.ts): which tools it sees, which calls need an approval. Unset: the default profile. */
+  profile?: string;
+  /** A person typed this call (`metatools run` at a terminal): that is its approval. Never set by a server. */
+  typed?: boolean;
 }
 
 export interface ServerDefinition {
@@ -60,6 +64,8 @@ export interface ServerDefinition {
    * `extra.principal`. A server serves one session, and a session one caller.
    */
   principal?: string;
+  /** The profile every call on this server gets (src/security/profiles.ts), handed to each as `extra.profile`. */
+  profile?: string;
   /** The server answers a single request (stateless HTTP): its calls carry no session id. */
   oneRequest?: boolean;
   /** Where faults are reported (stderr); never stdout. */
@@ -149,7 +155,14 @@ export function createMcpServer(definition: ServerDefinition): Server {
         createMessage: (params, signal) =>
           extra.sendRequest({ method: "sampling/createMessage", params }, CreateMessageResultSchema, { signal, timeout: INTERACTION_TIMEOUT_MS }),
       };
-      const result = await tool.call(request.params.arguments ?? {}, { signal: extra.signal, onProgress, principal: definition.principal, peer, session });
+      const result = await tool.call(request.params.arguments ?? {}, {
+        signal: extra.signal,
+        onProgress,
+        principal: definition.principal,
+        profile: definition.profile,
+        peer,
+        session,
+      });
       // Progress must reach the client before the result: it stops listening once the result arrives.
       await Promise.all(sent);
       return result;

@@ -12,7 +12,7 @@ import { jsonBytes } from "../../src/disclosure/budget.js";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { getDefaultEnvironment, StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import { CLI } from "../helpers/cli.js";
-import { openSession, servers, tempDir, type Session } from "../helpers/harness.js";
+import { openSession, servers, tempDir, type Session, testHomes } from "../helpers/harness.js";
 
 let session: Session;
 let dir: string;
@@ -115,7 +115,7 @@ describe("logs", () => {
     const transport = new StdioClientTransport({
       command: process.execPath,
       args: [CLI, "serve", "--config", config, "--log-level", "info"],
-      env: { ...getDefaultEnvironment(), ...(process.env.XDG_CACHE_HOME ? { XDG_CACHE_HOME: process.env.XDG_CACHE_HOME } : {}) },
+      env: { ...getDefaultEnvironment(), ...testHomes() },
       stderr: "pipe",
     });
     transport.stderr?.on("data", (d: Buffer) => (stderr += d));

@@ -123,7 +123,7 @@ describe("the CLI speaks CLI", () => {
       expect(help.code).toBe(0);
       for (const flag of flags) expect(help.stdout, `${command} --help`).toContain(flag);
     }
-    expect((await runCli(["run", "--help"])).stdout).toMatch(/--out FILE writes[^]*image/);
+    expect((await runCli(["run", "--help"])).stdout).toMatch(/--out FILE\s+writes[^]*image/);
   });
 });
 

@@ -16,7 +16,7 @@ import { createMetatools, type Metatools } from "../../src/app.js";
 import { parseConfig } from "../../src/config/load.js";
 import { createSessionServer } from "../../src/serving.js";
 import { CLI } from "../helpers/cli.js";
-import { servers, tempDir } from "../helpers/harness.js";
+import { servers, tempDir, testHomes } from "../helpers/harness.js";
 import { httpClientTransport, startHttp } from "../helpers/serve.js";
 
 const MEDIA = fileURLToPath(new URL("../fixtures/media-server.mjs", import.meta.url));
@@ -170,7 +170,7 @@ describe("through the real server", () => {
   it("over stdio: the question reaches the client, namespaced, and its answer the backend", async () => {
     const asked: string[] = [];
     const client = answering("ada", asked);
-    const env = { ...getDefaultEnvironment(), ...(process.env.XDG_CACHE_HOME ? { XDG_CACHE_HOME: process.env.XDG_CACHE_HOME } : {}) };
+    const env = { ...getDefaultEnvironment(), ...testHomes() };
     await client.connect(new StdioClientTransport({ command: process.execPath, args: [CLI, "serve", "--config", config()], env, stderr: "ignore" }));
     try {
       expect(await ask(client, 0)).toBe('answered: {"name":"ada"}');
@@ -181,7 +181,7 @@ describe("through the real server", () => {
   });
 
   it("over stdio, backends are told what the client declared: for a client that declares neither, everything's tools that ask are absent", async () => {
-    const env = { ...getDefaultEnvironment(), ...(process.env.XDG_CACHE_HOME ? { XDG_CACHE_HOME: process.env.XDG_CACHE_HOME } : {}) };
+    const env = { ...getDefaultEnvironment(), ...testHomes() };
     const cases: [ConstructorParameters<typeof Client>[1], boolean][] = [
       [{ capabilities: {} }, false],
       [{ capabilities: { elicitation: {}, sampling: {} } }, true],

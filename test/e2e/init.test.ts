@@ -75,7 +75,12 @@ describe("metatools init", () => {
     expect(result.notes.join("\n")).toMatch(/skipped metatools .*: that is metatools itself/);
     expect(result.notes.join("\n")).toMatch(/github .* is now "github-2": the name was taken by a different server/);
     expect(result.notes.join("\n")).toMatch(/code .* is now "code-server": metatools serves "code" itself/);
-    expect(result.notes.join("\n")).toMatch(/github .*left out "alwaysAllow"/);
+    // What the client ran without asking stays so: the profile init writes allows it, and asks before other destructive tools.
+    expect(result.notes.join("\n")).not.toMatch(/left out "alwaysAllow"/);
+    expect(result.notes.join("\n")).toMatch(/alwaysAllow \(1 tool\) became profile "default"/);
+    expect(JSON.parse(readFileSync(result.file, "utf8")).metatools.profiles).toEqual({
+      default: { approvals: { destructive: "ask", tools: { "github:search": "allow" } } },
+    });
     expect(result.literalSecrets).toEqual(["github.env.GITHUB_PERSONAL_ACCESS_TOKEN"]);
     expect(result.variables).toEqual(["EXAMPLE_TOKEN", "LINEAR_TOKEN"]);
     expect(result.sources.map((s) => s.client).sort()).toEqual(["claude-code", "claude-code", "claude-desktop", "cursor"]);

@@ -12,7 +12,7 @@ import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { getDefaultEnvironment, StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import { beforeAll, describe, expect, it } from "vitest";
 import { CLI, runCli } from "../helpers/cli.js";
-import { servers, tempDir } from "../helpers/harness.js";
+import { servers, tempDir, testHomes } from "../helpers/harness.js";
 
 let dir: string;
 let config: string;
@@ -83,7 +83,7 @@ describe("a server whose entry cannot be used as written", () => {
 
   it("serve starts; an agent is told once, and run_tool says a person must fix the config, with no retry and no unrelated tools", async () => {
     const client = new Client({ name: "needs-config-test", version: "1.0.0" });
-    const env: Record<string, string> = { ...getDefaultEnvironment(), ...(process.env.XDG_CACHE_HOME ? { XDG_CACHE_HOME: process.env.XDG_CACHE_HOME } : {}) };
+    const env: Record<string, string> = { ...getDefaultEnvironment(), ...testHomes() };
     await client.connect(new StdioClientTransport({ command: process.execPath, args: [CLI, "serve", "--config", config], env, stderr: "ignore" }));
     const call = async (name: string, args: Record<string, unknown>) =>
       JSON.parse(((await client.callTool({ name, arguments: args })).content as { text: string }[])[0]!.text) as Record<string, any>;

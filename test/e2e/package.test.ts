@@ -36,7 +36,7 @@ describe("the packed package", () => {
     writeFileSync(join(project, "src", "shapes.ts"), "export class Circle {\n  area(r: number): number {\n    return Math.PI * r * r;\n  }\n}\n");
     writeFileSync(join(project, "metatools.json"), JSON.stringify({ mcpServers: {} }));
     const client = new Client({ name: "package-test", version: "1" });
-    const env = { ...getDefaultEnvironment(), XDG_CACHE_HOME: join(work, "cache") };
+    const env = { ...getDefaultEnvironment(), XDG_CACHE_HOME: join(work, "cache"), XDG_STATE_HOME: join(work, "state") };
     await client.connect(
       new StdioClientTransport({ command, args: ["serve", "--config", join(project, "metatools.json")], cwd: project, env, stderr: "ignore" }),
     );

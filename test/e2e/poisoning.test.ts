@@ -33,8 +33,10 @@ describe("poisoned and changed tools", () => {
     expect(search.body.hits.map((h: { id: string }) => h.id)).not.toContain("fx:weather");
     const run = await json(["run", "fx:weather", "--args", '{"city":"Oslo"}', "--config", config]);
     expect(run.body.error.code).toBe("quarantined");
-    expect(run.body.error.message).toMatch(/fx:weather" is quarantined: its definition looks like tool poisoning: .*reads credentials/);
+    expect(run.body.error.message).toMatch(/fx:weather" is quarantined: its definition looks like tool poisoning to the scanner \(.*reads credentials/);
     expect(run.body.warning).toContain("metatools approve fx:weather");
+    // The scanner's quotes are the injection: they are for the person (approve --show), never in the agent's reply.
+    expect(run.stdout).not.toContain("id_rsa");
     // The honest tools are untouched, and pinned on first use.
     expect((await json(["run", "fx:notes", "--args", '{"query":"x"}', "--config", config])).body.ok).toBe(true);
     const lock = JSON.parse(readFileSync(join(dir, "metatools.lock.json"), "utf8"));
@@ -127,12 +129,18 @@ describe("poisoned and changed tools", () => {
 
       for (const [name, query, reason] of evasions) {
         const id = `fx:${name}`;
-        expect(held.find((q) => q.id === id)!.reason).toMatch(reason);
+        const quarantine = held.find((q) => q.id === id)!;
+        expect(quarantine.reason).toMatch(reason);
         expect(ids(await session.call("search_tools", { query, namespace: "fx" }))).not.toContain(id);
-        const described = await session.call("describe_tool", { tool_id: id });
-        expect(described.error).toMatchObject({ code: "quarantined", message: expect.stringMatching(reason) });
-        const run = await session.call("run_tool", { tool_id: id, args: {} });
-        expect(run.error).toMatchObject({ code: "quarantined", message: expect.stringMatching(reason) });
+        // The agent is told which rules caught it and who must act, and nothing of the definition: not its description, not the quotes.
+        const rules = [...new Set(quarantine.findings.map((f) => f.rule))].join(", ");
+        for (const reply of [await session.call("describe_tool", { tool_id: id }), await session.call("run_tool", { tool_id: id, args: {} })]) {
+          expect(reply.error).toMatchObject({ code: "quarantined", message: expect.stringContaining(`looks like tool poisoning to the scanner (${rules})`) });
+          expect(reply.quarantine).toMatchObject({ kind: "flagged", review: `metatools approve --show ${id}` });
+          const text = JSON.stringify(reply);
+          expect(text).not.toContain(JSON.stringify(quarantine.tool.description!.slice(0, 12)).slice(1, -1));
+          for (const finding of quarantine.findings) expect(text).not.toContain(finding.where === "description" ? finding.quote.slice(0, 12) : finding.where);
+        }
       }
     } finally {
       await session.close();

@@ -14,7 +14,7 @@ import { describe, expect, it } from "vitest";
 import { snapshotFile } from "../../src/backends/snapshot.js";
 import { cacheHome } from "../../src/config/env.js";
 import { CLI, runCli } from "../helpers/cli.js";
-import { loggedCalls, servers, tempDir } from "../helpers/harness.js";
+import { loggedCalls, servers, tempDir, testHomes } from "../helpers/harness.js";
 
 const SLOW = fileURLToPath(new URL("../fixtures/slow-start.mjs", import.meta.url));
 
@@ -37,7 +37,7 @@ async function serve(
   config: string,
 ): Promise<{ client: Client; call(name: string, args: Record<string, unknown>): Promise<Record<string, any>>; close(): Promise<void> }> {
   const client = new Client({ name: "snapshot-test", version: "1.0.0" });
-  const env = { ...getDefaultEnvironment(), ...(process.env.XDG_CACHE_HOME ? { XDG_CACHE_HOME: process.env.XDG_CACHE_HOME } : {}) };
+  const env = { ...getDefaultEnvironment(), ...testHomes() };
   await client.connect(new StdioClientTransport({ command: process.execPath, args: [CLI, "serve", "--config", config], env, stderr: "ignore" }));
   return {
     client,
@@ -106,7 +106,7 @@ describe("the tool snapshot", () => {
 
   it("stops at once when its client leaves while a backend is still starting: no wait left behind, no forced exit", async () => {
     const { config } = slowConfig(20_000);
-    const env = { ...getDefaultEnvironment(), ...(process.env.XDG_CACHE_HOME ? { XDG_CACHE_HOME: process.env.XDG_CACHE_HOME } : {}) };
+    const env = { ...getDefaultEnvironment(), ...testHomes() };
     const child = spawn(process.execPath, [CLI, "serve", "--config", config], { env, stdio: ["pipe", "pipe", "pipe"] });
     let stderr = "";
     child.stderr.on("data", (chunk) => (stderr += chunk));

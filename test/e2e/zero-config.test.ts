@@ -26,6 +26,7 @@ beforeAll(async () => {
   const env = { ...process.env, HOME: home, NO_NETWORK_LOG: networkLog } as Record<string, string>;
   delete env.METATOOLS_CONFIG;
   delete env.XDG_CACHE_HOME;
+  delete env.XDG_STATE_HOME;
   const transport = new StdioClientTransport({
     command: process.execPath,
     args: ["--import", NO_NETWORK, CLI, "serve"],

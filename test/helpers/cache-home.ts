@@ -12,6 +12,8 @@ import { join } from "node:path";
 export default function setup(): () => void {
   const dir = mkdtempSync(join(tmpdir(), "metatools-test-cache-"));
   process.env.XDG_CACHE_HOME = dir;
+  // And the audit trail of every run_tool call (its default file is in the state folder).
+  process.env.XDG_STATE_HOME = join(dir, "state");
   delete process.env.npm_command;
   return () => rmSync(dir, { recursive: true, force: true });
 }

@@ -139,3 +139,10 @@ export function writeSyntheticTools(dir: string, n: number, seed = 1): string {
   writeFileSync(file, toJsonl(syntheticTools(n, seed)));
   return file;
 }
+
+/** The test run's cache and state folders (test/helpers/cache-home.ts), for a child given a minimal environment: never the user's own. */
+export function testHomes(): Record<string, string> {
+  const homes: Record<string, string> = {};
+  for (const name of ["XDG_CACHE_HOME", "XDG_STATE_HOME"]) if (process.env[name]) homes[name] = process.env[name]!;
+  return homes;
+}

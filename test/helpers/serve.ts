@@ -76,7 +76,11 @@ export async function serveAndConnect(kind: ServeKind, config: string): Promise<
   if (kind === "stdio") {
     let stderr = "";
     // The SDK's minimal environment, and the test run's cache folder (test/helpers/cache-home.ts), not the user's.
-    const env = { ...getDefaultEnvironment(), ...(process.env.XDG_CACHE_HOME ? { XDG_CACHE_HOME: process.env.XDG_CACHE_HOME } : {}) };
+    const env = {
+      ...getDefaultEnvironment(),
+      ...(process.env.XDG_CACHE_HOME ? { XDG_CACHE_HOME: process.env.XDG_CACHE_HOME } : {}),
+      ...(process.env.XDG_STATE_HOME ? { XDG_STATE_HOME: process.env.XDG_STATE_HOME } : {}),
+    };
     const transport = new StdioClientTransport({ command: process.execPath, args: [CLI, "serve", "--config", config], env, stderr: "pipe" });
     transport.stderr?.on("data", (d: Buffer) => (stderr += d));
     await client.connect(transport);

@@ -10,7 +10,7 @@ import { fileURLToPath } from "node:url";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { getDefaultEnvironment, StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import { CLI, runCli } from "./cli.js";
-import { tempDir } from "./harness.js";
+import { tempDir, testHomes } from "./harness.js";
 import type { OAuthWorld } from "./oauth/world.js";
 
 export const BROWSER = fileURLToPath(new URL("../fixtures/oauth/browser.mjs", import.meta.url));
@@ -73,7 +73,7 @@ export interface Serving {
 export async function serve(setup: SignInSetup): Promise<Serving> {
   const client = new Client({ name: "oauth-test", version: "1.0.0" });
   let stderr = "";
-  const env = { ...getDefaultEnvironment(), ...(process.env.XDG_CACHE_HOME ? { XDG_CACHE_HOME: process.env.XDG_CACHE_HOME } : {}) };
+  const env = { ...getDefaultEnvironment(), ...testHomes() };
   const transport = new StdioClientTransport({
     command: process.execPath,
     args: [CLI, "serve", "--config", setup.config, "--log-level", "debug"],

@@ -1,25 +1,32 @@
 /**
  * `metatools approve ID… | --all`: a person has read the quarantined tools'
- * definitions (shown by `metatools approve --list`, or in the log) and
- * trusts them. Their current definitions are pinned in the lock file; a
- * running server notices within seconds and lets them in.
+ * definitions (`metatools approve --show ID` shows one, and what changed
+ * since it was pinned; `--list` lists them) and trusts them. Their current
+ * definitions are pinned in the lock file; a running server notices within
+ * seconds and lets them in.
  */
 import { logLevel, parseFlags, UsageError } from "../flags.js";
 import { COMMAND_FLAGS } from "../command-flags.js";
 import { openApp } from "../open.js";
 import { stderr, stdout } from "../output.js";
+import { selfCommand } from "../command-line.js";
+import { showQuarantined } from "./approve-show.js";
 
 export async function approve(argv: string[]): Promise<number> {
   const { values, positionals } = parseFlags(argv, COMMAND_FLAGS.approve);
-  if (!values.list && !values.all && !positionals.length)
-    throw new UsageError("name the tool ids to approve, or pass --all (or --list to see what is quarantined)");
+  if (!values.list && !values.all && !positionals.length && values.show === undefined)
+    throw new UsageError("name the tool ids to approve, or pass --all (or --list to see what is quarantined, --show ID to review one)");
   if (values.all && positionals.length) throw new UsageError("pass tool ids or --all, not both");
+  if (values.show !== undefined && (values.list || values.all || positionals.length)) throw new UsageError("--show takes one tool id and nothing else");
   const app = await openApp(values, logLevel(values["log-level"], "warn"));
   try {
+    if (values.show !== undefined) return showQuarantined(app, values.show, values.json);
     const held = app.registry.quarantined();
     if (values.list || !held.length) {
-      if (values.json) stdout().json({ quarantined: held });
-      else stdout().write(held.length ? `${held.map((q) => `${q.id}: ${q.reason}`).join("\n")}\n` : "nothing is quarantined\n");
+      // The held definitions stay out of the list: --show prints one, for a person to read.
+      const next = `review one (its definition, what changed, what the scanner found): ${selfCommand()} approve --show ID\nthen let it in: ${selfCommand()} approve ID`;
+      if (values.json) stdout().json({ quarantined: held.map(({ tool: _tool, ...q }) => q) });
+      else stdout().write(held.length ? `${held.map((q) => `${q.id}: ${q.reason}`).join("\n")}\n\n${next}\n` : "nothing is quarantined\n");
       return values.list || !positionals.length ? 0 : 1;
     }
     const chosen = values.all ? held : held.filter((q) => positionals.includes(q.id));

@@ -42,7 +42,9 @@ export async function init(argv: string[]): Promise<number> {
   const cli = CLI_ENTRY;
   const converted = convertServers(sources, { self: cli, home: places.home, cwd: places.cwd });
   converted.notes.unshift(...unreadable.map((why) => `skipped ${why}`));
-  const config = { mcpServers: converted.servers };
+  // What the clients ran without asking stays so: the imported profile allows those and asks before other destructive tools.
+  const approvals = { destructive: "ask", tools: Object.fromEntries(converted.alwaysAllowed.map((id) => [id, "allow"])) };
+  const config = { mcpServers: converted.servers, ...(converted.alwaysAllowed.length ? { metatools: { profiles: { default: { approvals } } } } : {}) };
   // Read as metatools will read it here: an entry whose variables are not set waits for them (needs_config), the others start.
   const waiting = parseConfig(config, { file: out, env: process.env }).unresolved.map((u) => ({ ...u, unset: unsetIn(converted.servers[u.namespace]) }));
   const text = `${JSON.stringify(config, null, 2)}\n`;

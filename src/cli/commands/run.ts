@@ -52,7 +52,8 @@ export async function run(argv: string[]): Promise<number> {
           return outcome;
         },
       };
-      const body = await createMetaDispatcher({ ...app, executor })("run_tool", args);
+      // The person typed the call: that is its approval, whatever the profile asks of agents' calls.
+      const body = await createMetaDispatcher({ ...app, executor })("run_tool", args, { typed: true });
       if (values.out && body.ok !== false && result) return writeOut(values.out, body, result, json);
       // A person at a terminal gets the whole result, not a handle that ends with this process.
       if (typeof body.handle === "string" && !json) {

@@ -3,6 +3,7 @@ import { loadConfig } from "../../config/load.js";
 import { isLoopback } from "../../http/guard.js";
 import { serveHttp } from "../../http/server.js";
 import { serveStdio } from "../../serving.js";
+import { DEFAULT_PROFILE, noProfile } from "../../config/profiles-schema.js";
 import { createLogger } from "../../util/log.js";
 import { redactingLogger, redactor } from "../../util/redact.js";
 import { intFlag, logLevel, parseFlags, UsageError } from "../flags.js";
@@ -19,8 +20,14 @@ export async function serve(argv: string[]): Promise<number> {
   if (port === undefined && (values.host !== undefined || values.stateless || values["allow-unauthenticated"])) {
     throw new UsageError("--host, --stateless and --allow-unauthenticated go with --http PORT");
   }
+  if (port !== undefined && values.profile !== undefined)
+    throw new UsageError(
+      "--profile is for stdio; over HTTP a caller's profile comes from its token ({token, profile} in metatools.http.tokens) or the path /mcp/NAME",
+    );
   const stderr = createLogger(logLevel(values["log-level"], "info"));
   const config = loadConfig({ configPath: values.config, root: values.root, builtinCatalogDir: BUILTIN_CATALOG_DIR });
+  if (values.profile !== undefined && values.profile !== DEFAULT_PROFILE && !config.profiles[values.profile])
+    throw new UsageError(`--profile: ${noProfile(values.profile, config.profiles)}`);
   // The servers log faults and request errors themselves: through the same redactor as the app's own lines.
   const logger = redactingLogger(stderr, redactor(config.secrets));
   const host = values.host ?? "127.0.0.1";
@@ -37,7 +44,7 @@ export async function serve(argv: string[]): Promise<number> {
     // Whatever is in flight, the process is gone soon after its client leaves or it is told to stop.
     for (const signal of ["SIGINT", "SIGTERM"] as const) process.once(signal, () => exitDeadline(STDIO_EXIT_MS, logger));
     process.stdin.once("end", () => exitDeadline(STDIO_EXIT_MS, logger));
-    const { closed } = await serveStdio(app, logger);
+    const { closed } = await serveStdio(app, logger, values.profile);
     await closed;
     return 0;
   }

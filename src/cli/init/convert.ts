@@ -25,6 +25,8 @@ export interface Converted {
   secretValues: string[];
   /** Environment variables the entries reference (`${VAR}`): they must be set where metatools runs. */
   variables: string[];
+  /** Tool ids the clients ran without asking (`alwaysAllow`): the imported profile allows them, and asks before other destructive tools. */
+  alwaysAllowed: string[];
 }
 
 export interface ConvertOptions {
@@ -41,7 +43,7 @@ const SECRET_NAME = /token|secret|password|passwd|api[-_]?key|_key$|^key$|_pat$|
 const SECRET_ARG = /^--?[\w-]*(token|key|secret|password|passwd)[\w-]*=.+|:\/\/[^/\s:@]+:[^/\s@]+@/i;
 
 export function convertServers(sources: readonly ClientSource[], options: ConvertOptions): Converted {
-  const out: Converted = { servers: {}, notes: [], literalSecrets: [], secretValues: [], variables: [] };
+  const out: Converted = { servers: {}, notes: [], literalSecrets: [], secretValues: [], variables: [], alwaysAllowed: [] };
   // The namespace each server got, by what it runs or reaches: a second entry for it merges into the first.
   const seen = new Map<string, string>();
   for (const source of sources) {
@@ -56,7 +58,10 @@ export function convertServers(sources: readonly ClientSource[], options: Conver
       }
       const key = serverKey(converted);
       const same = seen.get(key);
+      const always =
+        isPlainObject(entry) && Array.isArray(entry.alwaysAllow) ? entry.alwaysAllow.filter((t): t is string => typeof t === "string" && t.length > 0) : [];
       if (same !== undefined) {
+        out.alwaysAllowed.push(...always.map((tool) => `${same}:${tool}`));
         // Said even when the entries are identical: the person counts fewer servers than entries.
         out.notes.push(`${name}${where} is the same server as "${same}": merged into it`);
         continue;
@@ -73,10 +78,16 @@ export function convertServers(sources: readonly ClientSource[], options: Conver
         out.notes.push(`${namespace}${where}: a remote server; if it asks for a sign-in (OAuth), sign in once with \`metatools auth login ${namespace}\``);
       }
       out.servers[namespace] = converted;
+      out.alwaysAllowed.push(...always.map((tool) => `${namespace}:${tool}`));
       scanValues(out, namespace, converted);
     }
   }
   out.variables = [...new Set(out.variables)].sort();
+  out.alwaysAllowed = [...new Set(out.alwaysAllowed)].sort();
+  if (out.alwaysAllowed.length)
+    out.notes.push(
+      `alwaysAllow (${out.alwaysAllowed.length} tool${out.alwaysAllowed.length === 1 ? "" : "s"}) became profile "default": those run without asking, and every other tool that may change or delete data asks you first (MCP elicitation; a client that cannot ask is refused them). To never ask, set metatools.profiles.default.approvals.destructive to "allow"`,
+    );
   return out;
 }
 
@@ -98,7 +109,10 @@ function convertEntry(entry: unknown, options: ConvertOptions, notes: string[]):
     if (isMetatools(converted.command as string, (converted.args as string[] | undefined) ?? [], options.self)) return "that is metatools itself";
   }
   const dropped = Object.keys(entry).filter(
-    (k) => k !== "type" && !(typeof entry.url === "string" ? [...REMOTE_KEYS, ...(converted.oauth ? ["oauth", "auth"] : [])] : STDIO_KEYS).includes(k),
+    (k) =>
+      k !== "type" &&
+      k !== "alwaysAllow" &&
+      !(typeof entry.url === "string" ? [...REMOTE_KEYS, ...(converted.oauth ? ["oauth", "auth"] : [])] : STDIO_KEYS).includes(k),
   );
   if (dropped.length) notes.push(`left out ${dropped.map((k) => `"${k}"`).join(", ")}, client settings metatools does not use`);
   // Checked as metatools checks it, so one bad entry is skipped here rather than refusing the whole file at start.
