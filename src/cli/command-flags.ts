@@ -41,7 +41,7 @@ export const COMMAND_FLAGS = {
   doctor: { json },
   audit: { last: { type: "string" }, principal: { type: "string" }, tool: { type: "string" }, profile: { type: "string" }, json },
   learn: { show: { type: "boolean" }, export: { type: "string" }, import: { type: "string" }, reset: { type: "boolean" }, json },
-  approve: { all: { type: "boolean" }, list: { type: "boolean" }, show: { type: "string" }, json },
+  approve: { all: { type: "boolean" }, list: { type: "boolean" }, show: { type: "string" }, hash: { type: "string" }, json },
   auth: { timeout: { type: "string" }, "no-browser": { type: "boolean" }, json },
   index: { refresh: { type: "boolean" }, json },
   vectors: { from: { type: "string" }, out: { type: "string" }, words: { type: "string" }, json },

@@ -85,10 +85,10 @@ export const COMMANDS: readonly Command[] = [
   },
   {
     name: "approve",
-    usage: "ID... | --all | --list [--json] | --show ID [--json]",
+    usage: "ID... | ID --hash HASH | --all | --list [--json] | --show ID [--json]",
     summary: "let in quarantined tools a person has read (pins their definitions in the lock file)",
     details:
-      "--list lists what is quarantined and why. --show ID prints one quarantined tool for review: the definition pinned before (kept in the cache folder; a pin made by a release that kept only hashes has none) and the one held now, what changed (description by line and word, parameters added, removed or changed in type, requiredness or description, output schema, annotations such as readOnlyHint, title), and what the scanner found; with --json, {id, kind, reason, pinned, current, changes, findings}. Then approve it by its id.",
+      "--list lists what is quarantined and why. --show ID prints one quarantined tool for review: the definition pinned before (kept in the cache folder; a pin made by a release that kept only hashes has none) and the one held now, what changed (description by line and word, parameters added, removed or changed in type, requiredness or description, output schema, annotations such as readOnlyHint, title), and what the scanner found; with --json, {id, kind, reason, pinned, current, changes, findings}. Then approve it by its id, with --hash and the hash --show printed: if the backend changed the tool again since, nothing is pinned and you are told to review it again.",
     run: (argv) => import("./commands/approve.js").then((m) => m.approve(argv)),
   },
   {

@@ -172,8 +172,13 @@ describe("metatools approve --show: reviewing a changed tool", () => {
         "not quarantined: fx:notes (quarantined now: fx:translate)",
       );
 
+      // Approved as reviewed: the hash --show printed must be the definition's now; another hash pins nothing.
+      const stale = await runCli(["approve", "fx:translate", "--hash", definitionHash(before).slice(7, 23), "--config", config]);
+      expect(stale.code).toBe(1);
+      expect(stale.stderr).toContain("changed since the definition you reviewed");
+      expect(shown.stdout).toContain(`approve fx:translate --hash ${definitionHash(after).slice(7, 23)}`);
       // Approved: the running server (the same stdio session) reads the lock file again and serves the new definition.
-      expect((await runCli(["approve", "fx:translate", "--config", config])).code).toBe(0);
+      expect((await runCli(["approve", "fx:translate", "--hash", definitionHash(after).slice(7, 23), "--config", config])).code).toBe(0);
       expect(keptFile(definitionHash(after))).toBeDefined();
       let described = await call("describe_tool", { tool_id: "fx:translate" });
       for (let i = 0; i < 50 && described.error; i++) {

@@ -239,9 +239,12 @@ describe("a profile over stdio (serve --profile)", () => {
     expect((page.hits as Body[]).some((h) => h.id.startsWith("files:"))).toBe(true);
     let answer: "accept" | "decline" = "decline";
     const asked: string[] = [];
+    const offered: unknown[] = [];
     asking.client.setRequestHandler(ElicitRequestSchema, async (request) => {
       asked.push(request.params.message);
-      return { action: answer, content: {} };
+      offered.push("requestedSchema" in request.params ? request.params.requestedSchema : undefined);
+      // Accepting, the person also takes the offer to allow the tool for the rest of the session.
+      return { action: answer, content: answer === "accept" ? { remember: true } : {} };
     });
     const target = join(dir, "out.md");
     const declined = await asking.call("run_tool", { tool_id: "files:write_file", args: { path: target, content: "x" } });
@@ -253,6 +256,12 @@ describe("a profile over stdio (serve --profile)", () => {
     expect(readFileSync(target, "utf8")).toBe("y");
     expect(asked).toHaveLength(2);
     expect(asked[1]).toContain("files:write_file");
+    expect(JSON.stringify(offered[1])).toContain("remember");
+    // Remembered for this session: the next call of the same tool runs unasked; another session is asked again.
+    const again = await asking.call("run_tool", { tool_id: "files:write_file", args: { path: target, content: "z" } });
+    expect(again.ok).not.toBe(false);
+    expect(readFileSync(target, "utf8")).toBe("z");
+    expect(asked).toHaveLength(2);
 
     const mute = await stdio(config, "files", false);
     const refused = await mute.call("run_tool", { tool_id: "files:write_file", args: { path: join(dir, "mute.md"), content: "z" } });

@@ -18,6 +18,17 @@ import type { Style } from "../style.js";
 /** Values quoted in one line of the changes are cut here: the whole definitions are printed above them. */
 const VALUE_CHARS = 300;
 
+/** How much of the hash the approve line carries: enough that no other definition of the tool will share it. */
+const HASH_SHOWN = 16;
+
+/** The hex digits of a definition hash (`sha256:…`) that an approve line carries. */
+export function shortHash(hash: string): string {
+  return hash
+    .replace(/^sha256:/i, "")
+    .slice(0, HASH_SHOWN)
+    .toLowerCase();
+}
+
 export function showQuarantined(app: Metatools, id: string, json: boolean | undefined): number {
   const held = app.registry.quarantineOf(id);
   if (!held) {
@@ -57,7 +68,8 @@ export function renderReview(review: Review, style: Style, scanned: boolean): st
     lines.push(style.bold(style.bad("The scanner found")));
     for (const finding of review.findings) lines.push(`  - ${describeFindings([finding])}`);
   } else lines.push(style.bold("The scanner found ") + (scanned ? "nothing" : "nothing: scanning is off (metatools.security.scan is false)"));
-  lines.push("", `If you trust the new definition: ${selfCommand()} approve ${shellWord(review.id)}`);
+  // The hash ties the approval to what was read here: if the backend changes the tool again meanwhile, approve refuses.
+  lines.push("", `If you trust the new definition: ${selfCommand()} approve ${shellWord(review.id)} --hash ${shortHash(current.hash)}`);
   return `${lines.join("\n")}\n`;
 }
 

@@ -10,7 +10,7 @@ import { COMMAND_FLAGS } from "../command-flags.js";
 import { openApp } from "../open.js";
 import { stderr, stdout } from "../output.js";
 import { selfCommand } from "../command-line.js";
-import { showQuarantined } from "./approve-show.js";
+import { shortHash, showQuarantined } from "./approve-show.js";
 
 export async function approve(argv: string[]): Promise<number> {
   const { values, positionals } = parseFlags(argv, COMMAND_FLAGS.approve);
@@ -18,6 +18,8 @@ export async function approve(argv: string[]): Promise<number> {
     throw new UsageError("name the tool ids to approve, or pass --all (or --list to see what is quarantined, --show ID to review one)");
   if (values.all && positionals.length) throw new UsageError("pass tool ids or --all, not both");
   if (values.show !== undefined && (values.list || values.all || positionals.length)) throw new UsageError("--show takes one tool id and nothing else");
+  if (values.hash !== undefined && (positionals.length !== 1 || values.all || !/^(sha256:)?[0-9a-f]{8,64}$/i.test(values.hash)))
+    throw new UsageError("--hash takes the hash (8 or more hex digits) that approve --show printed, with the one tool id it is for");
   const app = await openApp(values, logLevel(values["log-level"], "warn"));
   try {
     if (values.show !== undefined) return showQuarantined(app, values.show, values.json);
@@ -33,6 +35,24 @@ export async function approve(argv: string[]): Promise<number> {
     const missing = positionals.filter((id) => !held.some((q) => q.id === id));
     if (missing.length) {
       stderr().write(`metatools approve: not quarantined: ${missing.join(", ")} (quarantined now: ${held.map((q) => q.id).join(", ")})\n`);
+      return 1;
+    }
+    // Approved as reviewed: a definition that changed again since --show printed its hash is not the one the person read.
+    const reviewed = values.hash?.toLowerCase().replace(/^sha256:/, "");
+    const moved =
+      reviewed === undefined
+        ? undefined
+        : chosen.find(
+            (q) =>
+              !q.hash
+                .toLowerCase()
+                .replace(/^sha256:/, "")
+                .startsWith(reviewed),
+          );
+    if (moved) {
+      stderr().write(
+        `metatools approve: not approved: ${moved.id} changed since the definition you reviewed (${reviewed}; now ${shortHash(moved.hash)}): review it again with ${selfCommand()} approve --show ${moved.id}\n`,
+      );
       return 1;
     }
     // A definition only the snapshot file holds is not what the backend serves: it cannot be approved until the backend lists it.
