@@ -38,7 +38,8 @@ export function createSessionServer(
     // What the session is told is connected is what its profile shows.
     instructions: () => instructions(scopedFor(app, profile)),
     tools,
-    principal,
+    // What a caller keeps (output handles, links, cached results) is kept per profile too: one token or the local user under two profiles is two callers.
+    principal: profile === undefined ? principal : `${principal ?? LOCAL_PRINCIPAL}@${profile}`,
     profile,
     onFault: (tool, error) => logger?.error(`${tool} fault: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`),
     logging: (send) => app.clientLog.open(send),

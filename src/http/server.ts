@@ -160,7 +160,8 @@ export async function serveHttp(app: Metatools, options: HttpOptions, logger: Lo
     // A token with a profile hears only of the backends its profile shows.
     const seen = scopedFor(app, caller?.profile).backends;
     const backends = seen.states().map(({ namespace, status, toolCount }) => ({ namespace, status, tools: toolCount }));
-    json(res, ready ? 200 : 503, { ready, started, indexing, backends });
+    const shown = new Set(backends.map((b) => b.namespace));
+    json(res, ready ? 200 : 503, { ready, started, indexing: indexing.filter((namespace) => shown.has(namespace)), backends });
   }
 
   await new Promise<void>((resolve, reject) => {

@@ -36,10 +36,11 @@ export const runTool = defineMetaTool({
   async handle(args, { services, budget, signal, onProgress, span, principal, peer, session, typed, note }) {
     const toolArgs = args.args ?? {};
     const request = { toolId: args.tool_id, args: toolArgs, timeoutMs: args.timeout_ms, signal, cache: args.cache, onProgress, principal, peer };
-    // A tool of a backend still starting (never listed yet): the call waits for it, as for a known tool.
+    // A tool of a backend still starting: the call waits for it (never listed yet, or known only from the snapshot).
     const namespace = args.tool_id.slice(0, Math.max(0, args.tool_id.indexOf(":")));
     const status = services.backends.state(namespace)?.status;
-    if (!services.registry.get(args.tool_id) && (status === "connecting" || status === "reconnecting")) await services.backends.whenReady(namespace, signal);
+    // Also when the tool is known from the snapshot: the backend's own list, once it is up, is what the decision below is made on.
+    if (status === "connecting" || status === "reconnecting") await services.backends.whenReady(namespace, signal);
     // The caller's profile decides before the backend hears of the call: allowed, refused, or a person asked (approval.ts).
     const record = services.registry.get(args.tool_id);
     if (record && services.executor.accepts(record.id, toolArgs)) {

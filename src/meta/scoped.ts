@@ -45,7 +45,10 @@ export function scopeServices(services: MetaServices, profile: Profile): MetaSer
           .map(({ namespace }) => ({ namespace, count: registry.namespaceRecords(namespace).filter((record) => profile.sees(record)).length }))
           .filter((n) => n.count > 0)
           .sort((a, b) => b.count - a.count || a.namespace.localeCompare(b.namespace)),
-      quarantineOf: (id) => (profile.seesId(id) ? registry.quarantineOf(id) : undefined),
+      quarantineOf: (id) => {
+        const held = registry.quarantineOf(id);
+        return held && profile.seesHeld(id, held.tool?.annotations) ? held : undefined;
+      },
     },
     search: {
       search: (request) => search.search({ ...request, visible: request.visible ? (id) => visible(id) && request.visible!(id) : visible }),
@@ -53,7 +56,8 @@ export function scopeServices(services: MetaServices, profile: Profile): MetaSer
         rank: (query, options) => search.bm25.rank(query, within(options)),
         rankRelaxed: (query, options) => search.bm25.rankRelaxed(query, within(options)),
       },
-      nearTerms: (query) => search.nearTerms(query),
+      // The index's words come from every tool, hidden ones too: a caller with a narrower view gets no word suggestions.
+      nearTerms: () => [],
     },
     executor: {
       accepts: (id, args) => visible(id) && executor.accepts(id, args),

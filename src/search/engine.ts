@@ -141,7 +141,7 @@ export class SearchEngine {
       top: request.offset + request.limit,
     };
     const query = request.query.trim();
-    let { mode: chosen, note } = this.chooseMode(request.mode);
+    let { mode: chosen, note } = this.chooseMode(request.mode, (namespace) => !visible || known.has(namespace));
     // Embedding the query can fail (a model runtime that died): that search falls back to BM25 and says why.
     const denseHits =
       query && query !== "*" && chosen !== "bm25"
@@ -199,7 +199,7 @@ export class SearchEngine {
   }
 
   /** The mode a request gets: auto is hybrid when an embedder is configured and working, else BM25. */
-  private chooseMode(requested: SearchMode): { mode: "bm25" | "semantic" | "hybrid"; note?: string } {
+  private chooseMode(requested: SearchMode, seen: (namespace: string) => boolean): { mode: "bm25" | "semantic" | "hybrid"; note?: string } {
     const wantsVectors = requested === "semantic" || requested === "hybrid";
     if (!this.semantic) {
       return wantsVectors
@@ -211,7 +211,8 @@ export class SearchEngine {
     }
     if (this.semantic.error) return { mode: "bm25", note: `semantic search is unavailable (${this.semantic.error}); ranked with bm25` };
     const mode = requested === "auto" ? "hybrid" : requested;
-    const indexing = this.semantic.indexing;
+    // Only namespaces the caller may see are named (src/meta/scoped.ts).
+    const indexing = this.semantic.indexing.filter(seen);
     return {
       mode,
       note: indexing.length && mode !== "bm25" ? `still embedding ${indexing.join(", ")}: their tools are ranked by bm25 alone until done` : undefined,

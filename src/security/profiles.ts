@@ -46,10 +46,18 @@ export class Profile {
     return (!this.allowIds || this.allowIds(id)) && !this.denyIds(id);
   }
 
-  /** Whether a tool is in the profile. */
+  /** Whether a tool is in the profile: rules match its id as served or as its backend spells it (as the registry's rules do). */
   sees(record: ToolRecord): boolean {
     if (record.namespace === PLUMBING) return true;
-    return this.seesId(record.id) && (!this.spec.readOnly || record.annotations.readOnlyHint === true);
+    const ids = spellings(record);
+    return (
+      ids.some((id) => !this.allowIds || this.allowIds(id)) && !ids.some(this.denyIds) && (!this.spec.readOnly || record.annotations.readOnlyHint === true)
+    );
+  }
+
+  /** Whether a quarantined tool may be mentioned to the caller: its id is in the profile and, for a read-only profile, its held definition says read-only. */
+  seesHeld(id: string, annotations: { readOnlyHint?: boolean } | undefined): boolean {
+    return this.seesId(id) && (!this.spec.readOnly || annotations?.readOnlyHint === true);
   }
 
   /**
@@ -60,14 +68,16 @@ export class Profile {
   seesNamespace(namespace: string, records: readonly ToolRecord[]): boolean {
     if (this.open || namespace === PLUMBING) return true;
     if (records.length) return records.some((record) => this.sees(record));
-    if (this.denyIds(`${namespace}:*`)) return false;
-    return !this.spec.tools?.allow?.length || this.spec.tools.allow.some((glob) => globMatcher([glob.split(":")[0]!])(namespace));
+    // Nothing listed to judge by: only an allow rule that names the namespace lets the caller hear of it.
+    if (this.denyIds(`${namespace}:*`) || !this.spec.tools?.allow?.length) return false;
+    return this.spec.tools.allow.some((glob) => globMatcher([glob.split(":")[0]!])(namespace));
   }
 
   /** What a call of `record` needs: the strictest matching id rule, else the destructive rule (allow by default). */
   approval(record: ToolRecord): Approval {
     if (record.namespace === PLUMBING) return { decision: "allow", because: "metatools' own tools read only your outputs" };
-    const matching = this.rules.filter((rule) => rule.test(record.id));
+    const ids = spellings(record);
+    const matching = this.rules.filter((rule) => ids.some(rule.test));
     for (const decision of STRICTNESS) {
       const rule = matching.find((r) => r.decision === decision);
       if (rule) return { decision, because: `profile "${this.name}" says ${decision} for ${rule.glob}` };
@@ -84,6 +94,11 @@ export class Profile {
   }
 }
 
+/** A tool's id as served and, when its name was respelled (registry/names.ts), as its backend spells it. */
+function spellings(record: ToolRecord): string[] {
+  return record.upstreamName === undefined ? [record.id] : [record.id, `${record.namespace}:${record.upstreamName}`];
+}
+
 /**
  * Whether a tool may change or delete data, as MCP defines the hints
  * (after catalog overrides): destructiveHint defaults to true, and means
@@ -97,9 +112,13 @@ export function isDestructive(record: ToolRecord): boolean {
 export class Profiles {
   private readonly byName: Map<string, Profile>;
 
+  /** Whether the config defines `default`: callers given no profile are then held to it, and may not pick another by the URL path. */
+  readonly definesDefault: boolean;
+
   constructor(specs: Record<string, ProfileSpec>) {
     this.byName = new Map(Object.entries(specs).map(([name, spec]) => [name, new Profile(name, spec)]));
-    if (!this.byName.has(DEFAULT_PROFILE)) this.byName.set(DEFAULT_PROFILE, new Profile(DEFAULT_PROFILE));
+    this.definesDefault = this.byName.has(DEFAULT_PROFILE);
+    if (!this.definesDefault) this.byName.set(DEFAULT_PROFILE, new Profile(DEFAULT_PROFILE));
   }
 
   /** The named profile (unset: the default); undefined for a name the config does not define. */

@@ -29,6 +29,9 @@ describe("a profile", () => {
     expect(files.seesNamespace("everything", [])).toBe(false);
     expect(files.seesNamespace("files", [toolRecord("files", "nope", { id: "files:nope" })])).toBe(true);
     expect(new Profile("d", { tools: { deny: ["secret:*"] } }).seesNamespace("secret", [])).toBe(false);
+    // With no allow rule, nothing listed says whether any of its tools would be in: it is not mentioned.
+    expect(new Profile("ro", { readOnly: true }).seesNamespace("down", [])).toBe(false);
+    expect(new Profile("open").seesNamespace("down", [])).toBe(true);
   });
 
   it("decides by the strictest matching glob, then the destructive rule", () => {
@@ -49,5 +52,16 @@ describe("a profile", () => {
     expect(profiles.get("nope")).toBeUndefined();
     expect(new Profiles({ default: { readOnly: true } }).get(undefined)!.open).toBe(false);
     expect(profiles.unknown("nope")).toMatch(/no profile "nope".*ro/);
+  });
+
+  it("matches a tool by its backend's spelling too, and mentions a held tool only as its profile would show it", () => {
+    const respelled = toolRecord("fs", "Delete_File", { upstreamName: "Delete File", annotations: { destructiveHint: true } });
+    expect(new Profile("hide", { tools: { deny: ["fs:Delete File"] } }).sees(respelled)).toBe(false);
+    expect(new Profile("only", { tools: { allow: ["fs:Delete File"] } }).sees(respelled)).toBe(true);
+    expect(new Profile("refuse", { approvals: { tools: { "fs:Delete File": "deny" } } }).approval(respelled).decision).toBe("deny");
+    const readonly = new Profile("ro", { readOnly: true });
+    expect(readonly.seesHeld("x:exfil", {})).toBe(false);
+    expect(readonly.seesHeld("x:list", { readOnlyHint: true })).toBe(true);
+    expect(new Profile("files", { tools: { allow: ["files:*"] } }).seesHeld("x:list", { readOnlyHint: true })).toBe(false);
   });
 });
