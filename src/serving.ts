@@ -18,19 +18,23 @@ import { LOCAL_PRINCIPAL } from "./security/principal.js";
 const RESOURCE_NOT_FOUND = -32002;
 import { packageVersion } from "./util/version.js";
 
-/**
- * An MCP server for one session. HTTP passes one set of `tools` to all its
- * sessions, so their validators compile once, and the session's `principal`
- * (its bearer token's); without one, calls are the local user's.
- */
-export function createSessionServer(
-  app: Metatools,
-  logger?: Logger,
-  tools: readonly ServedTool[] = servedTools(app),
-  principal?: string,
-  oneRequest = false,
-  profile?: string,
-): Server {
+/** Who a session serves and how: every field may be left out (one local user, every tool, a session that lasts). */
+export interface SessionOptions {
+  /** Where faults are logged. */
+  logger?: Logger;
+  /** The served tools; HTTP passes one set to all its sessions, so their validators compile once. */
+  tools?: readonly ServedTool[];
+  /** The caller (over HTTP, its bearer token's principal); unset: the local user. */
+  principal?: string;
+  /** The server answers one request (stateless HTTP): no session for later calls. */
+  oneRequest?: boolean;
+  /** The caller's profile (src/security/profiles.ts); unset: the default. */
+  profile?: string;
+}
+
+/** An MCP server for one session. */
+export function createSessionServer(app: Metatools, options: SessionOptions = {}): Server {
+  const { logger, tools = servedTools(app), principal, oneRequest = false, profile } = options;
   return createMcpServer({
     oneRequest,
     name: "metatools",
@@ -62,7 +66,8 @@ export function createSessionServer(
  * end) or a signal at any point, even before the first message, stops
  * what started in order (backends, stores) and resolves `closed`.
  */
-export async function serveStdio(app: Metatools, logger: Logger, profile?: string): Promise<{ closed: Promise<void> }> {
+export async function serveStdio(app: Metatools, logger: Logger, options: { profile?: string } = {}): Promise<{ closed: Promise<void> }> {
+  const { profile } = options;
   let server: Server | null = null;
   let resolveClosed: () => void;
   const closed = new Promise<void>((resolve) => (resolveClosed = resolve));
@@ -90,7 +95,7 @@ export async function serveStdio(app: Metatools, logger: Logger, profile?: strin
   void app.start();
   await app.backends.waitForStartup(app.config.timeouts.startupGraceMs);
   if (closing) return { closed };
-  server = createSessionServer(app, logger, servedTools(app), undefined, false, profile);
+  server = createSessionServer(app, { logger, profile });
   const transport = new StdioServerTransport(input.stream);
   server.onclose = () => void shutdown("the transport closed");
   await server.connect(transport);

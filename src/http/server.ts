@@ -79,7 +79,7 @@ export async function serveHttp(app: Metatools, options: HttpOptions, logger: Lo
     if (options.stateless) {
       if (!parsed)
         return refuse(res, { status: 405, message: "stateless mode takes POST only (no sessions, no server-sent event stream)", headers: { Allow: "POST" } });
-      const server = createSessionServer(app, logger, tools, caller.principal, true, profile);
+      const server = createSessionServer(app, { logger, tools, principal: caller.principal, oneRequest: true, profile });
       const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
       res.on(
         "close",
@@ -105,7 +105,7 @@ export async function serveHttp(app: Metatools, options: HttpOptions, logger: Lo
     if (!parsed) return refuse(res, { status: 400, message: "no mcp-session-id header: start a session with an initialize POST" });
     const full = sessions.refuses(owner(caller.key));
     if (full) return refuse(res, full);
-    await sessions.open(createSessionServer(app, logger, tools, caller.principal, false, profile), owner(caller.key), req, res, parsed.body);
+    await sessions.open(createSessionServer(app, { logger, tools, principal: caller.principal, profile }), owner(caller.key), req, res, parsed.body);
   }
 
   const server: HttpServer = createServer(requestTimeouts(http.bodyTimeoutMs), (req, res) => {

@@ -28,6 +28,13 @@ export function telemetryRequested(env: NodeJS.ProcessEnv): boolean {
  * `stdoutIsProtocol`: stdout carries MCP (serving on stdio), so the SDK's
  * `console` exporters, which print to stdout, are dropped with a warning.
  */
+const SDK_PACKAGE = "@opentelemetry/sdk-node";
+
+/** The part of @opentelemetry/sdk-node metatools uses. */
+interface SdkModule {
+  NodeSDK: new (options: { serviceName: string; logRecordProcessors: [] }) => { start(): void; shutdown(): Promise<void> };
+}
+
 export async function startTelemetrySdk(
   env: NodeJS.ProcessEnv = process.env,
   options: { stdoutIsProtocol?: boolean; warn?: (message: string) => void } = {},
@@ -47,7 +54,15 @@ export async function startTelemetrySdk(
     }
     if (!telemetryRequested(env)) return undefined;
   }
-  const { NodeSDK } = await import("@opentelemetry/sdk-node");
+  // An optional package: those who export telemetry install it (named by a variable, so building metatools does not need it).
+  const loaded = (await import(SDK_PACKAGE).catch(() => undefined)) as SdkModule | undefined;
+  if (!loaded) {
+    options.warn?.(
+      `OTEL_* is set, but the OpenTelemetry SDK is not installed: run \`npm install ${SDK_PACKAGE}\` to export traces and metrics; until then nothing is exported`,
+    );
+    return undefined;
+  }
+  const { NodeSDK } = loaded;
   // Logs are not exported: metatools' logs go to stderr, and stdout carries MCP on stdio.
   const sdk = new NodeSDK({ serviceName: env.OTEL_SERVICE_NAME ?? "metatools", logRecordProcessors: [] });
   sdk.start();

@@ -91,10 +91,31 @@ interface RedisMulti {
   exec(): Promise<unknown[]>;
 }
 
-/** An optional package (not installed by `npm ci`), named by a variable so that building metatools does not need it. */
+/** Optional packages (not installed by `npm ci`), named by variables so that building metatools does not need them. */
 const SQLITE_PACKAGE = "@keyv/sqlite";
+const REDIS_PACKAGE = "@keyv/redis";
 interface SqliteModule {
   default: new (options: { uri: string; busyTimeout: number }) => KeyvStoreAdapter;
+}
+
+/** The part of @keyv/redis metatools uses. */
+interface RedisAdapter extends KeyvStoreAdapter {
+  getClient(): Promise<unknown>;
+  createKeyPrefix(key: string, namespace?: string): string;
+  namespace?: string;
+}
+interface RedisModule {
+  default: new (
+    connect: { url: string; socket: { connectTimeout: number } },
+    options: { throwOnConnectError: boolean; throwOnErrors: boolean },
+  ) => RedisAdapter;
+}
+
+/** An optional store package, or a StoreError naming the command that installs it. */
+async function optionalPackage<T>(name: string, what: string, url: string): Promise<T> {
+  return (await import(name).catch((error: unknown) => {
+    throw new StoreError(maskUrl(url), `${what} needs the ${name} package, which is not installed: run \`npm install ${name}\``, { cause: error });
+  })) as T;
 }
 
 /** The part of a Redis client a script needs. */
@@ -104,7 +125,7 @@ interface RedisEval {
 
 async function adapterKeyv(kind: "redis" | "sqlite", options: StoreOptions): Promise<{ keyv: Keyv; increment?: AtomicIncrement; script?: ScriptRunner }> {
   if (kind === "redis") {
-    const { default: KeyvRedis } = await import("@keyv/redis");
+    const { default: KeyvRedis } = await optionalPackage<RedisModule>(REDIS_PACKAGE, "the Redis store", options.url);
     // The connect timeout goes to the Redis client's socket, which clears it: @keyv/redis's own `connectionTimeout` leaves a timer
     // running after a successful connect, and every CLI command on Redis waited it out before exiting. Each operation is bounded anyway (KeyvStore).
     const adapter = new KeyvRedis(
@@ -126,11 +147,7 @@ async function adapterKeyv(kind: "redis" | "sqlite", options: StoreOptions): Pro
     };
     return { keyv, increment, script };
   }
-  const sqlite = (await import(SQLITE_PACKAGE).catch((error: unknown) => {
-    throw new StoreError(maskUrl(options.url), "the SQLite store needs the @keyv/sqlite package, which is not installed: run `npm install @keyv/sqlite`", {
-      cause: error,
-    });
-  })) as SqliteModule;
+  const sqlite = await optionalPackage<SqliteModule>(SQLITE_PACKAGE, "the SQLite store", options.url);
   const adapter = new sqlite.default({ uri: options.url, busyTimeout: 5000 });
   return { keyv: new Keyv({ store: adapter, namespace: options.namespace, throwOnErrors: true }) };
 }

@@ -2,7 +2,8 @@
  * The quick start's `npm ci`, run for real on a copy of the manifests: it
  * installs what the default product needs and not the optional engines
  * (transformers.js and onnxruntime, the sentence encoder, SQLite, the
- * benchmark tokenizer, the Inspector), stays small, and npm says nothing
+ * Redis client, the OpenTelemetry SDK, the benchmark tokenizer, the
+ * Inspector), stays small, and npm says nothing
  * about the project's own config.
  */
 import { spawnSync } from "node:child_process";
@@ -22,6 +23,8 @@ const HEAVY = [
   "@keyv/sqlite",
   "js-tiktoken",
   "@modelcontextprotocol/inspector",
+  "@keyv/redis",
+  "@opentelemetry/sdk-node",
 ];
 
 function bytesUnder(dir: string): number {

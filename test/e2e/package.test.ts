@@ -5,7 +5,7 @@
  * built-in catalog found, the code tools' grammars found, nothing read from
  * this repository.
  */
-import { execFileSync } from "node:child_process";
+import { execFileSync, spawnSync } from "node:child_process";
 import { existsSync, mkdirSync, readdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -63,5 +63,18 @@ describe("the packed package", () => {
     } finally {
       await client.close();
     }
+
+    // What only some deployments use is not installed with it, and each says how to install it when asked for.
+    expect(existsSync(join(prefix, "lib", "node_modules", "metatools", "node_modules", "@keyv", "redis"))).toBe(false);
+    writeFileSync(join(project, "redis.json"), JSON.stringify({ mcpServers: {}, metatools: { store: { url: "redis://127.0.0.1:1" } } }));
+    const doctor = spawnSync(command, ["doctor", "--config", join(project, "redis.json")], { cwd: project, env, encoding: "utf8" });
+    expect(doctor.stdout + doctor.stderr).toContain("npm install @keyv/redis");
+    const traced = spawnSync(command, ["search", "symbols", "--config", join(project, "metatools.json")], {
+      cwd: project,
+      env: { ...env, OTEL_TRACES_EXPORTER: "otlp" },
+      encoding: "utf8",
+    });
+    expect(traced.status, traced.stderr).toBe(0);
+    expect(traced.stderr).toContain("npm install @opentelemetry/sdk-node");
   }, 180_000);
 });

@@ -32,7 +32,7 @@ export async function openReplica(config: ConfigFile): Promise<Replica> {
   return {
     app,
     async caller(principal) {
-      const server = createSessionServer(app, undefined, undefined, principal);
+      const server = createSessionServer(app, { principal });
       const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
       const client = new Client({ name: "quota-test", version: "1" });
       await server.connect(serverSide);

@@ -44,7 +44,7 @@ export async function serve(argv: string[]): Promise<number> {
     // Whatever is in flight, the process is gone soon after its client leaves or it is told to stop.
     for (const signal of ["SIGINT", "SIGTERM"] as const) process.once(signal, () => exitDeadline(STDIO_EXIT_MS, logger));
     process.stdin.once("end", () => exitDeadline(STDIO_EXIT_MS, logger));
-    const { closed } = await serveStdio(app, logger, values.profile);
+    const { closed } = await serveStdio(app, logger, { profile: values.profile });
     await closed;
     return 0;
   }
