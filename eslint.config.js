@@ -64,6 +64,16 @@ export default tseslint.config(
     },
   },
   {
+    // The config is read at the edge and trusted inside: it knows the bottom layer and itself, nothing it configures.
+    files: ["src/config/**/*.ts"],
+    rules: {
+      "no-restricted-imports": [
+        "error",
+        { patterns: [{ regex: "^\\.\\./(?!(util|model)/)", message: "config/ imports util/, model/ and its own files only: what it configures imports it." }] },
+      ],
+    },
+  },
+  {
     // Tests read arbitrary JSON response bodies; typing each one would only restate the assertions.
     files: ["test/**/*.ts"],
     rules: { "@typescript-eslint/no-explicit-any": "off" },

@@ -13,10 +13,9 @@ import { auth, discoverOAuthServerInfo, type OAuthClientProvider, type OAuthDisc
 import type { OAuthClientInformationMixed, OAuthClientMetadata, OAuthTokens } from "@modelcontextprotocol/sdk/shared/auth.js";
 import type { FetchLike } from "@modelcontextprotocol/sdk/shared/transport.js";
 import type { OAuthSettings, RemoteBackendSpec } from "../config/resolved.js";
-import { MetatoolsError } from "../util/errors.js";
 import { packageVersion } from "../util/version.js";
 import type { Credentials, SignIn } from "./credentials.js";
-import { listenLoopback } from "./loopback.js";
+import { listenLoopback, SignInError } from "./loopback.js";
 import { oauthFailure, refuseUnsafeEndpoints } from "./oauth-errors.js";
 import { oauthFetch } from "./oauth-fetch.js";
 import { probe } from "./probe.js";
@@ -82,7 +81,7 @@ async function signIn(spec: SignInSpec, options: LoginOptions, fetchFn: FetchLik
   // A configured client (and its secret) belongs to the authorization server it was first used with.
   const before = previous?.discovery?.authorizationServerUrl;
   if (settings.clientId && before && !sameServer(before, discovery.authorizationServerUrl)) {
-    throw new MetatoolsError(
+    throw new SignInError(
       "signin_failed",
       `${spec.namespace}: the authorization server is now ${discovery.authorizationServerUrl}, not ${before}, which the configured client ${settings.clientId} was used with; its secret is not sent to another server. If the move is expected, run \`metatools auth logout ${spec.namespace}\` first`,
     );
@@ -107,18 +106,18 @@ async function signIn(spec: SignInSpec, options: LoginOptions, fetchFn: FetchLik
     answer.catch(() => {}); // Seen below, or moot when `auth` fails first.
     const first = await auth(provider, request);
     if (first !== "REDIRECT")
-      throw new MetatoolsError(
+      throw new SignInError(
         "signin_failed",
         `${spec.namespace}: the authorization server gave tokens without asking the user, which this sign-in does not expect`,
       );
     const code = await answer.catch(async (error: unknown) => {
       // The registration may be what the authorization page refused (deleted, expired): the next sign-in registers anew.
-      if (error instanceof MetatoolsError && error.code === "signin_timeout" && flow.client && !settings.clientId)
+      if (error instanceof SignInError && error.code === "signin_timeout" && flow.client && !settings.clientId)
         await options.credentials.update(spec.namespace, (r) => r && { ...r, client: undefined });
       throw error;
     });
     await auth(provider, { ...request, authorizationCode: code });
-    if (!flow.tokens) throw new MetatoolsError("signin_failed", `${spec.namespace}: the token endpoint answered without tokens`);
+    if (!flow.tokens) throw new SignInError("signin_failed", `${spec.namespace}: the token endpoint answered without tokens`);
     const tokens = flow.tokens;
     const granted = tokens.scope;
     const signIn = await options.credentials.update(spec.namespace, () => ({

@@ -4,7 +4,18 @@
  * `state`, and tells the browser's tab how it went.
  */
 import { createServer, type Server } from "node:http";
+import type { SignInErrorCode } from "../disclosure/error-codes.js";
 import { MetatoolsError } from "../util/errors.js";
+
+/** A sign-in that could not finish, with a code of `SignInErrorCode`'s (src/disclosure/error-codes.ts), which callers branch on. */
+export class SignInError extends MetatoolsError {
+  declare readonly code: SignInErrorCode;
+
+  constructor(code: SignInErrorCode, message: string) {
+    super(code, message);
+    this.name = "SignInError";
+  }
+}
 
 export interface Loopback {
   /** http://127.0.0.1:PORT/callback */
@@ -35,7 +46,7 @@ export async function listenLoopback(port: number): Promise<Loopback> {
   await new Promise<void>((resolve, reject) => {
     server.once("error", (error: NodeJS.ErrnoException) =>
       reject(
-        new MetatoolsError(
+        new SignInError(
           "callback_port",
           error.code === "EADDRINUSE"
             ? `port ${port} on 127.0.0.1 is taken, so the sign-in's callback cannot listen there: free it, or change the backend's oauth.callbackPort`
@@ -57,13 +68,13 @@ export async function listenLoopback(port: number): Promise<Loopback> {
             ? `; ${refused} answer${refused === 1 ? "" : "s"} with a state not this sign-in's came and ${refused === 1 ? "was" : "were"} refused (a stale tab, or a page that is not the sign-in's)`
             : "";
           finish(
-            new MetatoolsError(
+            new SignInError(
               "signin_timeout",
               `no answer from the browser within ${Math.round(timeoutMs / 1000)} s${also}; run the command again, and finish signing in within that time`,
             ),
           );
         }, timeoutMs);
-        const onAbort = () => finish(new MetatoolsError("signin_cancelled", "sign-in cancelled"));
+        const onAbort = () => finish(new SignInError("signin_cancelled", "sign-in cancelled"));
         signal?.addEventListener("abort", onAbort, { once: true });
         cancel = onAbort;
         function finish(error: Error | undefined, code?: string): void {
@@ -87,12 +98,12 @@ export async function listenLoopback(port: number): Promise<Loopback> {
           const error = got.get("error");
           if (error) {
             const description = got.get("error_description");
-            finish(new MetatoolsError("signin_refused", `the authorization server refused the sign-in: ${error}${description ? ` (${description})` : ""}`));
+            finish(new SignInError("signin_refused", `the authorization server refused the sign-in: ${error}${description ? ` (${description})` : ""}`));
             return { ok: false, text: `The authorization server said: ${error}${description ? ` (${description})` : ""}.` };
           }
           const code = got.get("code");
           if (!code) {
-            finish(new MetatoolsError("signin_refused", "the browser came back without an authorization code"));
+            finish(new SignInError("signin_refused", "the browser came back without an authorization code"));
             return { ok: false, text: "No authorization code came back." };
           }
           finish(undefined, code);

@@ -1,16 +1,16 @@
+import type { BackendErrorCode } from "../disclosure/error-codes.js";
 import { MetatoolsError } from "../util/errors.js";
 
 /**
- * A backend failure. Codes: `connect_failed`, `backend_down`, `timeout`,
- * `busy` (the call waited its longest for its turn on a backend that asks
- * another caller questions, and was not started), `cancelled`, `upstream_error` (the server answered with a JSON-RPC error),
- * `not_runnable` (catalog-only tool), `needs_login` (a person must
- * sign in with `metatools auth login`; the message names the command),
- * `needs_config` (its config entry cannot be used as written; `details.fix` says what to change).
+ * A backend failure, of a kind `BackendErrorCode` lists (its meanings are in
+ * src/disclosure/error-codes.ts): `needs_login`'s message names the command
+ * a person runs; `needs_config` and `connect_failed` may carry `details.fix`.
  */
 export class BackendError extends MetatoolsError {
+  declare readonly code: BackendErrorCode;
+
   constructor(
-    code: string,
+    code: BackendErrorCode,
     message: string,
     readonly details: {
       upstreamCode?: number;

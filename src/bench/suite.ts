@@ -19,9 +19,9 @@ import { snapshotStart, type SnapshotStartResult } from "./snapshot-start.js";
 import { datasetTokens, liveTokens, loadTokenizer, resolvePackage, type TokenRow } from "./tokens.js";
 import type { EmbedderConfig } from "../config/resolved.js";
 import { installedUseModel } from "../embed/use.js";
+import { SUITES, type Suite } from "./suites.js";
 
-export const SUITES = ["search", "code", "exec", "http", "tokens", "soak"] as const;
-export type Suite = (typeof SUITES)[number];
+export { SUITES, type Suite };
 /** What `--suite all` runs: every suite but the soak, which takes as long as it is told to. */
 export const DEFAULT_SUITES: readonly Suite[] = SUITES.filter((s) => s !== "soak");
 

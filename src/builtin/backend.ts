@@ -15,8 +15,17 @@ import type { JsonSchema, ToolAnnotations, UpstreamTool } from "../model/tool.js
 import { argsJsonSchema, type ArgsOf, type ArgsSchema } from "../model/tool-args.js";
 import { BackendError } from "../backends/errors.js";
 import type { Backend, BackendInfo, CallOptions, ToolCallResult } from "../backends/types.js";
+import type { Envelope, Refusal } from "../disclosure/guidance.js";
 
-export type Body = Record<string, unknown>;
+/** A built-in tool's data: what it found, with the envelope fields it sets for the reply (run_tool lifts them to the top, src/meta/envelope.ts). */
+export type ToolData = { [key: string]: unknown; ok?: undefined } & Envelope;
+
+/**
+ * What a built-in tool answers: its data, or a refusal (`recoverable()`),
+ * which run_tool gives as its own. Either is read as a JSON object (the
+ * code tools keep their arguments in one).
+ */
+export type Body = ToolData | (Refusal & { [key: string]: unknown });
 
 /** A reply given as MCP content as it is (images a handle kept), not as a JSON body. */
 export class RawResult {

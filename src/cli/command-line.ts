@@ -5,6 +5,7 @@
  * output keeps the agent's form; only text for a terminal is rewritten.
  */
 import type { NextCall } from "../disclosure/guidance.js";
+import type { COMMANDS } from "./registry.js";
 
 /** A word as a POSIX shell reads it back: bare when it holds nothing the shell acts on, else in single quotes. */
 export function shellWord(word: string): string {
@@ -13,17 +14,23 @@ export function shellWord(word: string): string {
 
 type Args = Record<string, unknown>;
 /** A command's words: its name, its positional arguments (tool ids, the query) and its flags. */
-type Words = { command: string; positionals: string[]; flags: string[] };
+type Words = { command: keyof typeof COMMANDS; positionals: string[]; flags: string[] };
 
-const flag = (name: string, value: unknown): string[] => (value === undefined ? [] : [`--${name}`, String(value)]);
+/** `--name value` with a flag `command` declares (registry.ts): a flag renamed there fails the typecheck here. */
+const flagOf =
+  <C extends keyof typeof COMMANDS>(_command: C) =>
+  (name: keyof (typeof COMMANDS)[C]["flags"] & string, value: unknown): string[] =>
+    value === undefined ? [] : [`--${name}`, String(value)];
+const searchFlag = flagOf("search");
+const describeFlag = flagOf("describe");
+const runFlag = flagOf("run");
 const strings = (value: unknown): string[] | undefined =>
   typeof value === "string" ? [value] : Array.isArray(value) && value.every((v) => typeof v === "string") ? value : undefined;
 
 /**
  * Each meta-tool's command: the arguments it takes (a call with any other
- * cannot be written as a command line) and its words. The flags are those
- * of src/cli/commands/{search,describe,run}.ts; a test reads each line back
- * through them.
+ * cannot be written as a command line) and its words, with the flags the
+ * commands declare; a test reads each line back through their parsers.
  */
 const WRITERS: Record<NextCall["tool"], { takes: readonly string[]; words(args: Args): Words | undefined }> = {
   search_tools: {
@@ -33,11 +40,11 @@ const WRITERS: Record<NextCall["tool"], { takes: readonly string[]; words(args: 
       const namespaces = a.namespace === undefined ? [] : strings(a.namespace);
       if (typeof a.query !== "string" || !tags || !namespaces || tags.some((t) => t.includes(","))) return undefined;
       const flags = [
-        ...flag("limit", a.limit),
-        ...flag("offset", a.offset),
-        ...namespaces.flatMap((ns) => ["--namespace", ns]),
-        ...(tags.length ? ["--tags", tags.join(",")] : []),
-        ...flag("mode", a.mode),
+        ...searchFlag("limit", a.limit),
+        ...searchFlag("offset", a.offset),
+        ...namespaces.flatMap((ns) => searchFlag("namespace", ns)),
+        ...searchFlag("tags", tags.length ? tags.join(",") : undefined),
+        ...searchFlag("mode", a.mode),
       ];
       return { command: "search", positionals: [a.query], flags };
     },
@@ -47,7 +54,7 @@ const WRITERS: Record<NextCall["tool"], { takes: readonly string[]; words(args: 
     words: (a) => {
       const ids = strings(a.tool_ids ?? a.tool_id);
       if (!ids?.length || (a.tool_id !== undefined && a.tool_ids !== undefined)) return undefined;
-      return { command: "describe", positionals: ids, flags: [...flag("detail", a.detail_level), ...flag("examples", a.examples_max)] };
+      return { command: "describe", positionals: ids, flags: [...describeFlag("detail", a.detail_level), ...describeFlag("examples", a.examples_max)] };
     },
   },
   run_tool: {
@@ -55,7 +62,11 @@ const WRITERS: Record<NextCall["tool"], { takes: readonly string[]; words(args: 
     words: (a) => {
       const args = a.args ?? {};
       if (typeof a.tool_id !== "string" || !args || typeof args !== "object" || Array.isArray(args)) return undefined;
-      const flags = [...(Object.keys(args).length ? ["--args", JSON.stringify(args)] : []), ...flag("cache", a.cache), ...flag("timeout", a.timeout_ms)];
+      const flags = [
+        ...runFlag("args", Object.keys(args).length ? JSON.stringify(args) : undefined),
+        ...runFlag("cache", a.cache),
+        ...runFlag("timeout", a.timeout_ms),
+      ];
       return { command: "run", positionals: [a.tool_id], flags };
     },
   },

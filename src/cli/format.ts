@@ -3,65 +3,79 @@
  * Returns the exit code: 1 when the body reports `ok: false`.
  */
 import { callSignature } from "../model/signature.js";
-import type { JsonSchema } from "../model/tool.js";
-import type { MetaBody } from "../meta/types.js";
+import type { AbridgedDoc, DescribeReply, MetaToolName, Replies, Reply, RunReply, SearchReply, ToolDoc } from "../meta/reply.js";
 import { textTable } from "../util/table.js";
 import { typeOf } from "../util/schema-words.js";
 import type { NextCall } from "../disclosure/guidance.js";
-import type { MediaNote } from "../disclosure/media.js";
 import { commandLine, withCommandLines } from "./command-line.js";
 import { styleFor, type Style } from "./style.js";
 import { stderr, stdout } from "./output.js";
 
-export function printBody(tool: string, body: MetaBody, json: boolean): number {
-  const failed = body.ok === false;
+/** A reply that reports a failure (`ok: false`). */
+type Failure = Extract<Reply, { ok: false }>;
+
+/** Each meta-tool with the replies it gives when it did not fail. */
+type Printed =
+  { tool: "search_tools"; body: SearchReply } | { tool: "describe_tool"; body: DescribeReply } | { tool: "run_tool"; body: Exclude<RunReply, Failure> };
+
+export function printBody(tool: "search_tools", body: Replies["search_tools"], json: boolean): number;
+export function printBody(tool: "describe_tool", body: Replies["describe_tool"], json: boolean): number;
+export function printBody(tool: "run_tool", body: Replies["run_tool"], json: boolean): number;
+export function printBody(tool: MetaToolName, body: Reply, json: boolean): number {
   if (json) {
     stdout().json(body);
-    return failed ? 1 : 0;
+    return body.ok === false ? 1 : 0;
   }
   const err = styleFor(process.stderr);
-  if (failed) {
-    const error = body.error as { code: string; message: string };
-    stderr().write(`${err.bad(`error (${error.code})`)}: ${withCommandLines(error.message)}\n`);
-    if (body.problems) for (const p of body.problems as { field: string; expected: string }[]) stderr().write(`  ${p.field}: expected ${p.expected}\n`);
-    if (typeof body.result === "string") stdout().write(`${body.result}\n`);
-    printGuidance(body, err);
-    return 1;
-  }
+  if (body.ok === false) return printFailure(body, err);
+  // The overloads pair each tool with its own replies.
+  const printed = { tool, body } as Printed;
   const style = styleFor(process.stdout);
   // Backends write these texts: the output sink (output.ts) keeps their control sequences from the terminal.
-  if (tool === "search_tools") stdout().write(`${searchText(body, style)}\n`);
-  else if (tool === "describe_tool") {
-    const tools = Array.isArray(body.tools) ? (body.tools as MetaBody[]) : [body];
+  if (printed.tool === "search_tools") stdout().write(`${searchText(printed.body, style)}\n`);
+  else if (printed.tool === "describe_tool") {
+    const described = printed.body;
+    const tools = "tools" in described ? described.tools : [described];
     if (tools.length) stdout().write(`${tools.map((t) => describeText(t, style)).join("\n\n")}\n`);
-    const unknown = (body.unknown as { id: string; did_you_mean: string[] }[] | undefined) ?? [];
+    const unknown = ("unknown" in described ? described.unknown : undefined) ?? [];
     for (const u of unknown) stderr().write(`${err.bad("unknown")}: ${u.id}${u.did_you_mean.length ? ` (did you mean ${u.did_you_mean.join(", ")}?)` : ""}\n`);
-    if (Array.isArray(body.not_shown)) stderr().write(`${err.warn("not shown")}: ${(body.not_shown as string[]).join(", ")}\n`);
+    if ("not_shown" in described && described.not_shown) stderr().write(`${err.warn("not shown")}: ${described.not_shown.join(", ")}\n`);
     printGuidance(body, err);
     return unknown.length ? 1 : 0;
-  } else printRun(body, err);
+  } else printRun(printed.body, err);
   printGuidance(body, err);
   return 0;
 }
 
-function searchText(body: MetaBody, style: Style): string {
-  const hits = body.hits as { id: string; summary: string; call: string; read_only?: boolean; destructive?: boolean; status?: string }[];
-  const byNs = ((body.by_namespace as { namespace: string; count: number }[] | undefined) ?? []).map((n) => `${n.namespace} ${n.count}`).join(", ");
+/** A failure: its code and message, the problems it names, the tool's own text (a tool error), and the guidance. */
+function printFailure(body: Failure, err: Style): number {
+  // A backend's own refusal (`ToolRefusal`) is outside data: its message and problems are checked as such.
+  const message = body.error.message;
+  stderr().write(`${err.bad(`error (${body.error.code})`)}: ${withCommandLines(typeof message === "string" ? message : String(message))}\n`);
+  const problems: unknown = "problems" in body ? body.problems : undefined;
+  if (Array.isArray(problems)) for (const p of problems as { field: string; expected: string }[]) stderr().write(`  ${p.field}: expected ${p.expected}\n`);
+  if ("result" in body && typeof body.result === "string") stdout().write(`${body.result}\n`);
+  printGuidance(body, err);
+  return 1;
+}
+
+function searchText(body: SearchReply, style: Style): string {
+  const byNs = (body.by_namespace ?? []).map((n) => `${n.namespace} ${n.count}`).join(", ");
   const lines = [
-    `${body.total} matching tools${byNs ? ` (${byNs})` : ""}; showing ${body.shown} from ${Number(body.offset) + 1}${body.mode ? `, ranked ${String(body.mode)}` : ""}`,
+    `${body.total} matching tools${byNs ? ` (${byNs})` : ""}; showing ${body.shown} from ${body.offset + 1}${body.mode ? `, ranked ${body.mode}` : ""}`,
   ];
-  hits.forEach((h, i) => {
+  body.hits.forEach((h, i) => {
     const flags = [h.read_only ? "read-only" : "", h.destructive ? style.warn("destructive") : "", h.status ? style.warn(h.status) : ""]
       .filter(Boolean)
       .join(", ");
     lines.push(
       "",
-      `${String(Number(body.offset) + i + 1).padStart(3)}. ${style.bold(h.id)}${flags ? `  ${flags}` : ""}`,
+      `${String(body.offset + i + 1).padStart(3)}. ${style.bold(h.id)}${flags ? `  ${flags}` : ""}`,
       `     ${h.summary}`,
       `     ${style.dim(h.call)}`,
     );
   });
-  for (const u of (body.unavailable as { namespace: string; status: string; error?: string; fix?: string }[] | undefined) ?? []) {
+  for (const u of body.unavailable ?? []) {
     lines.push(style.warn(`  ! ${u.namespace}: ${u.status}${u.error ? ` — ${u.error}` : ""}`));
     // What a person must do (set a variable, sign in, install a program): the line a reader acts on.
     if (u.fix) lines.push(`    → ${u.fix}`);
@@ -70,17 +84,17 @@ function searchText(body: MetaBody, style: Style): string {
 }
 
 /** One tool's docs as a person reads them: what it does, its call, a parameter table, notes and examples. */
-function describeText(tool: MetaBody, style: Style): string {
-  const a = (tool.annotations ?? {}) as Record<string, boolean | undefined>;
+function describeText(tool: ToolDoc | AbridgedDoc, style: Style): string {
+  const a = tool.annotations ?? {};
   const hints = [a.readOnlyHint ? "read-only" : "", a.destructiveHint ? style.warn("destructive") : "", a.idempotentHint ? "idempotent" : ""]
     .filter(Boolean)
     .join(", ");
-  const lines = [`${style.bold(String(tool.id))}${tool.title ? ` — ${String(tool.title)}` : ""}${hints ? `  (${hints})` : ""}`];
-  if (tool.summary) lines.push(String(tool.summary));
-  if (tool.description && tool.description !== tool.summary) lines.push("", String(tool.description));
-  const call =
-    tool.call ?? (tool.input_schema ? callSignature(String(tool.id).slice(String(tool.id).indexOf(":") + 1), tool.input_schema as JsonSchema) : undefined);
-  if (call) lines.push("", `call: ${String(call)}`);
+  const lines = [`${style.bold(tool.id)}${tool.title ? ` — ${tool.title}` : ""}${hints ? `  (${hints})` : ""}`];
+  if (tool.summary) lines.push(tool.summary);
+  if (tool.description && tool.description !== tool.summary) lines.push("", tool.description);
+  const call = tool.call ?? (tool.input_schema ? callSignature(tool.id.slice(tool.id.indexOf(":") + 1), tool.input_schema) : undefined);
+  if (call) lines.push("", `call: ${call}`);
+  // The schema is the backend's: what its properties hold is outside data.
   const schema = tool.input_schema as { properties?: Record<string, Record<string, unknown>>; required?: string[] } | undefined;
   const props = Object.entries(schema?.properties ?? {});
   if (props.length) {
@@ -95,39 +109,46 @@ function describeText(tool: MetaBody, style: Style): string {
     );
     if (required.size) lines.push(style.dim("(* required)"));
   }
-  if (tool.notes) lines.push("", `notes: ${String(tool.notes)}`);
-  for (const e of (tool.examples as { title: string; call: { tool_id: string; args: unknown }; result?: string }[] | undefined) ?? []) {
-    const line = commandLine({ tool: "run_tool", arguments: { tool_id: e.call.tool_id, args: e.call.args } });
+  if (tool.notes) lines.push("", `notes: ${tool.notes}`);
+  for (const e of tool.examples ?? []) {
+    // An abridged doc's example may be a note of what was elided, or have its call elided.
+    if (typeof e === "string") {
+      lines.push("", `example: ${e}`);
+      continue;
+    }
+    const line = typeof e.call === "string" ? undefined : commandLine({ tool: "run_tool", arguments: { tool_id: e.call.tool_id, args: e.call.args } });
     lines.push("", `example: ${e.title}`, ...(line ? [`  ${line}`] : []));
     if (e.result) lines.push(`  → ${e.result}`);
   }
-  for (const ref of (tool.external_refs as { title: string; url: string }[] | undefined) ?? []) lines.push(`see: ${ref.title} ${ref.url}`);
+  for (const ref of tool.external_refs ?? []) lines.push(`see: ${ref.title} ${ref.url}`);
   return lines.join("\n");
 }
 
-function printRun(body: MetaBody, err: Style): void {
+function printRun(body: Exclude<RunReply, Failure>, err: Style): void {
   // A tool's own output goes out as it came when piped on (the point of run); on a terminal it is made printable.
-  if (typeof body.result === "string") stdout().pass(`${body.result}\n`);
+  if (body.result !== undefined) stdout().pass(`${body.result}\n`);
   if (body.structured !== undefined) stdout().json(body.structured);
   if (body.content) stdout().json(body.content);
   // Media travel beside an agent's JSON; a person writes them to a file.
-  for (const m of (body.media as MediaNote[] | undefined) ?? [])
+  for (const m of body.media ?? [])
     stderr().write(
       `${err.dim(`${m.type}${m.mimeType ? ` (${m.mimeType})` : ""}, ${m.bytes} bytes: ${m.withheld ? `withheld: ${m.withheld}` : "not shown here; --out FILE writes it"}`)}\n`,
     );
   const facts = [
-    typeof body.cache === "string" ? `cache ${body.cache}${typeof body.cache_age_s === "number" ? ` (${body.cache_age_s} s old)` : ""}` : "",
-    typeof body.duration_ms === "number" ? `${body.duration_ms} ms` : "",
+    body.cache ? `cache ${body.cache}${body.cache_age_s !== undefined ? ` (${body.cache_age_s} s old)` : ""}` : "",
+    `${body.duration_ms} ms`,
   ].filter(Boolean);
-  if (facts.length) stderr().write(`${err.dim(`${String(body.tool_id ?? "")}: ${facts.join(", ")}`)}\n`);
+  stderr().write(`${err.dim(`${body.tool_id}: ${facts.join(", ")}`)}\n`);
 }
 
 /** Guidance as a person runs it: each call it names, and `next`, as a `metatools` command line (command-line.ts). */
-function printGuidance(body: MetaBody, out: Style): void {
+function printGuidance(body: Reply, out: Style): void {
   const texts: string[] = [];
-  for (const key of ["must_follow", "warning", "hint"]) {
-    if (typeof body[key] !== "string") continue;
-    const text = withCommandLines(body[key] as string);
+  for (const key of ["must_follow", "warning", "hint"] as const) {
+    // Typed for every reply but a backend's own refusal, whose fields are outside data.
+    const value: unknown = body[key];
+    if (typeof value !== "string") continue;
+    const text = withCommandLines(value);
     texts.push(text);
     stderr().write(`${key === "hint" ? key : out.warn(key)}: ${text}\n`);
   }

@@ -7,7 +7,8 @@
 import { startTelemetrySdk } from "../observe/sdk.js";
 import { ConfigError, MetatoolsError } from "../util/errors.js";
 import { UsageError } from "./flags.js";
-import { COMMANDS, commandHelp, usage } from "./registry.js";
+import { commandHelp, synopsis } from "./command.js";
+import { commandNamed, usage } from "./registry.js";
 import { stderr, stdout } from "./output.js";
 
 async function main(argv: string[]): Promise<number> {
@@ -21,7 +22,7 @@ async function main(argv: string[]): Promise<number> {
     stdout().write(`${packageVersion()}\n`);
     return 0;
   }
-  const command = COMMANDS.find((c) => c.name === name);
+  const command = commandNamed(name);
   if (!command) {
     stderr().write(`metatools: unknown command "${name}"\n\n${usage()}\n`);
     return 2;
@@ -39,7 +40,7 @@ async function main(argv: string[]): Promise<number> {
     return await command.run(rest);
   } catch (error) {
     if (error instanceof UsageError) {
-      stderr().write(`metatools ${name}: ${error.message}\n  usage: metatools ${name} ${command.usage}\n`);
+      stderr().write(`metatools ${name}: ${error.message}\n  usage: metatools ${name} ${synopsis(command)}\n`);
       return 2;
     }
     if (error instanceof ConfigError) {

@@ -11,7 +11,7 @@ import { basename, dirname, isAbsolute, join, relative, resolve, sep } from "nod
 import ignore, { type Ignore } from "ignore";
 import { nearest } from "../text/suggest.js";
 import { isInside, type ReadPolicy } from "./files.js";
-import { DEFAULT_SECRET_PATTERNS } from "./secrets.js";
+import { DEFAULT_SECRET_PATTERNS } from "../config/secret-files.js";
 
 export interface WorkspaceLimits {
   /** Files larger than this are listed but not read whole, parsed or searched. */

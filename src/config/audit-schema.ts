@@ -10,6 +10,7 @@ import { join, resolve } from "node:path";
 import { z } from "zod";
 import { ConfigError } from "../util/errors.js";
 import { bytesWords, DEFAULTS } from "./defaults.js";
+import type { Filled, Simplify } from "./fill.js";
 
 export const auditSectionSchema = z
   .object({
@@ -58,8 +59,14 @@ export const auditSectionSchema = z
 
 export type AuditSection = z.infer<typeof auditSectionSchema>;
 
+type AuditFilled = Filled<NonNullable<AuditSection>, typeof DEFAULTS.audit>;
+/** The fields that say where records go, and which of them each place uses; any other field is common to both. */
+type AuditPlace = "enabled" | "to" | "file" | "maxBytes" | "keep" | "maxRecords";
+
 /** Where records go, every default applied: a file (absolute path) rotated by size, or the shared Redis store. */
-export type AuditConfig = { to: "file"; file: string; maxBytes: number; keep: number } | { to: "store"; maxRecords: number };
+export type AuditConfig = Simplify<
+  Omit<AuditFilled, AuditPlace> & ({ to: "file"; file: string; maxBytes: number; keep: number } | { to: "store"; maxRecords: number })
+>;
 
 /** metatools' folder under the user's state folder ($XDG_STATE_HOME, else ~/.local/state): what outlives a run but is no cache. */
 export function stateHome(env: NodeJS.ProcessEnv = process.env): string {
@@ -74,13 +81,14 @@ export function defaultAuditFile(configFile: string | undefined, env: NodeJS.Pro
 
 /** `{audit}` for the resolved config, or nothing when it is off; `to: store` needs a Redis store. */
 export function resolveAudit(
-  section: AuditSection,
+  section: AuditFilled,
   storeUrl: string,
   where: { file?: string; baseDir: string; env?: NodeJS.ProcessEnv },
 ): { audit?: AuditConfig } {
-  if (!(section?.enabled ?? DEFAULTS.audit.enabled)) return {};
+  const { enabled, to: given, file: path, maxBytes, keep, maxRecords, ...common } = section;
+  if (!enabled) return {};
   const redis = /^rediss?:\/\//.test(storeUrl);
-  const to = section?.to ?? (redis ? "store" : "file");
+  const to = given ?? (redis ? "store" : "file");
   if (to === "store") {
     if (!redis)
       throw new ConfigError(
@@ -88,8 +96,8 @@ export function resolveAudit(
         "metatools.audit.to",
         '"store" keeps the audit trail in metatools.store, which must be Redis (redis://… or rediss://…); use "file", or set metatools.store.url',
       );
-    return { audit: { to, maxRecords: section?.maxRecords ?? DEFAULTS.audit.maxRecords } };
+    return { audit: { ...common, to, maxRecords } };
   }
-  const file = section?.file ? resolve(where.baseDir, section.file) : defaultAuditFile(where.file, where.env ?? process.env);
-  return { audit: { to, file, maxBytes: section?.maxBytes ?? DEFAULTS.audit.maxBytes, keep: section?.keep ?? DEFAULTS.audit.keep } };
+  const file = path ? resolve(where.baseDir, path) : defaultAuditFile(where.file, where.env ?? process.env);
+  return { audit: { ...common, to, file, maxBytes, keep } };
 }

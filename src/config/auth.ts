@@ -4,17 +4,15 @@
  */
 import { isAbsolute, relative, resolve, sep } from "node:path";
 import type { Secret } from "./env.js";
-import type { CodeConfig, ResolvedConfig } from "./resolved.js";
-import type { MetatoolsSection } from "./schema.js";
-import { DEFAULTS } from "./defaults.js";
+import type { CodeConfig, Metatools, ResolvedConfig } from "./resolved.js";
 import { MIN_SECRET_CHARS } from "./secrets.js";
 
 /** The token file beside the config (or where it says), or the shared store, which must be one. */
-export function resolveAuth(section: MetatoolsSection["auth"], where: { file?: string; baseDir: string }): ResolvedConfig["auth"] {
+export function resolveAuth(section: Metatools["auth"], where: { file?: string; baseDir: string }): ResolvedConfig["auth"] {
   // Sign-ins go beside the config (and its lock file) unless metatools.auth says otherwise.
-  if ((section?.storage ?? DEFAULTS.auth.storage) === "store") return { kind: "store" };
+  if (section.storage === "store") return { kind: "store" };
   if (!where.file) return undefined;
-  return { kind: "file", file: resolve(where.baseDir, section?.file ?? DEFAULTS.auth.file) };
+  return { kind: "file", file: resolve(where.baseDir, section.file) };
 }
 
 /** A token file moved inside the code root stays out of the code tools' reach, as the default name is by the default deny list. */

@@ -1,6 +1,7 @@
 /**
  * Every default of the config, in one object shaped like the `metatools`
- * section it fills. The resolver reads its values from here, the schema's
+ * section it fills. The resolver applies them generically (fill.ts: a
+ * field with a constant default needs no resolver code), the schema's
  * descriptions (and so the generated reference and the JSON Schema) quote
  * them, the tools' texts quote the ones an agent meets, and the guide's
  * block of defaults (docs/configuration.md) is generated from it. A test

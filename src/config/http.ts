@@ -1,11 +1,13 @@
 /**
  * The `metatools.http` section: how `metatools serve --http` admits
  * requests (tokens, origins, body size, rate) and manages sessions: its
- * schema and its resolved form (the defaults are in defaults.ts).
+ * schema and what its resolved form computes (the defaults are in
+ * defaults.ts, applied by fill.ts).
  */
 import { z } from "zod";
 import { ConfigError } from "../util/errors.js";
 import { bytesWords, defaultBurst, DEFAULTS, msWords } from "./defaults.js";
+import type { Filled, Replace } from "./fill.js";
 
 const bearerToken = z.string().min(16, "a bearer token needs at least 16 characters");
 
@@ -91,29 +93,29 @@ export const httpSectionSchema = z
 
 export type HttpSection = z.infer<typeof httpSectionSchema>;
 
-export interface HttpConfig {
-  tokens: string[];
-  /** The profile each token names (by index in `tokens`); undefined: the default profile, or one the URL path names. */
-  tokenProfiles: (string | undefined)[];
-  allowedOrigins: string[];
-  maxBodyBytes: number;
-  bodyTimeoutMs: number;
-  rateLimit: { perMinute: number; burst: number };
-  sessionIdleMs: number;
-  maxSessions: number;
-  maxSessionsPerToken: number;
-  shutdownGraceMs: number;
-}
+/** The section with its defaults (fill.ts). */
+type HttpFilled = Filled<HttpSection, typeof DEFAULTS.http>;
 
-export function resolveHttp(section: HttpSection | undefined, env: NodeJS.ProcessEnv): HttpConfig {
+/** tokens: the file's and METATOOLS_TOKENS', once each; allowedOrigins: as origins (no path); rateLimit.burst: derived when unset. */
+export type HttpConfig = Replace<
+  HttpFilled,
+  {
+    tokens: string[];
+    /** The profile each token names (by index in `tokens`); undefined: the default profile, or one the URL path names. */
+    tokenProfiles: (string | undefined)[];
+    rateLimit: { perMinute: number; burst: number };
+  }
+>;
+
+export function resolveHttp(section: HttpFilled, env: NodeJS.ProcessEnv): HttpConfig {
   const fromEnv = (env.METATOOLS_TOKENS ?? "")
     .split(",")
     .map((t) => t.trim())
     .filter(Boolean);
   if (fromEnv.some((t) => t.length < 16)) throw new ConfigError("METATOOLS_TOKENS", "", "a bearer token needs at least 16 characters");
-  const perMinute = section?.rateLimit?.perMinute ?? DEFAULTS.http.rateLimit.perMinute;
+  const { tokens, allowedOrigins, rateLimit, ...rest } = section;
   const profiles = new Map<string, string | undefined>();
-  for (const [i, entry] of [...(section?.tokens ?? []), ...fromEnv].entries()) {
+  for (const [i, entry] of [...tokens, ...fromEnv].entries()) {
     const { token, profile } = typeof entry === "string" ? { token: entry, profile: undefined } : entry;
     if (profiles.has(token) && profiles.get(token) !== profile)
       throw new ConfigError("metatools.http", `tokens.${i}`, "the same token is listed twice with different profiles");
@@ -122,13 +124,8 @@ export function resolveHttp(section: HttpSection | undefined, env: NodeJS.Proces
   return {
     tokens: [...profiles.keys()],
     tokenProfiles: [...profiles.values()],
-    allowedOrigins: (section?.allowedOrigins ?? []).map((o) => new URL(o).origin),
-    maxBodyBytes: section?.maxBodyBytes ?? DEFAULTS.http.maxBodyBytes,
-    bodyTimeoutMs: section?.bodyTimeoutMs ?? DEFAULTS.http.bodyTimeoutMs,
-    rateLimit: { perMinute, burst: section?.rateLimit?.burst ?? defaultBurst(perMinute) },
-    sessionIdleMs: section?.sessionIdleMs ?? DEFAULTS.http.sessionIdleMs,
-    maxSessions: section?.maxSessions ?? DEFAULTS.http.maxSessions,
-    maxSessionsPerToken: section?.maxSessionsPerToken ?? DEFAULTS.http.maxSessionsPerToken,
-    shutdownGraceMs: section?.shutdownGraceMs ?? DEFAULTS.http.shutdownGraceMs,
+    allowedOrigins: allowedOrigins.map((o) => new URL(o).origin),
+    ...rest,
+    rateLimit: { perMinute: rateLimit.perMinute, burst: rateLimit.burst ?? defaultBurst(rateLimit.perMinute) },
   };
 }

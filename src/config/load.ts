@@ -16,8 +16,19 @@ import { resolveRequests } from "./requests.js";
 import { readServerEntries } from "./entries.js";
 import { resolveBackend } from "./server.js";
 import { DEFAULTS } from "./defaults.js";
-import type { BackendSpec, CodeConfig, EmbedderConfig, DisabledServer, ResolvedConfig, UnresolvedServer } from "./resolved.js";
-import { configFileSchema, type ConfigFile, type MetatoolsSection } from "./schema.js";
+import { fillDefaults } from "./fill.js";
+import type {
+  BackendSpec,
+  CodeConfig,
+  DisabledServer,
+  EmbedderConfig,
+  LearnConfig,
+  Metatools,
+  ResolvedConfig,
+  SearchConfig,
+  UnresolvedServer,
+} from "./resolved.js";
+import { configFileSchema, type ConfigFile } from "./schema.js";
 
 export interface LoadOptions {
   /** Explicit config path (the `--config` flag); wins over METATOOLS_CONFIG. */
@@ -99,11 +110,12 @@ function resolveConfig(
   parsed: ConfigFile,
   where: { file?: string; baseDir: string; cwd: string; builtinCatalogDir?: string; root?: string; env?: NodeJS.ProcessEnv; unresolved: UnresolvedServer[] },
 ): ResolvedConfig {
-  const m = parsed.metatools ?? {};
+  // Every constant default at once; what follows is only what a constant cannot say.
+  const m = fillDefaults(parsed.metatools, DEFAULTS);
+  const env = where.env ?? process.env;
   const code = resolveCode(m.code, where);
   const auth = resolveAuth(m.auth, where);
-  const connectMs = m.timeouts?.connectMs ?? DEFAULTS.timeouts.connectMs;
-  const callMs = m.timeouts?.callMs ?? DEFAULTS.timeouts.callMs;
+  const { connectMs, callMs } = m.timeouts;
   const requests = resolveRequests(m.requests, callMs);
   const backends: BackendSpec[] = [];
   const servers = [...Object.entries(parsed.mcpServers ?? {}), ...where.unresolved.map((u) => [u.namespace, undefined] as const)];
@@ -121,113 +133,70 @@ function resolveConfig(
     backends.push(spec.kind === "catalog" ? spec : { ...spec, requests });
   }
   const catalogs: string[] = [];
-  if (where.builtinCatalogDir && (m.builtinCatalog ?? DEFAULTS.builtinCatalog)) catalogs.push(where.builtinCatalogDir);
-  for (const dir of m.catalogs ?? DEFAULTS.catalogs) catalogs.push(resolve(where.baseDir, dir));
-  const http = resolveHttp(m.http, where.env ?? process.env);
+  if (where.builtinCatalogDir && m.builtinCatalog) catalogs.push(where.builtinCatalogDir);
+  for (const dir of m.catalogs) catalogs.push(resolve(where.baseDir, dir));
+  const http = resolveHttp(m.http, env);
   http.tokenProfiles.forEach((profile, i) => {
     if (profile !== undefined && profile !== DEFAULT_PROFILE && !m.profiles?.[profile])
       throw new ConfigError(where.file ?? "config", `metatools.http.tokens.${i}.profile`, noProfile(profile, m.profiles));
   });
+  const { lockFile, ...security } = m.security;
   return {
     file: where.file,
     backends,
     unresolved: where.unresolved,
-    search: {
-      defaultLimit: m.search?.defaultLimit ?? DEFAULTS.search.defaultLimit,
-      maxLimit: DEFAULTS.search.maxLimit,
-      mode: m.search?.mode ?? DEFAULTS.search.mode,
-      // Omitted: the built-in embedder; false: none (BM25 only).
-      ...(m.search?.embedder === false ? {} : { embedder: resolveEmbedder(m.search?.embedder ?? DEFAULTS.search.embedder, where.baseDir) }),
-      ...(m.search?.embeddingCache === false
-        ? {}
-        : { embeddingCache: m.search?.embeddingCache ? resolve(where.baseDir, m.search.embeddingCache) : defaultCacheDir(where.env ?? process.env) }),
-      embeddingCacheMaxBytes: m.search?.embeddingCacheMaxBytes ?? DEFAULTS.search.embeddingCacheMaxBytes,
-      fusion: {
-        k: m.search?.fusion?.k ?? DEFAULTS.search.fusion.k,
-        ...(m.search?.fusion?.semanticWeight !== undefined ? { semanticWeight: m.search.fusion.semanticWeight } : {}),
-        bm25Confidence: m.search?.fusion?.bm25Confidence ?? DEFAULTS.search.fusion.bm25Confidence,
-      },
-    },
-    budgets: { inlineBytes: m.budgets?.inlineBytes ?? DEFAULTS.budgets.inlineBytes, mediaBytes: m.budgets?.mediaBytes ?? DEFAULTS.budgets.mediaBytes },
+    search: resolveSearch(m.search, parsed.metatools?.search?.fusion?.semanticWeight, where.baseDir, env),
+    budgets: m.budgets,
     http,
     ...(auth ? { auth } : {}),
     // Tokens from METATOOLS_TOKENS are secrets too; those written as ${VAR} in the file are found as it is read.
     secrets:
-      (where.env ?? process.env).METATOOLS_TOKENS?.split(",")
+      env.METATOOLS_TOKENS?.split(",")
         .map((t) => t.trim())
         .filter(Boolean)
         .map((value) => ({ name: "METATOOLS_TOKENS", value, credential: true })) ?? [],
-    security: {
-      scan: m.security?.scan ?? DEFAULTS.security.scan,
-      ...(m.security?.lockFile === false || !where.file ? {} : { lockFile: resolve(where.baseDir, m.security?.lockFile ?? DEFAULTS.security.lockFile) }),
-      maxDescriptionChars: m.security?.maxDescriptionChars ?? DEFAULTS.security.maxDescriptionChars,
-      maxUnlistedPins: m.security?.maxUnlistedPins ?? DEFAULTS.security.maxUnlistedPins,
-    },
-    timeouts: {
-      connectMs,
-      callMs,
-      startupGraceMs: m.timeouts?.startupGraceMs ?? DEFAULTS.timeouts.startupGraceMs,
-      failureMemoryMs: m.timeouts?.failureMemoryMs ?? DEFAULTS.timeouts.failureMemoryMs,
-    },
+    security: { ...security, ...(lockFile === false || !where.file ? {} : { lockFile: resolve(where.baseDir, lockFile) }) },
+    timeouts: m.timeouts,
     requests,
     catalogs,
-    access: { allow: m.tools?.allow ?? [...DEFAULTS.tools.allow], deny: m.tools?.deny ?? [...DEFAULTS.tools.deny] },
+    access: m.tools,
     profiles: m.profiles ?? {},
-    run: {
-      rejectUnknownArgs: m.run?.rejectUnknownArgs ?? DEFAULTS.run.rejectUnknownArgs,
-      outputValidation: m.run?.outputValidation ?? DEFAULTS.run.outputValidation,
-    },
-    store: {
-      url: resolveStoreUrl(m.store?.url ?? DEFAULTS.store.url, where.baseDir),
-      prefix: m.store?.prefix ?? DEFAULTS.store.prefix,
-      memoryMaxBytes: m.store?.memoryMaxBytes ?? DEFAULTS.store.memoryMaxBytes,
-    },
-    cache: {
-      enabled: m.cache?.enabled ?? DEFAULTS.cache.enabled,
-      ttlMs: m.cache?.ttlMs ?? DEFAULTS.cache.ttlMs,
-      maxEntryBytes: m.cache?.maxEntryBytes ?? DEFAULTS.cache.maxEntryBytes,
-      shareAcrossPrincipals: m.cache?.shareAcrossPrincipals ?? DEFAULTS.cache.shareAcrossPrincipals,
-    },
-    outputs: {
-      ttlMs: m.outputs?.ttlMs ?? DEFAULTS.outputs.ttlMs,
-      maxBytes: m.outputs?.maxBytes ?? DEFAULTS.outputs.maxBytes,
-      principalBytes: m.outputs?.principalBytes ?? DEFAULTS.outputs.principalBytes,
-      totalBytes: m.outputs?.totalBytes ?? DEFAULTS.outputs.totalBytes,
-    },
-    ...resolveAudit(m.audit, m.store?.url ?? DEFAULTS.store.url, where),
+    run: m.run,
+    store: { ...m.store, url: resolveStoreUrl(m.store.url, where.baseDir) },
+    cache: m.cache,
+    outputs: m.outputs,
+    ...resolveAudit(m.audit, m.store.url, where),
     ...(code ? { code: withTokenFileDenied(code, auth) } : {}),
-    ...(m.learn === false
-      ? {}
-      : {
-          learn: {
-            halfLifeMs: (m.learn?.halfLifeDays ?? DEFAULTS.learn.halfLifeDays) * 86_400_000,
-            windowMs: m.learn?.windowMs ?? DEFAULTS.learn.windowMs,
-            maxEventsPerDay: m.learn?.maxEventsPerDay ?? DEFAULTS.learn.maxEventsPerDay,
-            shareAfterPrincipals: m.learn?.shareAfterPrincipals ?? DEFAULTS.learn.shareAfterPrincipals,
-            keepQueries: m.learn?.keepQueries ?? DEFAULTS.learn.keepQueries,
-            persist: m.learn?.persist ?? DEFAULTS.learn.persist,
-            ...(m.learn?.seed ? { seed: resolve(where.baseDir, m.learn.seed) } : {}),
-          },
-        }),
+    ...(m.learn === false ? {} : { learn: resolveLearn(m.learn, where.baseDir) }),
   };
 }
 
+/** The semantic weight is the file's, else the embedder's own: DEFAULTS holds only the one for embedders that name none. */
+function resolveSearch(section: Metatools["search"], semanticWeight: number | undefined, baseDir: string, env: NodeJS.ProcessEnv): SearchConfig {
+  const { embedder, embeddingCache, fusion, ...search } = section;
+  const { semanticWeight: _default, ...weights } = fusion;
+  return {
+    ...search,
+    // false: no embedder (BM25 only).
+    ...(embedder === false ? {} : { embedder: resolveEmbedder(embedder, baseDir) }),
+    ...(embeddingCache === false ? {} : { embeddingCache: embeddingCache ? resolve(baseDir, embeddingCache) : defaultCacheDir(env) }),
+    fusion: { ...weights, ...(semanticWeight !== undefined ? { semanticWeight } : {}) },
+  };
+}
+
+function resolveLearn(section: Exclude<Metatools["learn"], false>, baseDir: string): LearnConfig {
+  const { halfLifeDays, seed, ...learn } = section;
+  return { ...learn, halfLifeMs: halfLifeDays * 86_400_000, ...(seed ? { seed: resolve(baseDir, seed) } : {}) };
+}
+
 /** Paths resolved against the config's folder; a model that is no local folder stays a hub id only when downloads are allowed. */
-function resolveEmbedder(spec: Exclude<NonNullable<MetatoolsSection["search"]>["embedder"], false | undefined>, baseDir: string): EmbedderConfig {
+function resolveEmbedder(spec: Exclude<Metatools["search"]["embedder"], false>, baseDir: string): EmbedderConfig {
   if (spec.type === "builtin") return { type: "builtin" };
   if (spec.type === "static") return { type: "static", vectors: resolve(baseDir, spec.vectors) };
   if (spec.type === "use") return spec.model === undefined ? { type: "use" } : { type: "use", model: resolve(baseDir, spec.model) };
-  const local = resolve(baseDir, spec.model);
-  const allowDownload = spec.allowDownload ?? DEFAULTS.transformers.allowDownload;
-  return {
-    type: "transformers",
-    model: allowDownload && !existsSync(local) ? spec.model : local,
-    dtype: spec.dtype ?? DEFAULTS.transformers.dtype,
-    pooling: spec.pooling ?? DEFAULTS.transformers.pooling,
-    queryPrefix: spec.queryPrefix ?? "",
-    documentPrefix: spec.documentPrefix ?? "",
-    allowDownload,
-  };
+  const { model, queryPrefix = "", documentPrefix = "", ...settings } = fillDefaults(spec, DEFAULTS.transformers);
+  const local = resolve(baseDir, model);
+  return { ...settings, model: settings.allowDownload && !existsSync(local) ? model : local, queryPrefix, documentPrefix };
 }
 
 /** Where embeddings are cached unless the config says otherwise: the XDG cache folder. */
@@ -242,22 +211,13 @@ function resolveStoreUrl(url: string, baseDir: string): string {
   return `sqlite://${isAbsolute(path) ? path : resolve(baseDir, path)}`;
 }
 
-function resolveCode(section: MetatoolsSection["code"], where: { file?: string; baseDir: string; cwd: string; root?: string }): CodeConfig | undefined {
-  if (!(section?.enabled ?? DEFAULTS.code.enabled)) return undefined;
-  const root = where.root !== undefined ? resolve(where.cwd, where.root) : section?.root !== undefined ? resolve(where.baseDir, section.root) : where.cwd;
+function resolveCode(section: Metatools["code"], where: { file?: string; baseDir: string; cwd: string; root?: string }): CodeConfig | undefined {
+  const { enabled, root: configured, deny, allowHardLinks, ...limits } = section;
+  if (!enabled) return undefined;
+  const root = where.root !== undefined ? resolve(where.cwd, where.root) : configured !== undefined ? resolve(where.baseDir, configured) : where.cwd;
   if (!existsSync(root) || !statSync(root).isDirectory()) {
-    const from = where.root !== undefined ? "--root" : section?.root !== undefined ? "metatools.code.root" : "the working directory";
+    const from = where.root !== undefined ? "--root" : configured !== undefined ? "metatools.code.root" : "the working directory";
     throw new ConfigError(where.file ?? "config", from === "metatools.code.root" ? from : "", `${from}: ${root} is not a directory`);
   }
-  return {
-    root,
-    deny: section?.deny ?? [...DEFAULTS.code.deny],
-    allowHardLinks: section?.allowHardLinks ?? DEFAULTS.code.allowHardLinks,
-    limits: {
-      maxFileBytes: section?.maxFileBytes ?? DEFAULTS.code.maxFileBytes,
-      maxFiles: section?.maxFiles ?? DEFAULTS.code.maxFiles,
-      maxBytes: DEFAULTS.code.maxBytes,
-      maxMs: section?.maxMs ?? DEFAULTS.code.maxMs,
-    },
-  };
+  return { root, deny, allowHardLinks, limits };
 }

@@ -1,12 +1,13 @@
 /**
  * The `metatools.requests` section: bounds on what a backend may send back
  * to the client during a call (elicitation, sampling), its schema and its
- * resolved form (the defaults are in defaults.ts). The backend's requests
- * are its words, untrusted like its results (docs/security.md).
+ * resolved form (the defaults are in defaults.ts, applied by fill.ts). The
+ * backend's requests are its words, untrusted like its results
+ * (docs/security.md).
  */
 import { z } from "zod";
 import { DEFAULTS } from "./defaults.js";
-import type { RequestLimits } from "./resolved.js";
+import type { Metatools, RequestLimits } from "./resolved.js";
 
 export const requestsSectionSchema = z
   .object({
@@ -45,12 +46,6 @@ export const requestsSectionSchema = z
   );
 
 /** A caller waits for its turn on a backend that asks at most the default call timeout (`callMs`), whoever holds it. */
-export function resolveRequests(section: z.infer<typeof requestsSectionSchema> | undefined, callMs: number): RequestLimits {
-  return {
-    maxPerCall: section?.maxPerCall ?? DEFAULTS.requests.maxPerCall,
-    maxPerMinute: section?.maxPerMinute ?? DEFAULTS.requests.maxPerMinute,
-    maxConcurrent: section?.maxConcurrent ?? DEFAULTS.requests.maxConcurrent,
-    maxTokens: section?.maxTokens ?? DEFAULTS.requests.maxTokens,
-    turnWaitMs: callMs,
-  };
+export function resolveRequests(section: Metatools["requests"], callMs: number): RequestLimits {
+  return { ...section, turnWaitMs: callMs };
 }

@@ -1,13 +1,16 @@
 /**
  * The resolved configuration: every default applied, every path absolute.
- * Everything past the config loader trusts this shape.
+ * Everything past the config loader trusts this shape. A section's fields
+ * come from its schema and `DEFAULTS` (fill.ts); only the fields the
+ * resolver computes (paths, derived values) are written here.
  */
 import type { ProfileSpec } from "./profiles-schema.js";
 import type { AuditConfig } from "./audit-schema.js";
+import type { DEFAULTS } from "./defaults.js";
 import type { Secret } from "./env.js";
+import type { Filled, Replace, Simplify } from "./fill.js";
 import type { HttpConfig } from "./http.js";
-
-export type SearchMode = "auto" | "bm25" | "semantic" | "hybrid";
+import type { MetatoolsSection } from "./schema.js";
 
 interface BackendCommon {
   namespace: string;
@@ -18,14 +21,13 @@ interface BackendCommon {
 }
 
 /** Bounds on a backend's requests back to the client (elicitation, sampling); see backends/peers.ts. */
-export interface RequestLimits {
-  maxPerCall: number;
-  maxPerMinute: number;
-  maxConcurrent: number;
-  maxTokens: number;
-  /** The longest a call waits for its turn on a backend that asks: the default call timeout, whatever another caller's timeout_ms. */
-  turnWaitMs: number;
-}
+export type RequestLimits = Replace<
+  Metatools["requests"],
+  {
+    /** The longest a call waits for its turn on a backend that asks: the default call timeout, whatever another caller's timeout_ms. */
+    turnWaitMs: number;
+  }
+>;
 
 export interface StdioBackendSpec extends BackendCommon {
   kind: "stdio";
@@ -90,6 +92,9 @@ export interface UnresolvedServer {
   fix: string;
 }
 
+/** The `metatools` section as parsed, with every constant default of `DEFAULTS` applied (fill.ts). */
+export type Metatools = Filled<MetatoolsSection, typeof DEFAULTS>;
+
 export interface ResolvedConfig {
   /** The file the config came from; undefined when running on defaults. */
   file?: string;
@@ -98,43 +103,28 @@ export interface ResolvedConfig {
   unresolved: UnresolvedServer[];
   /** Servers turned off with `"disabled": true` (never resolved); absent when there are none or no file. */
   disabled?: DisabledServer[];
-  search: {
-    defaultLimit: number;
-    maxLimit: number;
-    mode: SearchMode;
-    /** The semantic leg; undefined when the config says `embedder: false` (BM25 only). */
-    embedder?: EmbedderConfig;
-    /** Absolute folder for cached embeddings; undefined keeps them in memory. */
-    embeddingCache?: string;
-    /** The cache's cap, in memory and on disk. */
-    embeddingCacheMaxBytes: number;
-    /** semanticWeight undefined: the embedder's own default. */
-    fusion: { k: number; semanticWeight?: number; bm25Confidence: number };
-  };
-  budgets: {
-    inlineBytes: number;
-    /** Images and audio sent with one reply, decoded bytes. */
-    mediaBytes: number;
-  };
+  search: SearchConfig;
+  budgets: Metatools["budgets"];
   http: HttpConfig;
   /** Where OAuth tokens are kept; undefined without a config file (no remote backends then). */
   auth?: AuthStorage;
   /** Values from the environment that must never show (config/secrets.ts says which): redacted from logs, errors and responses. */
   secrets: Secret[];
   /** lockFile: absolute path, or undefined (no config file, or turned off). */
-  security: { scan: boolean; lockFile?: string; maxDescriptionChars: number; maxUnlistedPins: number };
-  timeouts: { connectMs: number; callMs: number; startupGraceMs: number; failureMemoryMs: number };
+  security: Replace<Metatools["security"], { lockFile?: string }>;
+  timeouts: Metatools["timeouts"];
   /** Bounds on backends' requests back to the client; each stdio or remote backend's spec carries them too. */
   requests: RequestLimits;
   /** Catalog folders or files, in load order (later entries override earlier). */
   catalogs: string[];
-  access: { allow: string[]; deny: string[] };
+  /** The config's `tools` rules: which tool ids are served at all. */
+  access: Metatools["tools"];
   /** Named profiles (src/security/profiles.ts), as written; `default` applies to callers given none. */
   profiles: Record<string, ProfileSpec>;
-  run: { rejectUnknownArgs: boolean; outputValidation: OutputValidation };
+  run: Metatools["run"];
   store: StoreConfig;
   cache: CacheConfig;
-  outputs: { ttlMs: number; maxBytes: number; principalBytes: number; totalBytes: number };
+  outputs: Metatools["outputs"];
   /** The built-in code-intelligence backend; undefined when disabled. */
   code?: CodeConfig;
   /** What search learns from use; undefined when `learn: false`. */
@@ -143,20 +133,21 @@ export interface ResolvedConfig {
   audit?: AuditConfig;
 }
 
-export interface LearnConfig {
-  halfLifeMs: number;
-  windowMs: number;
-  maxEventsPerDay: number;
-  /** Distinct principals that must agree (a term → a tool) before it ranks for other principals. */
-  shareAfterPrincipals: number;
-  keepQueries: boolean;
-  /** With the memory store and a config file: kept in a learning file in the cache folder (src/learn/file-store.ts). */
-  persist: boolean;
-  /** Absolute path of a learned file imported at start. */
-  seed?: string;
-}
+/**
+ * embedder undefined: `embedder: false` (BM25 only); embeddingCache: an absolute folder, undefined keeps embeddings
+ * in memory; fusion.semanticWeight undefined: the embedder's own.
+ */
+export type SearchConfig = Replace<
+  Metatools["search"],
+  { embedder?: EmbedderConfig; embeddingCache?: string; fusion: Replace<Metatools["search"]["fusion"], { semanticWeight?: number }> }
+>;
 
-export type OutputValidation = "warn" | "strict" | "off";
+export type SearchMode = SearchConfig["mode"];
+
+/** halfLifeMs: from `halfLifeDays`; seed: an absolute path. Persisting (with the memory store and a config file) is src/learn/file-store.ts. */
+export type LearnConfig = Replace<Omit<Exclude<Metatools["learn"], false>, "halfLifeDays">, { halfLifeMs: number; seed?: string }>;
+
+export type OutputValidation = Metatools["run"]["outputValidation"];
 
 export type EmbedderConfig =
   /** The word-vector table shipped in the package (`models/builtin.mtvec`): the default. */
@@ -167,25 +158,19 @@ export type EmbedderConfig =
   /** Universal Sentence Encoder lite run by TensorFlow.js; no model means the installed weights package. */
   | { type: "use"; model?: string };
 
-export interface StoreConfig {
-  /** `memory`, `redis://…`, `rediss://…`, or `sqlite://` and an absolute path. */
-  url: string;
-  prefix: string;
-  memoryMaxBytes: number;
-}
+/** url: `memory`, `redis://…`, `rediss://…`, or `sqlite://` and an absolute path. */
+export type StoreConfig = Metatools["store"];
 
-export interface CacheConfig {
-  enabled: boolean;
-  ttlMs: number;
-  maxEntryBytes: number;
-  /** One cache for all principals; otherwise each principal's results are keyed apart. */
-  shareAcrossPrincipals: boolean;
-}
+/** shareAcrossPrincipals: one cache for all principals; otherwise each principal's results are keyed apart. */
+export type CacheConfig = Metatools["cache"];
 
-export interface CodeConfig {
-  /** Absolute project root. */
-  root: string;
-  deny: string[];
-  allowHardLinks: boolean;
-  limits: { maxFileBytes: number; maxFiles: number; maxBytes: number; maxMs: number };
-}
+/** The `code` fields that are no per-call limit; every other one is. */
+type CodePolicy = "enabled" | "root" | "deny" | "allowHardLinks";
+
+export type CodeConfig = Simplify<
+  Pick<Metatools["code"], "deny" | "allowHardLinks"> & {
+    /** Absolute project root. */
+    root: string;
+    limits: Simplify<Omit<Metatools["code"], CodePolicy>>;
+  }
+>;

@@ -1,16 +1,17 @@
 /**
  * The configuration file, defined once: the zod schema yields the public
  * (all-optional) TypeScript type and the JSON Schema shipped in `schema/`.
- * Defaults live in `defaults.ts`; the descriptions quote them from there.
+ * Defaults live in `defaults.ts`; the descriptions quote them from there,
+ * and `fill.ts` applies them to what this schema parsed.
  */
 import { z } from "zod";
-import { DEFAULT_SECRET_PATTERNS } from "../codeintel/secrets.js";
 import { auditSectionSchema } from "./audit-schema.js";
 import { bytesWords, DEFAULTS, msWords } from "./defaults.js";
 import { httpSectionSchema } from "./http.js";
 import { requestsSectionSchema } from "./requests.js";
 import { learnSectionSchema, searchSectionSchema } from "./search-schema.js";
 import { profilesSectionSchema } from "./profiles-schema.js";
+import { DEFAULT_SECRET_PATTERNS } from "./secret-files.js";
 import { serverSchema } from "./server-schema.js";
 import { cacheSectionSchema, outputsSectionSchema, storeSectionSchema } from "./store-schema.js";
 

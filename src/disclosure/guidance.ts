@@ -4,6 +4,9 @@
  * `must_follow` (ignoring it gives wrong results; rare). The first call the
  * guidance suggests is also given machine-readable as `next`.
  */
+import type { FieldProblem } from "../exec/explain.js";
+import type { Quarantined } from "../security/gate.js";
+import type { ErrorCode } from "./error-codes.js";
 
 /** A ready call to one of the three meta-tools. */
 export interface NextCall {
@@ -11,10 +14,21 @@ export interface NextCall {
   arguments: Record<string, unknown>;
 }
 
-export type Severity = "hint" | "warning" | "must_follow";
+/** What each envelope field holds. */
+interface EnvelopeValues {
+  must_follow: string;
+  warning: string;
+  hint: string;
+  next: NextCall;
+  handle: string;
+  media_handle: string;
+  truncated: boolean;
+}
 
 /** The guidance fields of a reply, in the order a reply's register is chosen (the strongest first). */
-export const GUIDANCE_KEYS = ["must_follow", "warning", "hint", "next"] as const;
+export const GUIDANCE_KEYS = ["must_follow", "warning", "hint", "next"] as const satisfies readonly (keyof EnvelopeValues)[];
+export type GuidanceKey = (typeof GUIDANCE_KEYS)[number];
+export type Severity = Exclude<GuidanceKey, "next">;
 
 /**
  * The one envelope every reply an agent sees shares (meta-tools, built-in
@@ -24,8 +38,14 @@ export const GUIDANCE_KEYS = ["must_follow", "warning", "hint", "next"] as const
  * `summary`, when it has one, goes with it), `media_handle` (media kept for
  * `metatools:read_output`), `truncated` (the reply shows less than there is).
  */
-export const ENVELOPE_KEYS = [...GUIDANCE_KEYS, "handle", "media_handle", "truncated"] as const;
+export const ENVELOPE_KEYS = [...GUIDANCE_KEYS, "handle", "media_handle", "truncated"] as const satisfies readonly (keyof EnvelopeValues)[];
 export type EnvelopeKey = (typeof ENVELOPE_KEYS)[number];
+
+/** `hint` | `warning` | `must_follow` (at most one: `guidanceFields` makes them) and `next`. */
+export type GuidanceFields = { [K in GuidanceKey]?: EnvelopeValues[K] };
+
+/** The envelope fields a reply may carry at its top level (`ENVELOPE_KEYS`). */
+export type Envelope = { [K in EnvelopeKey]?: EnvelopeValues[K] };
 
 export interface Guidance {
   severity: Severity;
@@ -38,9 +58,16 @@ export const warning = (text: string, next?: NextCall): Guidance => ({ severity:
 export const mustFollow = (text: string, next?: NextCall): Guidance => ({ severity: "must_follow", text, next });
 
 /** The response fields for a piece of guidance: `{hint|warning|must_follow, next?}`. */
-export function guidanceFields(guidance: Guidance | undefined): Record<string, unknown> {
+export function guidanceFields(guidance: Guidance | undefined): GuidanceFields {
   if (!guidance) return {};
-  return { [guidance.severity]: guidance.text, ...(guidance.next ? { next: guidance.next } : {}) };
+  return { ...textField(guidance.severity, guidance.text), ...(guidance.next ? { next: guidance.next } : {}) };
+}
+
+/** `{[severity]: text}`: one register's text. */
+export function textField(severity: Severity, text: string): GuidanceFields {
+  const fields: GuidanceFields = {};
+  fields[severity] = text;
+  return fields;
 }
 
 /** `search_tools({query: "x", namespace: "y"})`: how a call is written inside guidance text. */
@@ -51,10 +78,29 @@ export function formatCall(call: NextCall): string {
   return `${call.tool}({${args}})`;
 }
 
+/** What a refusal may carry besides its error and guidance. */
+export type RefusalDetails = {
+  /** `invalid_args`, `invalid_output`: what is wrong, field by field. */
+  problems?: FieldProblem[];
+  /** `unknown_tool`: the closest ids, best first. */
+  did_you_mean?: string[];
+  /** `quarantined`: the kind of hold, and the commands the person who reviews it runs. */
+  quarantine?: QuarantineNote;
+};
+
+/** What a reply says of a quarantined tool, as data: the kind of hold, that a person must act, and the commands they run. */
+export type QuarantineNote = { kind: Quarantined["kind"]; waiting_for: "person"; review: string; approve: string };
+
+/**
+ * An expected failure, told as a reply (`ok: false`): its code and message,
+ * what it may carry (`RefusalDetails`), and guidance to get past it.
+ */
+export type Refusal = { ok: false; error: { code: ErrorCode; message: string } } & RefusalDetails & Envelope;
+
 /**
  * An expected failure the agent can fix: returned as content with
  * `isError: false`, so sibling calls in the client are not aborted.
  */
-export function recoverable(code: string, message: string, guidance?: Guidance, extra: Record<string, unknown> = {}): Record<string, unknown> {
+export function recoverable(code: ErrorCode, message: string, guidance?: Guidance, extra: RefusalDetails = {}): Refusal {
   return { ok: false, error: { code, message }, ...extra, ...guidanceFields(guidance) };
 }

@@ -57,6 +57,9 @@ export type OutputLookup =
   /** Expired, never made, made for another owner, or by a server that does not share this store. */
   | { kind: "missing" };
 
+/** What a reply says of a stored output: its size, and its shape (JSON) or its first lines (text). */
+export type OutputSummary = { kind: "json" | "text"; bytes: number; lines: number; shape?: unknown; head?: string };
+
 export const HANDLE_PATTERN = /^@out_[A-Za-z0-9_-]{8,64}$/;
 export const READ_OUTPUT_ID = "metatools:read_output";
 
@@ -132,7 +135,7 @@ export async function spill(
   output: StoredOutput,
   budget: number,
   owner: string,
-): Promise<{ handle: string; summary: Record<string, unknown>; next: NextCall; hint: string }> {
+): Promise<{ handle: string; summary: OutputSummary; next: NextCall; hint: string }> {
   let value = output.kind === "json" || /^\s*[[{]/.test(output.text) ? parseJson(output.text) : NOT_JSON;
   let text = output.text;
   if (value !== NOT_JSON && text.split("\n", 200).some((line) => line.length > LONG_LINE)) text = indentJson(text);
@@ -180,12 +183,12 @@ function parseJson(text: string): unknown {
   }
 }
 
-function summarize(text: string, value: unknown, lines: string[]): Record<string, unknown> {
+function summarize(text: string, value: unknown, lines: string[]): OutputSummary {
   const bytes = Buffer.byteLength(text, "utf8");
   if (value !== NOT_JSON) {
     // As deep as fits: keys, array lengths and the first item's own shape, shallower for wide documents.
     for (const depth of [4, 3, 2, 1]) {
-      const summary = { kind: "json", bytes, lines: lines.length, shape: describeShape(value, 0, depth) };
+      const summary: OutputSummary = { kind: "json", bytes, lines: lines.length, shape: describeShape(value, 0, depth) };
       if (jsonBytes(summary) <= SUMMARY_BYTES) return summary;
     }
     return { kind: "json", bytes, lines: lines.length, shape: truncateBytes(JSON.stringify(describeShape(value, 0, 1)), SUMMARY_BYTES - 200) };

@@ -16,6 +16,7 @@ import { META_TOOLS } from "../meta/index.js";
 import { cliReference, readmeWithCommands } from "./cli-reference.js";
 import { configReference } from "./config-reference.js";
 import { configurationWithDefaults } from "./defaults-doc.js";
+import { responsesWithErrorCodes } from "./error-codes.js";
 import { toolReference, type DocumentedTool } from "./tool-reference.js";
 
 export interface GeneratedFile {
@@ -40,6 +41,7 @@ export async function generatedFiles(): Promise<GeneratedFile[]> {
     { path: "docs/reference/cli.md", content: cliReference() },
     { path: "README.md", content: readmeWithCommands(readFileSync(new URL("../../README.md", import.meta.url), "utf8")) },
     { path: "docs/configuration.md", content: configurationWithDefaults(readFileSync(new URL("../../docs/configuration.md", import.meta.url), "utf8")) },
+    { path: "docs/responses.md", content: responsesWithErrorCodes(readFileSync(new URL("../../docs/responses.md", import.meta.url), "utf8")) },
     {
       path: "docs/reference/tools.md",
       content: toolReference(

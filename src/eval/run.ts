@@ -10,10 +10,10 @@ import { MetatoolsError } from "../util/errors.js";
 import { datasetConfig, loadDataset, sampleQueries, type EvalQuery } from "./dataset.js";
 import { createAccumulator, type Metrics } from "./metrics.js";
 import { checkNames, type NamesResult } from "./names.js";
+import type { EvalMode } from "./modes.js";
 
 export const NAMESPACE = "eval";
-export const EVAL_MODES = ["bm25", "semantic", "hybrid"] as const;
-export type EvalMode = (typeof EVAL_MODES)[number];
+export { EVAL_MODES, type EvalMode } from "./modes.js";
 
 export interface EvalOptions {
   /** Evaluate on this many queries spread over the file; default all. */

@@ -8,6 +8,7 @@
 import type { BackendManager, BackendState } from "../backends/manager.js";
 import { BackendError, withoutTrace } from "../backends/errors.js";
 import type { ClientPeer, ProgressUpdate, ToolCallResult } from "../backends/types.js";
+import type { BackendErrorCode } from "../disclosure/error-codes.js";
 import type { OutputValidation } from "../config/resolved.js";
 import type { ToolRecord } from "../model/tool.js";
 import type { ToolRegistry } from "../registry/registry.js";
@@ -39,7 +40,7 @@ export type RunOutcome =
   /** `corrected` validates unless `unknown` names fields only the caller can fill. */
   | { kind: "invalid_args"; record: ToolRecord; problems: FieldProblem[]; corrected: Record<string, unknown>; unknown: string[] }
   | { kind: "backend_unavailable"; record: ToolRecord; state: BackendState | undefined }
-  | { kind: "call_failed"; record: ToolRecord; code: string; message: string; durationMs: number; narrowed?: Record<string, unknown> };
+  | { kind: "call_failed"; record: ToolRecord; code: BackendErrorCode; message: string; durationMs: number; narrowed?: Record<string, unknown> };
 
 export interface RunRequest {
   toolId: string;

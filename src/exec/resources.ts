@@ -7,6 +7,7 @@
  */
 import type { ReadResourceResult } from "@modelcontextprotocol/sdk/types.js";
 import { BackendError, withoutTrace } from "../backends/errors.js";
+import type { ErrorCode } from "../disclosure/error-codes.js";
 import type { BackendManager } from "../backends/manager.js";
 import type { LinkTarget, ResourceLinks } from "../disclosure/resource-links.js";
 import { errorMessage } from "../util/errors.js";
@@ -15,7 +16,7 @@ export type ReadOutcome =
   | { kind: "ok"; target: LinkTarget; result: ReadResourceResult }
   /** Not a link this caller was given, or one that expired. */
   | { kind: "unknown"; message: string }
-  | { kind: "failed"; code: string; message: string };
+  | { kind: "failed"; code: ErrorCode; message: string };
 
 export class ResourceReader {
   constructor(

@@ -6,13 +6,13 @@
  * question goes from metatools to the client before the backend hears of
  * the call, and only the client's answer counts.
  */
-import { recoverable, warning } from "../disclosure/guidance.js";
+import { recoverable, warning, type Refusal } from "../disclosure/guidance.js";
 import type { ClientPeer } from "../model/peer.js";
 import type { ToolRecord } from "../model/tool.js";
 import { printable } from "../util/terminal.js";
 import { redactDeep } from "../util/redact.js";
 import type { MetaServices } from "./services.js";
-import type { ApprovalOutcome, MetaBody } from "./types.js";
+import type { ApprovalOutcome } from "./types.js";
 
 /** How long a person may take to answer (the call's own deadline still applies). */
 const ANSWER_MS = 10 * 60_000;
@@ -38,7 +38,7 @@ export async function approveCall(
   record: ToolRecord,
   args: Record<string, unknown>,
   context: ApprovalContext,
-): Promise<{ outcome: ApprovalOutcome; refusal?: MetaBody }> {
+): Promise<{ outcome: ApprovalOutcome; refusal?: Refusal }> {
   const profile = context.services.profile;
   if (!profile) return { outcome: "not_needed" };
   const { decision, because } = profile.approval(record);
@@ -107,7 +107,7 @@ function question(record: ToolRecord, args: Record<string, unknown>, because: st
   ].join("\n");
 }
 
-function declined(record: ToolRecord, why: string): MetaBody {
+function declined(record: ToolRecord, why: string): Refusal {
   return recoverable(
     "declined",
     `${record.id} was not run: ${why}. Nothing was sent to the tool.`,

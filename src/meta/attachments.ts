@@ -14,10 +14,11 @@ import { printable } from "../security/text.js";
 import { lifetimeWords, type OutputStore } from "../disclosure/outputs.js";
 import type { ResourceLinks } from "../disclosure/resource-links.js";
 import { StoreError } from "../store/kv.js";
+import type { Reply } from "./reply.js";
 import { ATTACHED, type MetaBody } from "./types.js";
 
 /** The reply with its content blocks (sent beside its JSON, never in it). */
-export function attach(reply: MetaBody, blocks: Attachment[]): MetaBody {
+export function attach<R extends Reply>(reply: MetaBody<R>, blocks: Attachment[]): MetaBody<R> {
   if (blocks.length) reply[ATTACHED] = blocks;
   return reply;
 }

@@ -8,11 +8,10 @@
 import { loginCommand } from "../auth/open.js";
 import type { BackendState } from "../backends/manager.js";
 import { errorWithoutName, shownStatus } from "../backends/status.js";
-import { formatCall, hint, recoverable, warning, type NextCall } from "../disclosure/guidance.js";
+import { formatCall, hint, recoverable, warning, type NextCall, type Refusal } from "../disclosure/guidance.js";
 import { lastLines } from "../util/text-tail.js";
 import type { MetaServices } from "./services.js";
 import { personsFix, retryWords } from "./status.js";
-import type { MetaBody } from "./types.js";
 
 /** How much of the backend's error the reply quotes: its end, in whole lines (doctor shows it all). */
 const ERROR_CHARS = 600;
@@ -24,7 +23,7 @@ export function backendDown(
   namespace: string,
   state: BackendState | undefined,
   retry: NextCall,
-): MetaBody {
+): Refusal {
   if (!state)
     return recoverable(
       "backend_unavailable",

@@ -4,11 +4,12 @@
 import { z } from "zod";
 import { DEFAULTS } from "../config/defaults.js";
 import { fitItems, jsonBytes } from "../disclosure/budget.js";
-import { formatCall, guidanceFields, hint, recoverable, warning, type NextCall } from "../disclosure/guidance.js";
+import { formatCall, guidanceFields, hint, recoverable, warning, type NextCall, type Refusal } from "../disclosure/guidance.js";
 import type { ToolRecord } from "../model/tool.js";
 import { MAX_TOOL_ID_CHARS, quarantineNote, unknownTool, suggestIds } from "./lookup.js";
-import { abridge, DETAIL_LEVELS, toolDoc, type DetailLevel } from "./tool-doc.js";
-import { defineMetaTool, type MetaBody } from "./types.js";
+import { abridgeDoc, DETAIL_LEVELS, toolDoc, type DetailLevel } from "./tool-doc.js";
+import type { DescribeMany, DescribeOne, UnknownId } from "./reply.js";
+import { defineMetaTool } from "./types.js";
 
 const toolId = z.string().max(MAX_TOOL_ID_CHARS);
 
@@ -47,13 +48,13 @@ export const describeTool = defineMetaTool({
     // A quarantined tool is named as such, with nothing of its definition (lookup.ts).
     const unknown = ids
       .filter((_, i) => !records[i])
-      .map((id) => {
+      .map((id): UnknownId => {
         const held = services.registry.quarantineOf(id);
-        return held ? { id, did_you_mean: [] as string[], quarantine: quarantineNote(id, held) } : { id, did_you_mean: suggestIds(services, id) };
+        return held ? { id, did_you_mean: [], quarantine: quarantineNote(id, held) } : { id, did_you_mean: suggestIds(services, id) };
       });
     const { value, shown } = fitItems(found, budget - 600, (subset) => ({ tools: subset.map((r) => toolDoc(r, level, examplesMax)) }));
     const rest = found.slice(shown).map((r) => r.id);
-    const body: MetaBody = { ...value, ...(unknown.length ? { unknown } : {}) };
+    const body: DescribeMany = { ...value, ...(unknown.length ? { unknown } : {}) };
     if (rest.length) {
       const next: NextCall = { tool: "describe_tool", arguments: { tool_ids: rest, detail_level: level } };
       Object.assign(body, { not_shown: rest }, guidanceFields(warning(`${rest.length} tool(s) did not fit the response budget: ${formatCall(next)}`, next)));
@@ -66,12 +67,11 @@ export const describeTool = defineMetaTool({
 });
 
 /** One tool; a schema too large for the budget is abridged level by level, and the response says so. */
-function single(record: ToolRecord, level: DetailLevel, examplesMax: number, budget: number): MetaBody {
+function single(record: ToolRecord, level: DetailLevel, examplesMax: number, budget: number): DescribeOne | Refusal {
   const doc = toolDoc(record, level, examplesMax);
   if (jsonBytes(doc) <= budget) return doc;
   for (let depth = 6; depth >= 1; depth--) {
-    const cut: MetaBody = { ...doc };
-    for (const key of ["input_schema", "output_schema", "examples"]) if (key in cut) cut[key] = abridge(cut[key], depth);
+    const cut = abridgeDoc(doc, depth);
     const text = `The schema is larger than the response budget, so parts nested deeper than ${depth} levels are elided (marked "…"). The elided parts are not needed for most calls; ask the tool's maintainers for a flatter schema if they are.`;
     const body = { ...cut, ...guidanceFields(warning(text)) };
     if (jsonBytes(body) <= budget) return body;

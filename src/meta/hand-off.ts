@@ -7,16 +7,16 @@
  * and the reply says so.
  */
 import { jsonBytes } from "../disclosure/budget.js";
-import { guidanceFields, hint, recoverable, warning } from "../disclosure/guidance.js";
+import { guidanceFields, hint, recoverable, warning, type GuidanceFields, type NextCall } from "../disclosure/guidance.js";
 import { spill, type OutputStore } from "../disclosure/outputs.js";
 import { StoreError, type StoreErrorCode } from "../store/kv.js";
-import type { MetaBody } from "./types.js";
+import type { RunHandedOff, RunHead, RunNotStored, RunResult } from "./reply.js";
 
 export interface HandingOff {
   /** `ok`, `tool_id`, `duration_ms` (or the tool error's head). */
-  head: MetaBody;
+  head: RunHead;
   /** The reply as it would have been: `result`, `structured`, `content`, `media`, `media_handle`, `links`. */
-  body: MetaBody;
+  body: RunResult;
   /** Hints: what to do next (read links, fetch kept media). They give way first when the reply is too long. */
   notes: readonly string[];
   /** What is incomplete or unchecked (schema problems, a store that could not keep media): the warning register, but they give way too. */
@@ -45,14 +45,8 @@ export async function handOff({
   outputs,
   toolId,
   principal,
-}: HandingOff): Promise<{ reply: MetaBody; linksInReply: boolean }> {
-  const { result, structured, content, media, links } = body as {
-    result?: string;
-    structured?: unknown;
-    content?: unknown[];
-    media?: unknown[];
-    links?: unknown[];
-  };
+}: HandingOff): Promise<{ reply: RunHandedOff | RunNotStored; linksInReply: boolean }> {
+  const { result, structured, content, media, links } = body;
   const lists = { ...(media ? { media } : {}), ...(links ? { links } : {}) };
   const empty = result === undefined && content === undefined && structured === undefined;
   // With nothing else to store, the lists are what is stored.
@@ -77,7 +71,7 @@ export async function handOff({
   }
   const kept = listsFit ? lists : {};
   const handle = body.media_handle ? { media_handle: body.media_handle } : {};
-  const say = (texts: readonly string[], next?: Parameters<typeof hint>[1], alarmed = warnings.length > 0) =>
+  const say = (texts: readonly string[], next?: NextCall, alarmed = warnings.length > 0): GuidanceFields =>
     guidanceFields((alarmed ? warning : hint)([...warnings, ...texts].join(" "), next));
   let stored: Awaited<ReturnType<typeof spill>>;
   try {

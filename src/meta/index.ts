@@ -23,6 +23,7 @@ import { searchTools } from "./search-tools.js";
 import { SessionNotices } from "./notices.js";
 import { shapeProblem } from "./shape.js";
 import { advertisedSchema, ATTACHED, type MetaBody, type MetaContext, type MetaTool, type RunNote } from "./types.js";
+import type { MetaToolName, Replies, Reply } from "./reply.js";
 
 export const META_TOOLS: readonly MetaTool[] = [searchTools, describeTool, runTool];
 
@@ -47,17 +48,20 @@ function spanOf(services: MetaServices, name: MetaTool["name"], args: Record<str
   return { name: `tool.exec ${id}`, attributes: { [ATTR.toolId]: id, [ATTR.namespace]: namespace, [ATTR.genAiTool]: id } };
 }
 
+/** Calls meta-tool `name` with raw arguments; the reply is that tool's (reply.ts). */
+export type MetaDispatcher = <N extends MetaToolName>(name: N, args: Record<string, unknown>, extra?: Partial<CallExtra>) => Promise<MetaBody<Replies[N]>>;
+
 /**
  * Calls a meta-tool by name with raw arguments: validation, dispatch,
  * telemetry, budget. Used by the server and the CLI. A call without a
  * principal is the local user's (stdio, the CLI).
  */
-export function createMetaDispatcher(all: MetaServices) {
+export function createMetaDispatcher(all: MetaServices): MetaDispatcher {
   const byName = new Map(META_TOOLS.map((t) => [t.name, t]));
   const validator = new SchemaValidator();
   const notices = new SessionNotices();
-  return async (name: string, args: Record<string, unknown>, extra: Partial<CallExtra> = {}): Promise<MetaBody> => {
-    const tool = byName.get(name as MetaTool["name"]);
+  return async <N extends MetaToolName>(name: N, args: Record<string, unknown>, extra: Partial<CallExtra> = {}): Promise<MetaBody<Replies[N]>> => {
+    const tool = byName.get(name);
     if (!tool) throw new Error(`unknown meta-tool "${name}"`);
     // Everything this call reads and runs is what the caller's profile shows (scoped.ts).
     const services = scopedFor(all, extra.profile);
@@ -93,7 +97,8 @@ export function createMetaDispatcher(all: MetaServices) {
       if (attached?.length) body[ATTACHED] = attached.map((block) => redactContent(block, services.redact));
       notes.set({ [ATTR.outcome]: outcomeOf(body), [ATTR.bytes]: jsonBytes(body), [ATTR.handle]: madeHandle(body, args) });
       audit(outcomeOf(body));
-      return body;
+      // The tool of that name made it, or it is a refusal, which every tool's replies include.
+      return body as MetaBody<Replies[N]>;
     });
   };
 }
@@ -176,16 +181,16 @@ function missingHint(tool: string, unknown: readonly string[]): string {
 }
 
 /** Whether the reply hands out a handle this call made: a `read_output` slice names the handle it read, which it did not make. */
-function madeHandle(body: MetaBody, args: Record<string, unknown>): boolean {
+function madeHandle(body: Reply, args: Record<string, unknown>): boolean {
   const read = args.args && typeof args.args === "object" ? (args.args as Record<string, unknown>).handle : undefined;
   return typeof body.handle === "string" && body.handle !== read;
 }
 
 /** `ok`, or the error code when it looks like one (a backend's own structured errors can carry anything). */
-function outcomeOf(body: MetaBody): string {
+function outcomeOf(body: Reply): string {
   if (body.ok !== false) return "ok";
-  const code = (body.error as { code?: unknown } | undefined)?.code;
-  return typeof code === "string" && /^[a-z][a-z0-9_]{0,39}$/.test(code) ? code : "error";
+  const code = body.error.code;
+  return /^[a-z][a-z0-9_]{0,39}$/.test(code) ? code : "error";
 }
 
 export function servedTools(services: MetaServices): ServedTool[] {

@@ -2,10 +2,9 @@
  * Unknown tool ids never dead-end: the closest ids, best first, with a ready call.
  */
 import type { MetaServices } from "./services.js";
-import { formatCall, hint, recoverable, warning, type NextCall } from "../disclosure/guidance.js";
+import { formatCall, hint, recoverable, warning, type NextCall, type QuarantineNote, type Refusal } from "../disclosure/guidance.js";
 import { splitToolId } from "../model/tool.js";
 import { nearest } from "../text/suggest.js";
-import type { MetaBody } from "./types.js";
 import { backendDown } from "./backend-down.js";
 import type { Quarantined } from "../security/gate.js";
 
@@ -55,7 +54,7 @@ export function suggestIds(services: MetaServices, id: string): string[] {
  * the held definition, not even the scanner's quotes: they may carry the
  * very injection that got it held.
  */
-function waitingForPerson(id: string, held: Quarantined): MetaBody {
+function waitingForPerson(id: string, held: Quarantined): Refusal {
   const rules = [...new Set(held.findings.map((f) => f.rule))].join(", ");
   // A changed tool's reason is metatools' own words (when it was pinned); a flagged one's quotes the definition, so only the rules are named.
   const why =
@@ -74,7 +73,7 @@ function waitingForPerson(id: string, held: Quarantined): MetaBody {
 }
 
 /** What a reply says of a quarantined tool, as data: the kind of hold, that a person must act, and the commands they run. */
-export function quarantineNote(id: string, held: Quarantined): { kind: Quarantined["kind"]; waiting_for: "person"; review: string; approve: string } {
+export function quarantineNote(id: string, held: Quarantined): QuarantineNote {
   return { kind: held.kind, waiting_for: "person", review: `metatools approve --show ${id}`, approve: `metatools approve ${id}` };
 }
 
@@ -82,7 +81,7 @@ export function quarantineNote(id: string, held: Quarantined): { kind: Quarantin
  * The recoverable reply for an unknown id; `retry` builds the same call with
  * a suggested id, `again` is the call as made (for a backend that is down).
  */
-export function unknownTool(services: MetaServices, id: string, retry: (suggestion: string) => NextCall, again: NextCall = retry(id)): MetaBody {
+export function unknownTool(services: MetaServices, id: string, retry: (suggestion: string) => NextCall, again: NextCall = retry(id)): Refusal {
   const held = services.registry.quarantineOf(id);
   if (held) return waitingForPerson(id, held);
   // Its backend is known but has no tools now: say why (and whether a person must act), not that the tool does not exist, and suggest nothing unrelated.

@@ -13,8 +13,9 @@
  * to read) is a `hint`, or said by the `media` and `links` lists alone.
  */
 import { jsonBytes } from "../disclosure/budget.js";
-import { formatCall, guidanceFields, hint, warning, type NextCall } from "../disclosure/guidance.js";
+import { formatCall, guidanceFields, hint, textField, warning, type GuidanceFields, type NextCall } from "../disclosure/guidance.js";
 import type { ResourceLink } from "@modelcontextprotocol/sdk/types.js";
+import type { Body } from "../builtin/backend.js";
 import type { OutputStore } from "../disclosure/outputs.js";
 import type { RunOutcome } from "../exec/executor.js";
 import type { ResourceLinks } from "../disclosure/resource-links.js";
@@ -22,6 +23,7 @@ import type { Media } from "../disclosure/media.js";
 import { attach, handOn, screenMedia, sendMedia } from "./attachments.js";
 import { liftEnvelope, textKey } from "./envelope.js";
 import { handOff } from "./hand-off.js";
+import type { ContentNote, RunHead, RunReply, RunResult, ToolRefusal } from "./reply.js";
 import { resultWarning } from "./result-scan.js";
 import type { MetaBody } from "./types.js";
 
@@ -50,10 +52,10 @@ export interface Presenting {
 export async function presentResult(
   outcome: Ok,
   { budget, mediaBudget, outputs, principal, builtin = false, recovery, links: linkStore }: Presenting,
-): Promise<MetaBody> {
+): Promise<MetaBody<RunReply>> {
   const { record, result, durationMs } = outcome;
   const texts: string[] = [];
-  const others: Record<string, unknown>[] = [];
+  const others: ContentNote[] = [];
   const media: Media[] = [];
   let links: ResourceLink[] = [];
   for (const block of result.content ?? []) {
@@ -66,12 +68,19 @@ export async function presentResult(
   const sent = await sendMedia(screened.passed, mediaBudget, outputs, record.id, principal);
   const handed = await handOn(links, linkStore, record.namespace, principal);
   links = handed.links;
-  const lifted = builtin ? liftEnvelope(result.structuredContent) : { structured: result.structuredContent, guidance: {}, envelope: {} };
-  let structured = lifted.structured;
-  if (result.isError && isRecoverable(structured)) {
-    const { ok: _ok, ...rest } = structured;
+  // A built-in tool's structured content is the body it wrote (builtin/backend.ts), trusted as such; a backend's is outside data.
+  const written = builtin ? (result.structuredContent as Body | undefined) : undefined;
+  const lifted = written ? liftEnvelope(written) : undefined;
+  // An expected failure the tool reported as a refusal (`{ok: false, error, hint…}`) is run_tool's own, at the top.
+  if (result.isError && lifted?.structured.ok === false) {
+    const { ok: _ok, ...rest } = lifted.structured;
     return { ok: false, tool_id: record.id, ...lifted.envelope, ...rest, ...lifted.guidance };
   }
+  if (result.isError && !builtin && isToolRefusal(result.structuredContent)) {
+    const { ok: _ok, ...rest } = result.structuredContent;
+    return { ok: false, tool_id: record.id, ...rest };
+  }
+  let structured: Record<string, unknown> | undefined = lifted ? lifted.structured : result.structuredContent;
   let text = texts.join("\n");
   // Read before anything is dropped as a duplicate: the scan sees all the result says. These lead, in the warning register, whatever gives way.
   const warnings = [resultWarning(record.id, { text, structured, others, links }), screened.warning].filter((w): w is string => !!w);
@@ -81,13 +90,13 @@ export async function presentResult(
     if (same === "json" || (same === "values" && (builtin || record.outputSchema || jsonBytes(structured) <= jsonBytes(text)))) text = "";
     else if (same === "values") structured = undefined;
   }
-  const cached = outcome.cache === "hit" ? { cache: "hit", cache_age_s: Math.round((outcome.cacheAgeMs ?? 0) / 1000) } : {};
-  const head: MetaBody = result.isError
+  const cached = outcome.cache === "hit" ? { cache: "hit" as const, cache_age_s: Math.round((outcome.cacheAgeMs ?? 0) / 1000) } : {};
+  const head: RunHead = result.isError
     ? { ok: false, error: { code: "tool_error", message: "The tool reported an error (below)." }, tool_id: record.id, duration_ms: durationMs }
     : { ok: true, tool_id: record.id, duration_ms: durationMs, ...cached };
-  const body: MetaBody = {
+  const body: RunResult = {
     ...head,
-    ...lifted.envelope,
+    ...lifted?.envelope,
     ...(text ? { result: text } : {}),
     ...(structured !== undefined ? { structured } : {}),
     ...(others.length ? { content: others } : {}),
@@ -108,17 +117,17 @@ export async function presentResult(
   const next = sent.next ?? handed.next;
   const alarmed = warnings.length + cautions.length > 0;
   // Guidance in one register: a warning leads, said before any note.
-  const say = (texts: string[], call?: NextCall) =>
+  const say = (texts: string[], call?: NextCall): GuidanceFields =>
     warnings.length || texts.length ? guidanceFields((alarmed ? warning : hint)([...warnings, ...texts].join(" "), call)) : {};
-  let guided: MetaBody;
-  const own = lifted.guidance;
+  let guided: RunResult;
+  const own = lifted?.guidance ?? {};
   if (!result.isError && Object.keys(own).length) {
     // The tool's own guidance leads; metatools' notes are added to its text (a warning of metatools' raises a hint to a warning).
     const register = textKey(own) ?? (alarmed ? "warning" : "hint");
     const raised = alarmed && register === "hint" ? "warning" : register;
     const { [register]: ownText, ...rest } = own;
     const joined = [...warnings, ownText, ...cautions, ...notes].filter(Boolean).join(" ");
-    guided = { ...body, ...rest, ...(joined ? { [raised]: joined } : {}) };
+    guided = { ...body, ...rest, ...(joined ? textField(raised, joined) : {}) };
   } else if (result.isError) {
     const next: NextCall = recovery ?? { tool: "describe_tool", arguments: { tool_id: record.id, detail_level: "full" } };
     notes.push(recovery ? `What the error refers to can be listed: ${formatCall(next)}` : `Check the arguments against the docs: ${formatCall(next)}`);
@@ -130,14 +139,14 @@ export async function presentResult(
   return attach(reply, [...sent.attached, ...(linksInReply ? links : [])]);
 }
 
-function isRecoverable(value: unknown): value is { ok: false; error: { code: string; message: string } } & Record<string, unknown> {
+/** Whether a backend's structured content is a refusal of its own: outside data, checked as such. */
+function isToolRefusal(value: Record<string, unknown> | undefined): value is { ok: false; error: ToolRefusal["error"]; [key: string]: unknown } {
   if (!value || typeof value !== "object") return false;
-  const v = value as Record<string, unknown>;
-  return v.ok === false && !!v.error && typeof (v.error as Record<string, unknown>).code === "string";
+  return value.ok === false && !!value.error && typeof (value.error as Record<string, unknown>).code === "string";
 }
 
 /** What the JSON says of a block that is neither text nor media nor a link: a text resource whole (under the text budget), or its type. */
-function describeBlock(block: Block): Record<string, unknown> {
+function describeBlock(block: Block): ContentNote {
   if (block.type === "resource" && "text" in block.resource) {
     const { uri, mimeType, text } = block.resource;
     return { type: "resource", uri, ...(mimeType ? { mimeType } : {}), text };

@@ -5,8 +5,9 @@
  */
 import { z } from "zod";
 import { DEFAULTS } from "../config/defaults.js";
-import { formatCall, hint, recoverable, warning, type NextCall } from "../disclosure/guidance.js";
+import { formatCall, hint, recoverable, warning, type NextCall, type Refusal } from "../disclosure/guidance.js";
 import { CACHE_MODES } from "../exec/cache.js";
+import type { BackendErrorCode } from "../disclosure/error-codes.js";
 import type { RunOutcome } from "../exec/executor.js";
 import { ATTR } from "../observe/telemetry.js";
 import { MAX_TOOL_ID_CHARS, unknownTool } from "./lookup.js";
@@ -14,7 +15,7 @@ import { backendDown } from "./backend-down.js";
 import { presentResult } from "./result.js";
 import { approveCall } from "./approval.js";
 import { READ_OUTPUT_ID } from "../disclosure/outputs.js";
-import { defineMetaTool, type MetaBody } from "./types.js";
+import { defineMetaTool } from "./types.js";
 import type { MetaServices } from "./services.js";
 import type { ToolRecord } from "../model/tool.js";
 
@@ -25,6 +26,9 @@ const runArgs = z.strictObject({
   timeout_ms: z.int().min(1).max(3_600_000).optional(),
 });
 type RunArgs = z.output<typeof runArgs>;
+
+/** Failures that say nothing of whether the tool was the right one: search learns nothing from them. */
+const SAYS_NOTHING_OF_THE_TOOL = new Set<BackendErrorCode>(["timeout", "cancelled", "busy"]);
 
 export const runTool = defineMetaTool({
   name: "run_tool",
@@ -51,7 +55,7 @@ export const runTool = defineMetaTool({
     const outcome = await services.executor.run(request);
     // What the session searched for led here: search learns from how it went (a call refused before it reached the tool teaches nothing).
     // A timeout, a cancelled call or one that never got its turn says nothing of whether the tool was the right one.
-    if (session && (outcome.kind === "ok" || (outcome.kind === "call_failed" && !["timeout", "cancelled", "busy"].includes(outcome.code)))) {
+    if (session && (outcome.kind === "ok" || (outcome.kind === "call_failed" && !SAYS_NOTHING_OF_THE_TOOL.has(outcome.code)))) {
       await services.learner?.ran(session, principal, outcome.record.id, outcome.kind === "ok" && !outcome.result.isError);
     }
     if (outcome.kind === "ok") {
@@ -71,7 +75,7 @@ export const runTool = defineMetaTool({
   },
 });
 
-function respond(outcome: Exclude<RunOutcome, { kind: "ok" }>, args: RunArgs, toolArgs: Record<string, unknown>, services: MetaServices): MetaBody {
+function respond(outcome: Exclude<RunOutcome, { kind: "ok" }>, args: RunArgs, toolArgs: Record<string, unknown>, services: MetaServices): Refusal {
   const again = (changes: Partial<RunArgs>): NextCall => ({ tool: "run_tool", arguments: { tool_id: args.tool_id, args: toolArgs, ...changes } });
   switch (outcome.kind) {
     case "unknown_tool":

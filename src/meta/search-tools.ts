@@ -13,7 +13,8 @@ import type { SearchHit, SearchOutcome, SearchRequest } from "../search/engine.j
 import { shownStatus } from "../backends/status.js";
 import { personsFix, retryWords, unavailableBackends, unavailableKey } from "./status.js";
 import type { MetaServices } from "./services.js";
-import { defineMetaTool, type MetaBody } from "./types.js";
+import type { SearchHitReply, SearchReply, UnavailableBackend } from "./reply.js";
+import { defineMetaTool } from "./types.js";
 
 /** The longest namespace or tag filter accepted: namespaces have at most 64 characters, tags are short labels; an unknown namespace is compared with every known one. */
 const MAX_FILTER_CHARS = 128;
@@ -53,7 +54,7 @@ export const searchTools = defineMetaTool({
     const base = baseArgs(request, services.config.search.defaultLimit);
     const unavailable = unavailableBackends(services, (namespace) => ({ tool: "search_tools", arguments: { ...base, namespace } }));
     const fresh = changed?.("unavailable", unavailableKey(unavailable)) ?? true;
-    const extra: MetaBody = unavailable.length && fresh ? { unavailable } : {};
+    const extra: { unavailable?: UnavailableBackend[] } = unavailable.length && fresh ? { unavailable } : {};
     const notes = query.note ? [query.note] : [];
     const { value } = fitItems(outcome.hits, budget, (hits) => present(request, outcome, hits, extra, services, notes));
     return value;
@@ -78,10 +79,10 @@ function present(
   request: SearchRequest,
   outcome: SearchOutcome,
   hits: readonly SearchHit[],
-  extra: MetaBody,
+  extra: { unavailable?: UnavailableBackend[] },
   services: MetaServices,
   notes: string[],
-): MetaBody {
+): SearchReply {
   const shown = hits.length;
   const end = request.offset + shown;
   const more = outcome.total > end;
@@ -102,7 +103,7 @@ function present(
 }
 
 /** `backend`: its backend's status; a tool known from the snapshot while its backend starts says so (a call waits for it). */
-function formatHit({ record }: SearchHit, backend: string | undefined): MetaBody {
+function formatHit({ record }: SearchHit, backend: string | undefined): SearchHitReply {
   return {
     id: record.id,
     summary: record.summary,

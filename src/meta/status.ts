@@ -10,6 +10,7 @@ import type { NextCall } from "../disclosure/guidance.js";
 import type { BackendState } from "../backends/manager.js";
 import { errorWithoutName, needsPerson, shownStatus } from "../backends/status.js";
 import { lastLines } from "../util/text-tail.js";
+import type { UnavailableBackend } from "./reply.js";
 
 const MAX_LISTED = 5;
 /** An error's last whole lines within this many characters: its end says why (a stderr tail ends with the cause); doctor shows it all. */
@@ -20,10 +21,10 @@ const ERROR_CHARS = 300;
  * `retry(namespace)`: the call to make again once a backend that is
  * retrying comes back; none is given for one only a person can bring back.
  */
-export function unavailableBackends(services: MetaServices, retry?: (namespace: string) => NextCall): Record<string, unknown>[] {
+export function unavailableBackends(services: MetaServices, retry?: (namespace: string) => NextCall): UnavailableBackend[] {
   // A backend whose tools are served from the snapshot while it starts (or that this command left idle) has its tools in results.
   const down = services.backends.states().filter((s) => s.status !== "ready" && !s.fromSnapshot);
-  const listed: Record<string, unknown>[] = down.slice(0, MAX_LISTED).map((s) => {
+  const listed: UnavailableBackend[] = down.slice(0, MAX_LISTED).map((s) => {
     const status = shownStatus(s);
     const error = errorWithoutName(s);
     const fix = personsFix(s, services);
@@ -43,8 +44,8 @@ export function unavailableBackends(services: MetaServices, retry?: (namespace: 
 }
 
 /** What each unavailable backend is, in a few words: what a session was last told, to tell it again only when this changes. */
-export function unavailableKey(listed: readonly Record<string, unknown>[]): string {
-  return listed.map((u) => `${String(u.namespace)}=${String(u.status)}`).join(",");
+export function unavailableKey(listed: readonly UnavailableBackend[]): string {
+  return listed.map((u) => `${u.namespace}=${u.status}`).join(",");
 }
 
 /** "a person must …": what only a person can do to bring the backend back; undefined when metatools retries it on its own. */

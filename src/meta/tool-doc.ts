@@ -3,15 +3,16 @@
  * schema (how to call it), full (how to use it well: notes, examples, refs).
  */
 import { callSignature, requiredOf } from "../model/signature.js";
-import type { ToolRecord } from "../model/tool.js";
+import type { JsonSchema, ToolRecord } from "../model/tool.js";
 import { renameNote } from "../registry/names.js";
+import type { AbridgedDoc, AbridgedExample, ToolDoc } from "./reply.js";
 
 export const DETAIL_LEVELS = ["summary", "schema", "full"] as const;
 export type DetailLevel = (typeof DETAIL_LEVELS)[number];
 
-export function toolDoc(record: ToolRecord, level: DetailLevel, examplesMax: number): Record<string, unknown> {
+export function toolDoc(record: ToolRecord, level: DetailLevel, examplesMax: number): ToolDoc {
   const annotations = Object.fromEntries(Object.entries(record.annotations).filter(([, v]) => v !== undefined));
-  const doc: Record<string, unknown> = {
+  const doc: ToolDoc = {
     // The id holds the namespace and the name; a title that only repeats the summary is left out.
     id: record.id,
     ...(record.upstreamName !== undefined ? { renamed: renameNote(record.upstreamName, record.name) } : {}),
@@ -49,6 +50,20 @@ export function toolDoc(record: ToolRecord, level: DetailLevel, examplesMax: num
 
 function firstParagraph(text: string): string {
   return (text.split(/\n\s*\n/)[0] ?? "").trim();
+}
+
+/**
+ * Docs cut down to fit: their schemas and examples abridged to `depth`
+ * (`depth` ≥ 1, so each stays an object or a list), each in its place.
+ */
+export function abridgeDoc(doc: ToolDoc, depth: number): AbridgedDoc {
+  return {
+    ...doc,
+    // Objects at depth ≥ 1 stay objects (their deeper values notes): still JSON Schemas.
+    ...(doc.input_schema ? { input_schema: abridge(doc.input_schema, depth) as JsonSchema } : {}),
+    ...(doc.output_schema ? { output_schema: abridge(doc.output_schema, depth) as JsonSchema } : {}),
+    ...(doc.examples ? { examples: abridge(doc.examples, depth) as AbridgedExample[] } : {}),
+  };
 }
 
 /**

@@ -10,6 +10,7 @@ import type { ProgressUpdate } from "../backends/types.js";
 import type { SpanNotes } from "../observe/telemetry.js";
 import type { JsonSchema } from "../model/tool.js";
 import type { MetaServices } from "./services.js";
+import type { MetaToolName, Replies, Reply } from "./reply.js";
 import { argsJsonSchema, type ArgsOf, type ArgsSchema } from "../model/tool-args.js";
 
 export interface MetaContext {
@@ -58,31 +59,31 @@ export interface RunNote {
  */
 export const ATTACHED = Symbol("attached");
 
-/** A JSON response body. Expected failures are bodies too (`ok: false`); faults are thrown. */
-export type MetaBody = Record<string, unknown> & { [ATTACHED]?: Attachment[] };
+/** A reply (reply.ts) with the content sent beside its JSON. Expected failures are replies too (`ok: false`); faults are thrown. */
+export type MetaBody<R extends Reply = Reply> = R & { [ATTACHED]?: Attachment[] };
 
-interface MetaToolAbout {
-  name: "search_tools" | "describe_tool" | "run_tool";
+interface MetaToolAbout<N extends MetaToolName = MetaToolName> {
+  name: N;
   /** Shown to the agent in tools/list: at most 300 characters. */
   description: string;
   annotations: { readOnlyHint?: boolean; destructiveHint?: boolean; openWorldHint?: boolean; title?: string };
 }
 
 /** A meta-tool as written. */
-export interface MetaToolSpec<S extends ArgsSchema> extends MetaToolAbout {
+export interface MetaToolSpec<S extends ArgsSchema, N extends MetaToolName> extends MetaToolAbout<N> {
   /** What arguments are validated against: every limit, and options agents seldom need (`advertised` leaves those out). */
   args: S;
   /** Properties accepted but not shown in tools/list: options a hint names when they help (search's mode, describe's examples_max). */
   unlisted?: (keyof S["shape"] & string)[];
   /** Called with arguments already validated against `args`. */
-  handle(args: ArgsOf<S>, context: MetaContext): Promise<MetaBody>;
+  handle(args: ArgsOf<S>, context: MetaContext): Promise<MetaBody<Replies[N]>>;
 }
 
 /** A meta-tool as the server lists and calls it. */
-export interface MetaTool extends MetaToolAbout {
+export interface MetaTool<N extends MetaToolName = MetaToolName> extends MetaToolAbout<N> {
   inputSchema: JsonSchema & { type: "object" };
   unlisted?: string[];
-  handle(args: Record<string, unknown>, context: MetaContext): Promise<MetaBody>;
+  handle(args: Record<string, unknown>, context: MetaContext): Promise<MetaBody<Replies[N]>>;
 }
 
 /**
@@ -107,7 +108,7 @@ export function advertisedSchema(tool: MetaTool): JsonSchema {
 
 const GUARD_KEYWORDS = new Set(["maxLength", "maxItems", "minItems", "additionalProperties"]);
 
-export function defineMetaTool<S extends ArgsSchema>({ args, handle, ...about }: MetaToolSpec<S>): MetaTool {
+export function defineMetaTool<S extends ArgsSchema, N extends MetaToolName>({ args, handle, ...about }: MetaToolSpec<S, N>): MetaTool<N> {
   // The server validated the arguments against the JSON Schema made from `args` before any call reaches the handler.
   return { ...about, inputSchema: argsJsonSchema(args), handle: (value, context) => handle(value as ArgsOf<S>, context) };
 }

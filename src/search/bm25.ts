@@ -10,7 +10,7 @@ import { SEARCH_FIELDS, toDocument, type SearchDocument } from "./documents.js";
 import { InvertedIndex, type IndexQuery } from "./inverted.js";
 import type { PreparedNamespace } from "./segment-file.js";
 import { editDistance } from "../text/suggest.js";
-import { ACTION_VERBS, DEPRECATED_PRIOR, FIELD_BOOSTS, QUERY_REPEAT, RELAXED, SCORE_PARAMS } from "./tuning.js";
+import { TUNING } from "./tuning.js";
 import type { RankOptions, RankResult, Ranker } from "./types.js";
 
 /** Fields whose words are shown back to agents as suggestions ("did you mean…"). */
@@ -44,8 +44,8 @@ export class Bm25Ranker implements Ranker {
         for (const field of SURFACE_FIELDS) this.learnSurface(doc[field], surface);
         return {
           id: record.id,
-          fields: SEARCH_FIELDS.map((f) => ({ terms: this.analyzer.analyze(doc[f]), weight: FIELD_BOOSTS[f] })),
-          prior: isDeprecated(record) ? DEPRECATED_PRIOR : 1,
+          fields: SEARCH_FIELDS.map((f) => ({ terms: this.analyzer.analyze(doc[f]), weight: TUNING.fieldBoosts[f] })),
+          prior: isDeprecated(record) ? TUNING.deprecatedPrior : 1,
         };
       }),
     );
@@ -66,8 +66,8 @@ export class Bm25Ranker implements Ranker {
     for (const term of this.analyzer.analyzeQuery(query, pairs)) counts.set(term, (counts.get(term) ?? 0) + 1);
     const terms = new Map<string, number>();
     for (const [term, n] of counts) {
-      const verb = counts.size > 1 && ACTION_VERBS.stems.has(term) ? ACTION_VERBS.weight : 1;
-      terms.set(term, (1 + QUERY_REPEAT.weight * Math.log(n)) * verb);
+      const verb = counts.size > 1 && TUNING.actionVerbs.stems.has(term) ? TUNING.actionVerbs.weight : 1;
+      terms.set(term, (1 + TUNING.queryRepeat.weight * Math.log(n)) * verb);
     }
     const words = new Set([...terms.keys()].filter((t) => !pairs.has(t)));
     return this.score({ terms, words }, options);
@@ -81,7 +81,7 @@ export class Bm25Ranker implements Ranker {
   rankRelaxed(query: string, options: RankOptions): RankResult {
     const terms = new Map<string, number>();
     const words = new Set<string>();
-    for (const raw of [...new Set(splitWords(query).map(fold))].slice(0, RELAXED.maxWords)) {
+    for (const raw of [...new Set(splitWords(query).map(fold))].slice(0, TUNING.relaxed.maxWords)) {
       for (const [term, weight] of this.expand(raw)) {
         terms.set(term, Math.max(terms.get(term) ?? 0, weight));
         words.add(term);
@@ -99,7 +99,7 @@ export class Bm25Ranker implements Ranker {
   }
 
   private score(query: IndexQuery, options: RankOptions): RankResult {
-    return this.index.score(query, SCORE_PARAMS, options);
+    return this.index.score(query, TUNING.score, options);
   }
 
   /** Index terms for one folded word: itself and its stem, terms it prefixes, and near spellings; each with a weight. */
@@ -111,13 +111,13 @@ export class Bm25Ranker implements Ranker {
     const candidates: { term: string; weight: number; df: number }[] = [];
     for (const [term, df] of this.index.vocabulary()) {
       if (term === word || term === stem) out.set(term, 1);
-      else if (term.startsWith(word)) candidates.push({ term, weight: RELAXED.prefix, df });
+      else if (term.startsWith(word)) candidates.push({ term, weight: TUNING.relaxed.prefix, df });
       else if (maxEdits && Math.abs(term.length - word.length) <= maxEdits && editDistance(term, word, maxEdits + 1) <= maxEdits) {
-        candidates.push({ term, weight: RELAXED.fuzzy, df });
+        candidates.push({ term, weight: TUNING.relaxed.fuzzy, df });
       }
     }
     candidates.sort((a, b) => b.weight - a.weight || b.df - a.df || (a.term < b.term ? -1 : 1));
-    for (const c of candidates.slice(0, RELAXED.maxExpansions)) out.set(c.term, c.weight);
+    for (const c of candidates.slice(0, TUNING.relaxed.maxExpansions)) out.set(c.term, c.weight);
     return out;
   }
 

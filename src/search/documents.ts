@@ -5,7 +5,7 @@
  */
 import { propertiesOf } from "../model/signature.js";
 import type { JsonSchema, ToolRecord } from "../model/tool.js";
-import { EMBED_REPEAT_CAP } from "./tuning.js";
+import { TUNING } from "./tuning.js";
 
 export const SEARCH_FIELDS = ["name", "namespace", "group", "title", "summary", "description", "tags", "aliases", "params", "paramDocs"] as const;
 
@@ -44,7 +44,7 @@ function paramText(schema: JsonSchema): string {
  * What the semantic index embeds of a tool: its words and its parameters'
  * names, not its schema (names say what a tool takes: `symbol`, `zip_code`;
  * +1.5 points of the semantic leg's nDCG@10 on apigen). Identifiers are
- * split by the embedder. A word said more than EMBED_REPEAT_CAP times is
+ * split by the embedder. A word said more than TUNING.embedRepeatCap times is
  * said that many (tuning.ts): a text's vector sums its words', so a
  * description repeating a request's words fifty times would point at it.
  */
@@ -55,7 +55,7 @@ export function embeddingText(
   const text = [record.name, record.title, record.group, record.summary, record.description, record.tags.join(" "), record.aliases.join(" "), params]
     .filter(Boolean)
     .join(". ");
-  return capRepeats(text, EMBED_REPEAT_CAP);
+  return capRepeats(text, TUNING.embedRepeatCap);
 }
 
 /** `text` with each word (case aside) kept its first `max` times; the text itself when no word is said more often. */

@@ -5,16 +5,12 @@
  * `mcp__files__read_text_file` all name one tool. Names and queries are cut
  * into the same words (case, `_`, `-`, `.`, `/`, `:` and camelCase humps
  * ignored); a query that spells a tool's name, or its namespace and name,
- * or holds one written as an identifier, puts that tool first (`match`).
- * A name many tools share (`get_info`) wins only as the whole query.
+ * or holds one written as an identifier, names that tool (`match`), and
+ * the exact signal (signals/exact.ts) puts it first. A name many tools
+ * share (`get_info`) wins only as the whole query.
  */
 import type { ToolRecord } from "../model/tool.js";
-import type { RankResult } from "./types.js";
-
-/** Longest name, in words, indexed and looked for within an identifier. */
-const MAX_WORDS = 64;
-/** A name shared by more tools than this is generic: it wins only as the whole query. */
-const MAX_SHARED = 3;
+import { TUNING } from "./tuning.js";
 
 /** The words of a name or query, lower-cased: `mcp__files__readTextFile` → mcp, files, read, text, file. */
 export function nameWords(text: string): string[] {
@@ -65,7 +61,7 @@ export class ExactNames {
       const keys = new Set<string>();
       for (const name of [record.name, record.title]) {
         const words = name ? nameWords(name) : [];
-        if (!words.length || words.length > MAX_WORDS) continue;
+        if (!words.length || words.length > TUNING.exact.maxWords) continue;
         for (const key of keysOf(words)) keys.add(key);
         for (const key of keysOf([...spaceWords, ...words])) keys.add(key);
       }
@@ -112,10 +108,10 @@ export class ExactNames {
     for (const token of query.split(/\s+/)) {
       if (!IDENTIFIER.test(token)) continue;
       const words = nameWords(token);
-      for (let length = Math.min(words.length, MAX_WORDS + 2); length > bestLength; length--) {
+      for (let length = Math.min(words.length, TUNING.exact.maxWords + 2); length > bestLength; length--) {
         for (let start = 0; start + length <= words.length; start++) {
           const ids = this.byKey.get(words.slice(start, start + length).join(" "));
-          if (!ids || ids.size > MAX_SHARED || (length === 1 && words.length > 1)) continue;
+          if (!ids || ids.size > TUNING.exact.maxShared || (length === 1 && words.length > 1)) continue;
           if (length > bestLength) best = [];
           bestLength = length;
           for (const id of ids) if (!best.includes(id)) best.push(id);
@@ -128,26 +124,3 @@ export class ExactNames {
 
 /** A word written as an identifier: joined by `_`, `-`, `.`, `/` or `:`, or with camelCase humps. */
 const IDENTIFIER = /\p{L}[\p{L}\p{N}]*(?:[_.:/-]+[\p{L}\p{N}]+|[a-z][A-Z])/u;
-
-/**
- * `result` with the named tools first (those the filters let through),
- * scored no lower than the best hit; one that was not in the result set is
- * added to its total and counts, which stay exact.
- */
-export function promoteNamed(result: RankResult, named: readonly string[], top: number): RankResult {
-  if (!named.length) return result;
-  const scores = new Map(result.hits.map((h) => [h.id, h.score]));
-  const best = result.hits[0]?.score ?? 0;
-  const counts = new Map(result.counts);
-  let total = result.total;
-  for (const id of named) {
-    if (scores.has(id) || result.contains?.(id)) continue;
-    total++;
-    const namespace = id.slice(0, id.indexOf(":"));
-    counts.set(namespace, (counts.get(namespace) ?? 0) + 1);
-  }
-  const first = named.map((id) => ({ id, score: Math.max(best, scores.get(id) ?? 0) }));
-  const chosen = new Set(named);
-  const hits = [...first, ...result.hits.filter((h) => !chosen.has(h.id))].slice(0, top);
-  return { total, hits, counts, contains: (id) => chosen.has(id) || (result.contains?.(id) ?? scores.has(id)) };
-}

@@ -2,9 +2,9 @@
  * Large namespaces' prepared search indexes, kept on disk so a restart
  * does not analyze 10,000 tools again: one file per namespace of a config,
  * holding the index built for a key that hashes the namespace's search
- * documents and the analyzer. Another key (the tools changed, or a new
- * version analyzes differently) means the file is not used and the index
- * is built, then written over it.
+ * documents, the analyzer and the ranking's tuning. Another key (the tools
+ * changed, or a new version analyzes or weighs differently) means the file
+ * is not used and the index is built, then written over it.
  */
 import { createHash } from "node:crypto";
 import { mkdirSync, readdirSync, readFileSync, rmSync, statSync, utimesSync } from "node:fs";
@@ -13,7 +13,7 @@ import { writeFileAtomic } from "../util/files.js";
 import { createAnalyzer } from "../text/analyze.js";
 import { SEARCH_FIELDS, type SearchDocument } from "./documents.js";
 import { decodeNamespace, encodeNamespace, type PreparedNamespace } from "./segment-file.js";
-import { DEPRECATED_PRIOR, FIELD_BOOSTS, FIELD_REPEAT_CAP } from "./tuning.js";
+import { TUNING } from "./tuning.js";
 
 /** Namespaces smaller than this are built in less time than a file takes to read. */
 export const CACHED_MIN_TOOLS = 1000;
@@ -41,19 +41,19 @@ export class IndexCache {
     this.checkAfterMs = options.checkAfterMs ?? 1000;
   }
 
-  /** What every key starts from: the version and the analyzer (computed when first needed: most configs have no namespace this large). */
+  /** What every key starts from (`indexSalt`), computed when first needed: most configs have no namespace this large. */
   private get salt(): string {
     return this.salting().salt;
   }
 
-  /** The salt hashed: an index kept by another version or analyzer has another. */
+  /** The salt hashed: an index kept by another version, analyzer or tuning has another. */
   private get saltKey(): string {
     return this.salting().key;
   }
 
   private salting(): { salt: string; key: string } {
     if (!this.salted) {
-      const salt = JSON.stringify([this.version, createAnalyzer().analyze(PROBE), FIELD_BOOSTS, DEPRECATED_PRIOR, FIELD_REPEAT_CAP]);
+      const salt = indexSalt(this.version);
       this.salted = { salt, key: createHash("sha256").update(salt).digest("hex") };
     }
     return this.salted;
@@ -144,6 +144,23 @@ export class IndexCache {
   private fileOf(namespace: string): string {
     return join(this.dir, `${createHash("sha256").update(`${this.scope}\0${namespace}`).digest("hex").slice(0, 24)}.idx`);
   }
+}
+
+/**
+ * What an index is built under: the version, the analyzer (its terms for
+ * PROBE) and the whole tuning object (tuning.ts), so a constant added there,
+ * an index-time prior or a query-time weight alike, is covered without being
+ * listed: an index built under another value is never served.
+ */
+export function indexSalt(version: string, tuning: object = TUNING): string {
+  return JSON.stringify([version, createAnalyzer().analyze(PROBE), tuning], asJson);
+}
+
+/** What JSON would drop or blur, spelled out: a Set's members (sorted), a Map's entries (by key), Infinity and NaN. */
+function asJson(_key: string, value: unknown): unknown {
+  if (value instanceof Set) return [...(value as Set<unknown>)].map(String).sort();
+  if (value instanceof Map) return [...(value as Map<unknown, unknown>)].sort(([a], [b]) => (String(a) < String(b) ? -1 : 1));
+  return typeof value === "number" && !Number.isFinite(value) ? String(value) : value;
 }
 
 function sameIds(a: readonly string[], b: readonly string[]): boolean {

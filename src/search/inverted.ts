@@ -4,7 +4,7 @@
  * its frequencies in each field times the field's weight, and its IDF is
  * counted over whole tools, so a word rare among names but common in
  * descriptions is not mistaken for a rare word. A word counts at most
- * FIELD_REPEAT_CAP times per field, so repeating it (keyword stuffing)
+ * TUNING.fieldRepeatCap times per field, so repeating it (keyword stuffing)
  * buys nothing.
  *
  * The index is split into segments, one per namespace and keyed by it,
@@ -13,7 +13,7 @@
  * in typed arrays and a query accumulates scores in one Float64Array per
  * segment, so ranking 100,000 tools stays in the low milliseconds.
  */
-import { FIELD_REPEAT_CAP } from "./tuning.js";
+import { TUNING } from "./tuning.js";
 import type { RankOptions, RankResult, Ranked } from "./types.js";
 
 /** One tool to index: its id and its analyzed terms, each field's with that field's weight. */
@@ -158,7 +158,7 @@ function buildSegment(docs: readonly IndexedDoc[]): Segment {
     for (const field of doc.fields) {
       const seen = new Map<string, number>();
       for (const term of field.terms) seen.set(term, (seen.get(term) ?? 0) + 1);
-      for (const [term, n] of seen) tf.set(term, (tf.get(term) ?? 0) + Math.min(n, FIELD_REPEAT_CAP) * field.weight);
+      for (const [term, n] of seen) tf.set(term, (tf.get(term) ?? 0) + Math.min(n, TUNING.fieldRepeatCap) * field.weight);
       // The whole text counts toward length: a stuffed field is long, and its matches are discounted for it.
       length += field.terms.length * field.weight;
     }

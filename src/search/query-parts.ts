@@ -5,17 +5,12 @@
  * louder ask crowds out the other. Both legs of search also rank the
  * request part by part: the semantic leg matches each tool against its best
  * part (semantic.ts), the lexical leg fuses the parts' rankings into the
- * whole request's (engine.ts). Measured on the four public sets in
+ * whole request's (signals/bm25.ts). Measured on the four public sets in
  * docs/retrieval.md.
  */
 import { fuseHead } from "./fusion.js";
+import { TUNING } from "./tuning.js";
 import type { Ranked } from "./types.js";
-
-/** At most this many parts are ranked on their own: a request rarely asks for more. */
-const MAX_PARTS = 6;
-
-/** A part's ranking counts this much against the whole request's 1, shared between the parts (÷ √parts). */
-export const PART_WEIGHT = 0.5;
 
 /**
  * The whole query, then its sentences and clauses when it has several
@@ -26,12 +21,12 @@ export function queryParts(query: string): string[] {
     .split(/(?<=[.?!;])\s+|\s+(?:and|also|additionally|then)\s+/i)
     .map((p) => p.trim())
     .filter((p) => /\p{L}{3}/u.test(p));
-  return parts.length > 1 ? [query, ...parts.slice(0, MAX_PARTS)] : [query];
+  return parts.length > 1 ? [query, ...parts.slice(0, TUNING.parts.max)] : [query];
 }
 
 /** The whole query's ranking fused with its parts' over their first `pool` hits (RRF, k as for the legs), best first, `top` long. */
 export function fuseParts(whole: readonly Ranked[], parts: readonly (readonly Ranked[])[], k: number, pool: number, top: number): Ranked[] {
   if (!parts.length) return whole.slice(0, top);
-  const weight = PART_WEIGHT / Math.sqrt(parts.length);
+  const weight = TUNING.parts.weight / Math.sqrt(parts.length);
   return fuseHead([{ hits: whole, weight: 1 }, ...parts.map((hits) => ({ hits, weight }))], k, pool, top);
 }

@@ -13,7 +13,7 @@ import type { Postings, Segment } from "./inverted.js";
 export interface PreparedNamespace {
   /** What the namespace's documents and the analyzer hashed to when this was built. */
   key: string;
-  /** The analyzer and version alone, hashed. */
+  /** The version, analyzer and tuning alone, hashed (index-cache.ts, `indexSalt`). */
   salt: string;
   segment: Segment;
   /** Stem → the word as people write it. */

@@ -1,4 +1,4 @@
-/** What rankers return: BM25 (`bm25.ts`), vectors (`vectors.ts`), and their fusion (`engine.ts`). */
+/** What rankers return: BM25 (`bm25.ts`), vectors (`vectors.ts`), and the fusion of the signals' lists (`fusion.ts`). */
 export interface Ranked {
   id: string;
   score: number;

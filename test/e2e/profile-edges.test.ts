@@ -96,7 +96,7 @@ describe("profiles at their edges", () => {
     const call = createMetaDispatcher(app);
     expect(app.registry.get("fs:Delete_File")).toBeDefined();
     const hidden = await call("search_tools", { query: "" }, { profile: "hide" });
-    expect((hidden.hits as Body[]).map((h) => h.id)).not.toContain("fs:Delete_File");
+    expect(((hidden as Body).hits as Body[]).map((h) => h.id)).not.toContain("fs:Delete_File");
     const refused = await call("run_tool", { tool_id: "fs:Delete_File", args: {} }, { profile: "refuse" });
     expect((refused.error as Body).code).toBe("denied");
   });

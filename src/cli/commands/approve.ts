@@ -6,14 +6,14 @@
  * seconds and lets them in.
  */
 import { logLevel, parseFlags, UsageError } from "../flags.js";
-import { COMMAND_FLAGS } from "../command-flags.js";
+import { COMMANDS } from "../registry.js";
 import { openApp } from "../open.js";
 import { stderr, stdout } from "../output.js";
 import { selfCommand } from "../command-line.js";
 import { shortHash, showQuarantined } from "./approve-show.js";
 
 export async function approve(argv: string[]): Promise<number> {
-  const { values, positionals } = parseFlags(argv, COMMAND_FLAGS.approve);
+  const { values, positionals } = parseFlags(argv, COMMANDS.approve.flags);
   if (!values.list && !values.all && !positionals.length && values.show === undefined)
     throw new UsageError("name the tool ids to approve, or pass --all (or --list to see what is quarantined, --show ID to review one)");
   if (values.all && positionals.length) throw new UsageError("pass tool ids or --all, not both");

@@ -12,8 +12,8 @@ import { loadConfig } from "../../config/load.js";
 import { globTester } from "../../util/glob.js";
 import { textTable } from "../../util/table.js";
 import { printableJson } from "../../util/terminal.js";
-import { COMMAND_FLAGS } from "../command-flags.js";
-import { intFlag, parseFlags, UsageError } from "../flags.js";
+import { COMMANDS } from "../registry.js";
+import { parseFlags, UsageError } from "../flags.js";
 import { stderr, stdout, type Output } from "../output.js";
 
 const DEFAULT_LAST = 20;
@@ -21,9 +21,9 @@ const DEFAULT_LAST = 20;
 const SHORT_PRINCIPAL = 14;
 
 export async function audit(argv: string[]): Promise<number> {
-  const { values, positionals } = parseFlags(argv, COMMAND_FLAGS.audit);
+  const { values, positionals } = parseFlags(argv, COMMANDS.audit.flags);
   if (positionals.length) throw new UsageError(`audit takes no arguments, got "${positionals[0]}" (filter with --principal, --tool, --profile)`);
-  const last = intFlag(values.last, "last", 1) ?? DEFAULT_LAST;
+  const last = values.last ?? DEFAULT_LAST;
   const config = loadConfig({ configPath: values.config, root: values.root });
   if (!config.audit) {
     stderr().write("metatools audit: the audit trail is off in this config (metatools.audit.enabled: false)\n");

@@ -14,12 +14,12 @@ import { BUILTIN_CATALOG_DIR } from "../../app.js";
 import { MetatoolsError } from "../../util/errors.js";
 import { GrowingRedactor } from "../../util/redact.js";
 import { textTable } from "../../util/table.js";
-import { intFlag, parseFlags, UsageError } from "../flags.js";
-import { COMMAND_FLAGS } from "../command-flags.js";
+import { parseFlags, UsageError } from "../flags.js";
+import { COMMANDS } from "../registry.js";
 import { stderr, stdout } from "../output.js";
 
 export async function authCommand(argv: string[]): Promise<number> {
-  const { values, positionals } = parseFlags(argv, COMMAND_FLAGS.auth);
+  const { values, positionals } = parseFlags(argv, COMMANDS.auth.flags);
   const [action, ...names] = positionals;
   const config = loadConfig({ configPath: values.config, root: values.root, builtinCatalogDir: BUILTIN_CATALOG_DIR });
   const credentials = openCredentials(config);
@@ -27,7 +27,7 @@ export async function authCommand(argv: string[]): Promise<number> {
   try {
     if (action === "login") {
       if (names.length !== 1) throw new UsageError("name one backend: metatools auth login NAME");
-      const timeoutMs = (intFlag(values.timeout, "timeout", 1) ?? 300) * 1000;
+      const timeoutMs = (values.timeout ?? 300) * 1000;
       const debug = values["log-level"] === "debug";
       return await signInOne(config, credentials, backendNamed(config, names[0]!), { timeoutMs, browser: !values["no-browser"], debug });
     }

@@ -9,15 +9,15 @@ import { writeMarkdownReport } from "../../bench/markdown.js";
 import { DEFAULT_SUITES, runBench, SUITES, type Suite } from "../../bench/suite.js";
 import { reportSections } from "../../bench/tables.js";
 import { textTable } from "../../util/table.js";
-import { intFlag, parseFlags, UsageError } from "../flags.js";
-import { COMMAND_FLAGS } from "../command-flags.js";
+import { oneOf, parseFlags, UsageError, type COMMON } from "../flags.js";
+import { COMMANDS } from "../registry.js";
 import { stderr, stdout } from "../output.js";
 
 export async function bench(argv: string[]): Promise<number> {
-  const { values } = parseFlags(argv, COMMAND_FLAGS.bench);
+  const { values } = parseFlags(argv, COMMANDS.bench.flags);
   const suite = values.suite ?? "all";
   if (suite !== "all" && !SUITES.includes(suite as Suite)) throw new UsageError(`--suite takes all, ${SUITES.join(", ")}, got "${suite}"`);
-  const calls = intFlag(values.calls, "calls", 10);
+  const calls = values.calls;
   const sizes = (values.sizes ?? "1000,10000,100000").split(",").map(Number);
   if (sizes.some((n) => !Number.isInteger(n) || n < 1)) throw new UsageError(`--sizes takes whole numbers, e.g. 1000,10000`);
   // Hybrid rows embed with the built-in table unless --vectors names a word-vectors file.
@@ -26,8 +26,7 @@ export async function bench(argv: string[]): Promise<number> {
   // The soak only: how long, and where outputs are kept (sqlite: counted on disk; memory: the default deployment's LRU).
   const minutes = values.minutes === undefined ? 10 : Number(values.minutes);
   if (!(minutes > 0) || minutes > 24 * 60) throw new UsageError(`--minutes takes a number of minutes above 0, e.g. 1 or 30, got "${values.minutes}"`);
-  const store = values.store ?? (sqliteInstalled() ? "sqlite" : "memory");
-  if (store !== "sqlite" && store !== "memory") throw new UsageError(`--store takes sqlite or memory, got "${store}"`);
+  const store = values.store === undefined ? (sqliteInstalled() ? "sqlite" : "memory") : oneOf(values.store, "store", COMMANDS.bench.flags.store.values);
   if (store === "sqlite" && !sqliteInstalled())
     throw new UsageError("--store sqlite needs @keyv/sqlite, an optional engine: npm ci --workspaces --include-workspace-root installs it");
   const datasets = (values.dataset ?? []).map((d) => resolve(d));
@@ -38,16 +37,16 @@ export async function bench(argv: string[]): Promise<number> {
     {
       suites: new Set(suite === "all" ? DEFAULT_SUITES : [suite as Suite]),
       sizes,
-      runs: intFlag(values.runs, "runs", 1) ?? 3,
-      codeFiles: intFlag(values["code-files"], "code-files", 1) ?? 5000,
+      runs: values.runs ?? 3,
+      codeFiles: values["code-files"] ?? 5000,
       calls: calls ?? 300,
-      clients: intFlag(values.clients, "clients", 1) ?? 50,
+      clients: values.clients ?? 50,
       httpCalls: calls ?? 200,
       redisUrl: values.redis,
       vectorsFile,
       datasets,
-      tasks: intFlag(values.tasks, "tasks", 1) ?? 200,
-      soak: { minutes, clients: intFlag(values.clients, "clients", 1) ?? 12, store },
+      tasks: values.tasks ?? 200,
+      soak: { minutes, clients: values.clients ?? 12, store },
     },
     (line) => stderr().write(`bench: ${line}\n`),
   );
@@ -69,7 +68,7 @@ export async function bench(argv: string[]): Promise<number> {
 }
 
 /** Flags whose values are this machine's (paths, URLs with credentials): the regenerating command shows placeholders for them. */
-const PLACEHOLDERS: Record<string, (value: string) => string> = {
+const PLACEHOLDERS: { [F in `--${keyof typeof COMMANDS.bench.flags | keyof typeof COMMON}`]?: (value: string) => string } = {
   "--dataset": (v) => `path/to/${basename(resolve(v))}`,
   "--vectors": () => "path/to/glove-100d.mtvec",
   "--redis": () => "redis://HOST:6379",
@@ -85,7 +84,7 @@ function reproduce(argv: string[], file: string): string {
     const takesValue = flag === "--report" || flag in PLACEHOLDERS;
     const value = inline ?? (takesValue ? (argv[++i] ?? "") : undefined);
     if (flag === "--report") args.push(flag, relative(process.cwd(), file));
-    else if (flag in PLACEHOLDERS) args.push(flag, PLACEHOLDERS[flag]!(value ?? ""));
+    else if (flag in PLACEHOLDERS) args.push(flag, PLACEHOLDERS[flag as keyof typeof PLACEHOLDERS]!(value ?? ""));
     else args.push(argv[i]!);
   }
   return `npm run bench -- ${args.join(" ")}`;

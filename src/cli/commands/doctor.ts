@@ -9,14 +9,14 @@ import { ConfigError } from "../../util/errors.js";
 import { redactDeep } from "../../util/redact.js";
 import { diagnose, type DoctorReport } from "../doctor.js";
 import { logLevel, parseFlags } from "../flags.js";
-import { COMMAND_FLAGS } from "../command-flags.js";
+import { COMMANDS } from "../registry.js";
 import { withApp } from "../open.js";
 import { styleFor, type Style } from "../style.js";
 import { textTable } from "../../util/table.js";
 import { stdout } from "../output.js";
 
 export async function doctor(argv: string[]): Promise<number> {
-  const { values } = parseFlags(argv, COMMAND_FLAGS.doctor);
+  const { values } = parseFlags(argv, COMMANDS.doctor.flags);
   const level = logLevel(values["log-level"], "silent");
   const style = styleFor(process.stdout);
   const invalid = (error: unknown): number => {

@@ -4,13 +4,10 @@ import type { EmbedderConfig, SearchMode } from "../../config/resolved.js";
 import { SPELLINGS } from "../../eval/names.js";
 import { replayDataset, type ReplayResult } from "../../eval/replay.js";
 import { EVAL_MODES, evaluateDataset, evaluateNames, type EvalMode, type EvalOptions } from "../../eval/run.js";
-import { intFlag, parseFlags, UsageError } from "../flags.js";
-import { COMMAND_FLAGS } from "../command-flags.js";
+import { oneOf, parseFlags, UsageError } from "../flags.js";
+import { COMMANDS } from "../registry.js";
 import { ProgressView } from "../progress.js";
 import { stderr, stdout } from "../output.js";
-
-/** Embedders --embedder names; word vectors of one's own come with --vectors FILE. */
-const CHOSEN = ["builtin", "use"] as const;
 
 /** What a search gets by default: the config's mode, auto being hybrid with an embedder (as the engine decides once tools are embedded). */
 function defaultMode(mode: SearchMode, embedder: EmbedderConfig | undefined): EvalMode {
@@ -19,12 +16,13 @@ function defaultMode(mode: SearchMode, embedder: EmbedderConfig | undefined): Ev
 }
 
 export async function evaluate(argv: string[]): Promise<number> {
-  const { values, positionals } = parseFlags(argv, COMMAND_FLAGS.eval);
+  const { values, positionals } = parseFlags(argv, COMMANDS.eval.flags);
+  const flags = COMMANDS.eval.flags;
   if (positionals.length !== 1) throw new UsageError("name one dataset folder (holding tools.jsonl and queries.jsonl)");
-  const requested = values.mode;
-  if (requested !== undefined && requested !== "all" && !EVAL_MODES.includes(requested as EvalMode))
-    throw new UsageError(`--mode takes bm25, semantic, hybrid or all, got "${requested}"`);
-  if (values.embedder !== undefined && !(CHOSEN as readonly string[]).includes(values.embedder)) {
+  const requested = values.mode === undefined ? undefined : oneOf(values.mode, "mode", flags.mode.values);
+  // Embedders --embedder names; word vectors of one's own come with --vectors FILE.
+  const chosen = values.embedder === undefined ? undefined : flags.embedder.values.find((e) => e === values.embedder);
+  if (values.embedder !== undefined && !chosen) {
     throw new UsageError(
       `--embedder takes builtin (the table shipped with metatools) or use (the Universal Sentence Encoder), got "${values.embedder}"; word vectors come with --vectors FILE`,
     );
@@ -32,12 +30,12 @@ export async function evaluate(argv: string[]): Promise<number> {
   if (values.embedder && values.vectors) throw new UsageError("pass --embedder or --vectors FILE, not both");
   // The embedder: --embedder or --vectors, else the config's (metatools.json or --config; built-in unless it says false).
   const config = loadConfig({ configPath: values.config });
-  const embedder: EmbedderConfig | undefined = values.embedder
-    ? { type: values.embedder as (typeof CHOSEN)[number] }
+  const embedder: EmbedderConfig | undefined = chosen
+    ? { type: chosen }
     : values.vectors
       ? { type: "static", vectors: resolve(values.vectors) }
       : config.search.embedder;
-  let modes: readonly EvalMode[] = requested === "all" ? EVAL_MODES : [(requested as EvalMode | undefined) ?? defaultMode(config.search.mode, embedder)];
+  let modes: readonly EvalMode[] = requested === "all" ? EVAL_MODES : [requested ?? defaultMode(config.search.mode, embedder)];
   if (requested === "all" && !embedder) {
     stderr().write("metatools eval: skipping semantic, hybrid: metatools.search.embedder is false (pass --embedder builtin or use, or --vectors FILE)\n");
     modes = ["bm25"];
@@ -46,7 +44,7 @@ export async function evaluate(argv: string[]): Promise<number> {
     return names(resolve(positionals[0]!), modes, { embedder: embedder ?? false, embeddingCache: config.search.embeddingCache }, values.json ?? false);
   const view = new ProgressView(process.stderr);
   const options: EvalOptions = {
-    sample: intFlag(values.limit, "limit", 1),
+    sample: values.limit,
     embedder: embedder ?? false,
     embeddingCache: config.search.embeddingCache,
     fusion: config.search.fusion,

@@ -8,14 +8,14 @@
  * every vector cached.
  */
 import { logLevel, parseFlags, UsageError } from "../flags.js";
-import { COMMAND_FLAGS } from "../command-flags.js";
+import { COMMANDS } from "../registry.js";
 import type { Metatools } from "../../app.js";
 import { openApp } from "../open.js";
 import { ProgressView } from "../progress.js";
 import { stderr, stdout } from "../output.js";
 
 export async function indexTools(argv: string[]): Promise<number> {
-  const { values, positionals } = parseFlags(argv, COMMAND_FLAGS.index);
+  const { values, positionals } = parseFlags(argv, COMMANDS.index.flags);
   if (positionals.length) throw new UsageError(`index takes no arguments, got "${positionals.join(" ")}"`);
   const progress = new ProgressView(process.stderr);
   const started = performance.now();

@@ -13,14 +13,14 @@ import type { UnresolvedServer } from "../../config/resolved.js";
 import { CLIENT_NAMES, CLIENTS, clientFiles, defaultPlaces, InitError, readClient, readFile, type ClientId, type ClientSource } from "../init/clients.js";
 import { convertServers, maskSecrets, type Converted } from "../init/convert.js";
 import { parseFlags, UsageError } from "../flags.js";
-import { COMMAND_FLAGS } from "../command-flags.js";
+import { COMMANDS } from "../registry.js";
 import { styleFor, type Style } from "../style.js";
 import { writeFileAtomic } from "../../util/files.js";
 import { stderr, stdout } from "../output.js";
 import { selfCommand } from "../command-line.js";
 
 export async function init(argv: string[]): Promise<number> {
-  const { values, positionals } = parseFlags(argv, COMMAND_FLAGS.init);
+  const { values, positionals } = parseFlags(argv, COMMANDS.init.flags);
   if (positionals.length) throw new UsageError(`unexpected "${positionals[0]}": name sources with --from (${CLIENTS.join(", ")} or a file)`);
   if (values.client !== undefined && !CLIENTS.includes(values.client as ClientId))
     throw new UsageError(`--client takes ${CLIENTS.join(", ")}, got "${values.client}"`);

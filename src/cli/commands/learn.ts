@@ -17,14 +17,14 @@ import { LOCAL_PRINCIPAL } from "../../security/principal.js";
 import { writeFileAtomic } from "../../util/files.js";
 import { textTable } from "../../util/table.js";
 import { parseFlags, UsageError } from "../flags.js";
-import { COMMAND_FLAGS } from "../command-flags.js";
+import { COMMANDS } from "../registry.js";
 import { stderr, stdout } from "../output.js";
 
 /** Terms a person is shown (the most recently taught); --json lists all. */
 const SHOWN_TERMS = 100;
 
 export async function learn(argv: string[]): Promise<number> {
-  const { values } = parseFlags(argv, COMMAND_FLAGS.learn);
+  const { values } = parseFlags(argv, COMMANDS.learn.flags);
   const chosen = [values.show === true, values.export !== undefined, values.import !== undefined, values.reset === true].filter(Boolean).length;
   if (chosen !== 1) throw new UsageError("pass one of --show, --export FILE (or - for stdout), --import FILE, --reset");
   if (values.json && !values.show) throw new UsageError("--json goes with --show (--export writes JSON already)");

@@ -4,8 +4,8 @@ import type { MetaServices } from "../../meta/services.js";
 import type { MetaBody } from "../../meta/types.js";
 import { LOCAL_PRINCIPAL } from "../../security/principal.js";
 import { writeFileAtomic } from "../../util/files.js";
-import { intFlag, logLevel, parseFlags, UsageError } from "../flags.js";
-import { COMMAND_FLAGS } from "../command-flags.js";
+import { logLevel, oneOf, parseFlags, UsageError } from "../flags.js";
+import { COMMANDS } from "../registry.js";
 import { printBody } from "../format.js";
 import { withApp } from "../open.js";
 import { stderr, stdout } from "../output.js";
@@ -13,7 +13,7 @@ import { resultFile } from "../result-file.js";
 
 /** The flags and the run_tool arguments a `metatools run` command line stands for (src/cli/command-line.ts writes them back). */
 export function runRequest(argv: string[]) {
-  const { values, positionals } = parseFlags(argv, COMMAND_FLAGS.run);
+  const { values, positionals } = parseFlags(argv, COMMANDS.run.flags);
   if (positionals.length !== 1) throw new UsageError('name exactly one tool id, e.g. metatools run everything:echo --args \'{"message":"hi"}\'');
   let toolArgs: unknown = {};
   if (values.args !== undefined) {
@@ -26,12 +26,8 @@ export function runRequest(argv: string[]) {
       throw new UsageError('--args must be a JSON object, e.g. \'{"path":"README.md"}\'');
   }
   const args: Record<string, unknown> = { tool_id: positionals[0], args: toolArgs };
-  const timeout = intFlag(values.timeout, "timeout", 1);
-  if (timeout !== undefined) args.timeout_ms = timeout;
-  if (values.cache !== undefined) {
-    if (!["use", "refresh", "bypass"].includes(values.cache)) throw new UsageError(`--cache takes use, refresh or bypass, got "${values.cache}"`);
-    args.cache = values.cache;
-  }
+  if (values.timeout !== undefined) args.timeout_ms = values.timeout;
+  if (values.cache !== undefined) args.cache = oneOf(values.cache, "cache", COMMANDS.run.flags.cache.values);
   return { values, args, toolId: positionals[0]! };
 }
 

@@ -1,18 +1,16 @@
 import { createMetaDispatcher } from "../../meta/index.js";
-import { intFlag, logLevel, parseFlags, UsageError } from "../flags.js";
-import { COMMAND_FLAGS } from "../command-flags.js";
+import { logLevel, parseFlags, UsageError } from "../flags.js";
+import { COMMANDS } from "../registry.js";
 import { printBody } from "../format.js";
 import { withApp } from "../open.js";
 
 /** The flags and the search_tools arguments a `metatools search` command line stands for (src/cli/command-line.ts writes them back). */
 export function searchRequest(argv: string[]) {
-  const { values, positionals } = parseFlags(argv, COMMAND_FLAGS.search);
+  const { values, positionals } = parseFlags(argv, COMMANDS.search.flags);
   if (positionals.length > 1) throw new UsageError(`quote the query as one argument: "${positionals.join(" ")}"`);
   const args: Record<string, unknown> = { query: positionals[0] ?? "" };
-  const limit = intFlag(values.limit, "limit", 1);
-  const offset = intFlag(values.offset, "offset", 0);
-  if (limit !== undefined) args.limit = limit;
-  if (offset !== undefined) args.offset = offset;
+  if (values.limit !== undefined) args.limit = values.limit;
+  if (values.offset !== undefined) args.offset = values.offset;
   if (values.namespace?.length) args.namespace = values.namespace.length === 1 ? values.namespace[0] : values.namespace;
   if (values.tags) args.tags = values.tags.split(",").map((t) => t.trim());
   if (values.mode) args.mode = values.mode;

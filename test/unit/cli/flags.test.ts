@@ -1,17 +1,21 @@
 /**
- * Every flag a command parses is in its --help and in the generated
- * docs/reference/cli.md, and every flag those name is one it parses.
+ * A command's flags are declared once (src/cli/registry.ts): every flag
+ * declared is parsed, named in its usage line and --help with its help, and
+ * listed in the generated docs/reference/cli.md; a flag added to a
+ * declaration shows up in all of them with no other edit.
  */
-import { readdirSync, readFileSync } from "node:fs";
+import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { COMMON, parseFlags } from "../../../src/cli/flags.js";
-import { COMMANDS, COMMON_FLAGS, commandHelp, flagsOf } from "../../../src/cli/registry.js";
+import { commandHelp, commonFlags, synopsis, type Command } from "../../../src/cli/command.js";
+import { COMMON, flag, flagWords, parseFlags, UsageError, type Flag } from "../../../src/cli/flags.js";
+import { commandList, COMMANDS, commandNamed } from "../../../src/cli/registry.js";
 import { cliReference } from "../../../src/docs/cli-reference.js";
 
 const ROOT = join(import.meta.dirname, "../../..");
 const named = (text: string): string[] => [...text.matchAll(/(?<![\w-])--([a-z][a-z-]*)/g)].map((m) => m[1]!);
-const mentions = (text: string, flag: string): boolean => named(text).includes(flag);
+/** Text as one line of single spaces: help wraps lines. */
+const flat = (text: string): string => text.replace(/\s+/g, " ");
 
 /** A command's section of a reference page: from its heading to the next. */
 function section(markdown: string, name: string): string {
@@ -21,37 +25,134 @@ function section(markdown: string, name: string): string {
   return markdown.slice(start, end < 0 ? undefined : end);
 }
 
-describe.each(COMMANDS.map((c) => [c.name, c] as const))("metatools %s", (name, command) => {
-  const own = Object.keys(flagsOf(command));
-  const checkedIn = readFileSync(join(ROOT, "docs/reference/cli.md"), "utf8");
+/** A value the flag accepts. */
+const sample = (spec: Flag): string[] => (spec.type === "boolean" ? [] : [spec.type === "int" ? String(spec.min) : "x"]);
 
-  it("names every flag it parses in its usage, its --help and the reference", () => {
-    for (const flag of own) {
-      expect(mentions(command.usage, flag), `--${flag} in the usage of ${name}`).toBe(true);
-      expect(mentions(commandHelp(command), flag), `--${flag} in metatools ${name} --help`).toBe(true);
-      expect(mentions(section(cliReference(), name), flag), `--${flag} in the reference`).toBe(true);
-      expect(mentions(section(checkedIn, name), flag), `--${flag} in docs/reference/cli.md (npm run generate)`).toBe(true);
+const checkedIn = readFileSync(join(ROOT, "docs/reference/cli.md"), "utf8");
+
+describe.each(commandList().map((c) => [c.name, c] as const))("metatools %s", (name, command) => {
+  const own = Object.entries(command.flags);
+
+  it("names every flag it declares, with its help, in its usage, its --help and the reference", () => {
+    const help = commandHelp(command);
+    for (const [flagName, spec] of own) {
+      const words = flagWords(flagName, spec);
+      expect(synopsis(command), `--${flagName} in the usage of ${name}`).toContain(words);
+      expect(help, `--${flagName} in metatools ${name} --help`).toMatch(new RegExp(`^  ${words.replace(/[|.]/g, "\\$&")}( |$)`, "m"));
+      expect(flat(help), `the help of --${flagName} in metatools ${name} --help`).toContain(spec.help);
+      expect(section(cliReference(), name), `--${flagName} in the reference`).toContain(`- \`${words}\`: ${spec.help}`);
+      expect(section(checkedIn, name), `--${flagName} in docs/reference/cli.md (npm run generate)`).toContain(`- \`${words}\`: ${spec.help}`);
     }
-    for (const flag of Object.keys(COMMON)) {
-      expect(mentions(commandHelp(command), flag), `--${flag} in metatools ${name} --help`).toBe(true);
-      expect(mentions(COMMON_FLAGS, flag)).toBe(true);
+    for (const [flagName, spec] of Object.entries(COMMON)) {
+      expect(help, `--${flagName} in metatools ${name} --help`).toContain(flagWords(flagName, spec));
+      expect(commonFlags()).toContain(`${flagWords(flagName, spec)} (${spec.help})`);
     }
   });
 
-  it("parses every flag its help names, and only those", () => {
-    for (const flag of named(commandHelp(command))) expect([...own, ...Object.keys(COMMON)], `--${flag} named by ${name} --help`).toContain(flag);
-    for (const [flag, option] of Object.entries(flagsOf(command))) {
-      const argv = option.type === "boolean" ? [`--${flag}`] : [`--${flag}`, "1"];
-      expect(() => parseFlags(argv, flagsOf(command))).not.toThrow();
+  it("parses every flag it declares, and names no other in its help", () => {
+    for (const flagName of named(commandHelp(command)))
+      expect([...own.map(([n]) => n), ...Object.keys(COMMON)], `--${flagName} named by ${name} --help`).toContain(flagName);
+    for (const [flagName, spec] of own) {
+      const { values } = parseFlags([`--${flagName}`, ...sample(spec)], command.flags);
+      const expected = spec.type === "boolean" ? true : spec.type === "int" ? spec.min : spec.type === "repeatable" ? ["x"] : "x";
+      expect(values[flagName], `--${flagName}`).toEqual(expected);
     }
-    expect(() => parseFlags(["--no-such-flag"], flagsOf(command))).toThrow(/no-such-flag/);
+    expect(() => parseFlags(["--no-such-flag"], command.flags)).toThrow(UsageError);
+  });
+
+  it("parses with its own declaration, in the file its entry loads", () => {
+    const file = /commands\/([\w-]+)\.[jt]s/.exec(String(command.run))?.[1];
+    expect(file, `the handler ${name} loads`).toBeDefined();
+    const source = readFileSync(join(ROOT, "src/cli/commands", `${file}.ts`), "utf8");
+    const tables = [...source.matchAll(/parseFlags\(\s*\w+,\s*([^)]*)\)/g)].map((m) => m[1]!.trim());
+    expect(tables).toEqual([`COMMANDS.${name}.flags`]);
   });
 });
 
-it("every command parses with its entry of the flag table, never a table of its own", () => {
-  const dir = join(ROOT, "src/cli/commands");
-  for (const file of readdirSync(dir)) {
-    const calls = [...readFileSync(join(dir, file), "utf8").matchAll(/parseFlags\(\s*\w+,\s*([^)]*)\)/g)].map((m) => m[1]!.trim());
-    for (const table of calls) expect(table, file).toMatch(/^COMMAND_FLAGS\.[\w]+$|^COMMAND_FLAGS\["[\w-]+"\]$/);
+describe("a flag added to a command's declaration", () => {
+  const extra = {
+    "max-bytes": flag.int("BYTES", 1, "stop reading after BYTES bytes"),
+    label: flag.repeatable("TAG", "mark the run with TAG", ["red", "blue"]),
+    quiet: flag.boolean("print nothing but the result"),
+  };
+  const grown = (name: keyof typeof COMMANDS): Command => {
+    const command = commandNamed(name)!;
+    return { ...command, flags: { ...command.flags, ...extra } };
+  };
+
+  it.each(["run", "learn", "serve"] as const)("shows in %s's usage line, --help and reference, and parses, with no other edit", (name) => {
+    const command = grown(name);
+    expect(synopsis(command)).toContain("[--max-bytes BYTES]");
+    expect(synopsis(command)).toContain("[--label red|blue|TAG]...");
+    expect(synopsis(command)).toContain("[--quiet]");
+    const help = commandHelp(command);
+    expect(help).toMatch(/^ {2}--max-bytes BYTES +stop reading after BYTES bytes$/m);
+    expect(flat(help)).toContain("--label red|blue|TAG mark the run with TAG (repeatable)");
+    expect(help).toMatch(/^ {2}--quiet +print nothing but the result$/m);
+    const reference = section(cliReference([command]), name);
+    expect(reference).toContain("- `--max-bytes BYTES`: stop reading after BYTES bytes.");
+    expect(reference).toContain("- `--label red|blue|TAG`: mark the run with TAG (repeatable).");
+    expect(reference).toContain("- `--quiet`: print nothing but the result.");
+    const { values } = parseFlags(["--max-bytes", "5", "--label", "red", "--label", "x", "--quiet"], command.flags);
+    expect(values).toMatchObject({ "max-bytes": 5, label: ["red", "x"], quiet: true });
+  });
+
+  it("keeps the declared forms of the usage line, the new flag after them", () => {
+    expect(synopsis(COMMANDS.learn)).toBe("--show [--json] | --export FILE|- | --import FILE | --reset");
+    expect(synopsis(grown("learn"))).toBe(
+      "--show [--json] | --export FILE|- | --import FILE | --reset [--max-bytes BYTES] [--label red|blue|TAG]... [--quiet]",
+    );
+  });
+});
+
+it("names the flags people asked after in --help and the reference", () => {
+  const asked: Record<string, string[]> = {
+    search: ["--refresh"],
+    describe: ["--refresh"],
+    index: ["--refresh"],
+    run: ["--out FILE", "--args JSON", "--cache use|refresh|bypass", "--timeout MS"],
+    serve: ["--profile NAME", "--http PORT", "--host HOST", "--stateless", "--allow-unauthenticated"],
+    approve: ["--hash HASH", "--show ID", "--list", "--all"],
+    audit: ["--last N", "--principal ID", "--tool GLOB", "--profile NAME", "--json"],
+  };
+  for (const [name, flags] of Object.entries(asked)) {
+    for (const words of flags) {
+      expect(commandHelp(commandNamed(name)!), `${words} in metatools ${name} --help`).toContain(`\n  ${words} `);
+      expect(section(checkedIn, name), `${words} in the reference of ${name}`).toContain(`- \`${words}\`: `);
+    }
   }
+});
+
+describe("parsing", () => {
+  const { flags } = COMMANDS.search;
+
+  it.each([
+    [["--limit", "many"], '--limit takes a whole number ≥ 1, got "many"'],
+    [["--limit", "0"], '--limit takes a whole number ≥ 1, got "0"'],
+    [["--offset=-1"], '--offset takes a whole number ≥ 0, got "-1"'],
+    [["--limit=2.5"], '--limit takes a whole number ≥ 1, got "2.5"'],
+    [["--refresh=yes"], "--refresh"],
+    [["--nope"], "Unknown option '--nope'"],
+    [["--limit"], "--limit"],
+  ])("refuses %j: %s", (argv, message) => {
+    expect(() => parseFlags(argv, flags)).toThrow(UsageError);
+    expect(() => parseFlags(argv, flags)).toThrow(message);
+  });
+
+  it("gives whole numbers as numbers, repeated flags as lists, and the common flags", () => {
+    const { values, positionals } = parseFlags(
+      ["read a file", "--limit", "3", "--offset=0", "--namespace", "a", "--namespace", "b", "--refresh", "--config", "c.json", "--log-level", "debug"],
+      flags,
+    );
+    expect(positionals).toEqual(["read a file"]);
+    expect(values).toEqual({ limit: 3, offset: 0, namespace: ["a", "b"], refresh: true, config: "c.json", "log-level": "debug" });
+  });
+
+  it("lists the values of a closed set in its words and its error", async () => {
+    const { logLevel, oneOf } = await import("../../../src/cli/flags.js");
+    expect(flagWords("cache", COMMANDS.run.flags.cache)).toBe("--cache use|refresh|bypass");
+    expect(() => oneOf("later", "cache", COMMANDS.run.flags.cache.values)).toThrow('--cache takes use, refresh or bypass, got "later"');
+    expect(() => logLevel("loud", "warn")).toThrow('--log-level takes debug, info, warn, error or silent, got "loud"');
+    expect(logLevel(undefined, "warn")).toBe("warn");
+  });
 });

@@ -9,6 +9,7 @@ import { createMetaDispatcher } from "../../../src/meta/index.js";
 import type { MetaServices } from "../../../src/meta/services.js";
 import type { ToolRecord } from "../../../src/model/tool.js";
 import type { RunOutcome } from "../../../src/exec/executor.js";
+import type { MetaToolName } from "../../../src/meta/reply.js";
 import { Bm25Ranker } from "../../../src/search/bm25.js";
 import { SpanNotes } from "../../../src/observe/telemetry.js";
 import { toolRecord } from "../../helpers/records.js";
@@ -47,7 +48,7 @@ function services(runs: RunOutcome[] = []): MetaServices {
 }
 
 describe("the meta-tools without backends", () => {
-  it.each([
+  it.each<[MetaToolName, Record<string, unknown>, (body: Record<string, unknown>) => void]>([
     [
       "describe_tool",
       { tool_id: "files:read" },

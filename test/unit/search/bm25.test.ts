@@ -9,7 +9,7 @@ import type { ToolRecord } from "../../../src/model/tool.js";
 import { createAnalyzer, splitWords } from "../../../src/text/analyze.js";
 import { Bm25Ranker } from "../../../src/search/bm25.js";
 import { InvertedIndex, type IndexedDoc } from "../../../src/search/inverted.js";
-import { SCORE_PARAMS } from "../../../src/search/tuning.js";
+import { TUNING } from "../../../src/search/tuning.js";
 import { toolRecord } from "../../helpers/records.js";
 
 describe("analyzer", () => {
@@ -86,7 +86,7 @@ describe("inverted index (properties)", () => {
     fc.assert(
       fc.property(docsArb, queryArb, (docs, terms) => {
         const { index, all } = build(docs);
-        const result = index.score(queryOf(terms), SCORE_PARAMS, { top: 5 });
+        const result = index.score(queryOf(terms), TUNING.score, { top: 5 });
         const expected = all.filter((d) => matches(d, terms));
         expect(result.total).toBe(expected.length);
         for (const segment of ["s1", "s2", "s3"]) {
@@ -100,12 +100,12 @@ describe("inverted index (properties)", () => {
     fc.assert(
       fc.property(docsArb, queryArb, fc.integer({ min: 0, max: 10 }), (docs, terms, k) => {
         const { index } = build(docs);
-        const full = index.score(queryOf(terms), SCORE_PARAMS, { top: Number.MAX_SAFE_INTEGER }).hits;
+        const full = index.score(queryOf(terms), TUNING.score, { top: Number.MAX_SAFE_INTEGER }).hits;
         for (let i = 1; i < full.length; i++) {
           const [a, b] = [full[i - 1]!, full[i]!];
           expect(a.score > b.score || (a.score === b.score && a.id < b.id)).toBe(true);
         }
-        expect(index.score(queryOf(terms), SCORE_PARAMS, { top: k }).hits).toEqual(full.slice(0, k));
+        expect(index.score(queryOf(terms), TUNING.score, { top: k }).hits).toEqual(full.slice(0, k));
       }),
     );
   });
@@ -114,10 +114,10 @@ describe("inverted index (properties)", () => {
     fc.assert(
       fc.property(docsArb, queryArb, (docs, terms) => {
         const { index, all } = build(docs);
-        const onlyS2 = index.score(queryOf(terms), SCORE_PARAMS, { top: 100, namespaces: new Set(["s2"]) });
+        const onlyS2 = index.score(queryOf(terms), TUNING.score, { top: 100, namespaces: new Set(["s2"]) });
         expect(onlyS2.total).toBe(all.filter((d) => d.segment === "s2" && matches(d, terms)).length);
         expect(onlyS2.hits.every((h) => h.id.startsWith("s2:"))).toBe(true);
-        const even = index.score(queryOf(terms), SCORE_PARAMS, { top: 100, accept: (id) => Number(id.split(":t")[1]) % 2 === 0 });
+        const even = index.score(queryOf(terms), TUNING.score, { top: 100, accept: (id) => Number(id.split(":t")[1]) % 2 === 0 });
         expect(even.total).toBe(all.filter((d) => Number(d.id.split(":t")[1]) % 2 === 0 && matches(d, terms)).length);
       }),
     );
@@ -127,9 +127,9 @@ describe("inverted index (properties)", () => {
     const index = new InvertedIndex();
     index.replace("a", [{ id: "a:1", fields: [{ terms: ["rare"], weight: 1 }] }]);
     index.replace("b", [{ id: "b:1", fields: [{ terms: ["common"], weight: 1 }] }]);
-    expect(index.score(queryOf(["rare"]), SCORE_PARAMS, { top: 5 }).total).toBe(1);
+    expect(index.score(queryOf(["rare"]), TUNING.score, { top: 5 }).total).toBe(1);
     index.replace("a", [{ id: "a:2", fields: [{ terms: ["other"], weight: 1 }] }]);
-    expect(index.score(queryOf(["rare"]), SCORE_PARAMS, { top: 5 }).total).toBe(0);
+    expect(index.score(queryOf(["rare"]), TUNING.score, { top: 5 }).total).toBe(0);
     expect(index.vocabulary().has("rare")).toBe(false);
     index.replace("a", []);
     expect(index.size).toBe(1);

@@ -1,6 +1,6 @@
 /**
  * Keyword stuffing: a word said again and again in one field of a tool
- * counts at most FIELD_REPEAT_CAP times in the index, and EMBED_REPEAT_CAP
+ * counts at most TUNING.fieldRepeatCap times in the index, and TUNING.embedRepeatCap
  * times in the text the semantic leg embeds, so repeating a request's
  * words does not win it.
  */
@@ -8,20 +8,20 @@ import { describe, expect, it } from "vitest";
 import { Bm25Ranker } from "../../../src/search/bm25.js";
 import { capRepeats, embeddingText } from "../../../src/search/documents.js";
 import { InvertedIndex } from "../../../src/search/inverted.js";
-import { EMBED_REPEAT_CAP, FIELD_REPEAT_CAP, SCORE_PARAMS } from "../../../src/search/tuning.js";
+import { TUNING } from "../../../src/search/tuning.js";
 import { toolRecord } from "../../helpers/records.js";
 
 const query = (...terms: string[]) => ({ terms: new Map(terms.map((t) => [t, 1])), words: new Set(terms) });
 
 describe("keyword stuffing", () => {
-  it(`a word repeated past ${FIELD_REPEAT_CAP} times in a field scores no higher, and lower as the field grows`, () => {
-    const scores = [1, FIELD_REPEAT_CAP, 10, 50].map((times) => {
+  it(`a word repeated past ${TUNING.fieldRepeatCap} times in a field scores no higher, and lower as the field grows`, () => {
+    const scores = [1, TUNING.fieldRepeatCap, 10, 50].map((times) => {
       const index = new InvertedIndex();
       index.replace("s", [
         { id: "s:stuffed", fields: [{ terms: Array.from({ length: times }, () => "tree"), weight: 1 }] },
         { id: "s:other", fields: [{ terms: ["leaf", "root"], weight: 1 }] },
       ]);
-      return index.score(query("tree"), SCORE_PARAMS, { top: 5 }).hits[0]!.score;
+      return index.score(query("tree"), TUNING.score, { top: 5 }).hits[0]!.score;
     });
     expect(scores[1]).toBeGreaterThan(scores[0]!);
     expect(scores[2]).toBeLessThanOrEqual(scores[1]!);
@@ -48,6 +48,6 @@ describe("keyword stuffing", () => {
     const honest = "Read the complete contents of a file from the file system.";
     expect(capRepeats(honest, 2)).toBe(honest);
     const stuffed = embeddingText({ name: "sitemap", summary: "", description: "directory tree ".repeat(50), tags: [], aliases: [] });
-    expect(stuffed.match(/directory/g)).toHaveLength(EMBED_REPEAT_CAP);
+    expect(stuffed.match(/directory/g)).toHaveLength(TUNING.embedRepeatCap);
   });
 });

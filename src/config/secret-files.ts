@@ -6,7 +6,8 @@
  * no secrets and projects document themselves with them. In .gitignore
  * syntax a pattern with a slash inside is anchored to the root, hence the
  * leading `**` on those. The config's `code.deny` adds patterns after
- * these; a `!pattern` there re-allows one.
+ * these; a `!pattern` there re-allows one. The list is here, in config/,
+ * because the schema quotes it and the code tools apply it.
  */
 export const DEFAULT_SECRET_PATTERNS = [
   ".env",

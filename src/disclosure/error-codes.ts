@@ -1,0 +1,233 @@
+/**
+ * Every error code metatools gives, declared once, grouped by where it
+ * arises. A reply's `error.code` (recoverable, `ok: false`), a backend
+ * failure's kind (`BackendError`), an executor outcome's code and a
+ * sign-in's fault are all `ErrorCode`s, so a code misspelt anywhere fails
+ * the typecheck; the table of docs/responses.md is generated from this list
+ * (src/docs/error-codes.ts). Adding a code is one entry here.
+ *
+ * `meaning` says when the code is given; `guidance`, what the reply offers
+ * to get past it (its `hint`/`warning`, `next`, or fields of its own).
+ */
+
+/** Where codes arise, in the order the docs list them; `note` says what the docs say of the group as a whole. */
+export const ERROR_GROUPS = {
+  arguments: { title: "Meta-tool arguments" },
+  lookup: { title: "Tool lookup" },
+  approvals: {
+    title: "Approvals",
+    note: "The caller's profile decides before the backend hears of the call ([security.md](security.md#who-may-run-what-profiles-and-approvals)).",
+  },
+  backend: { title: "Backends and transport" },
+  execution: { title: "Execution" },
+  outputs: { title: "The budget, output handles and links" },
+  reading: { title: "Reading part of an output or a file", note: "`metatools:read_output`, `code:read_file`, `code:grep`." },
+  code: { title: "The code tools", note: "Refusals of the built-in `code:` tools, given as run_tool's own ([code.md](code.md))." },
+  auth: {
+    title: "Sign-in",
+    note: "Not replies: `metatools auth login` stops with one of these (exit code 1) and says why on stderr ([oauth.md](oauth.md)); an agent is told `needs_login`.",
+  },
+} as const satisfies Record<string, { title: string; note?: string }>;
+
+export type ErrorGroup = keyof typeof ERROR_GROUPS;
+
+export interface ErrorCodeDoc {
+  code: string;
+  group: ErrorGroup;
+  /** When it is given: one line. */
+  meaning: string;
+  /** What the reply offers to get past it. */
+  guidance?: string;
+}
+
+export const ERROR_CODES = [
+  {
+    code: "invalid_args",
+    group: "arguments",
+    meaning: "arguments fail the meta-tool's or the tool's input schema; the backend is not called",
+    guidance:
+      "`problems: [{field, expected, got}]` and a corrected call in `next` that validates. A required value only the caller knows (no default, example or allowed value in the schema, nothing sent under another name) is asked for in the hint, with no `next`: no placeholder is ever sent. An unknown field whose value fits the one missing required field is moved there, value and all; `args` sent as a JSON string are read as the object they spell",
+  },
+  {
+    code: "missing_tool_id",
+    group: "arguments",
+    meaning: "describe_tool got neither `tool_id` nor `tool_ids`",
+    guidance: "a `search_tools` call that finds ids",
+  },
+  { code: "too_many_ids", group: "arguments", meaning: "describe_tool got more than five ids", guidance: "the first five, as a corrected call" },
+  {
+    code: "unknown_tool",
+    group: "lookup",
+    meaning: "the id does not exist (or the caller's profile does not show it)",
+    guidance:
+      "`did_you_mean` (same name in another namespace, typos, shared words) and a ready `next` call with the best one (the same arguments when they fit it, else its `describe_tool`). A tool of a backend still starting is waited for; one whose backend is down, needs a sign-in or a config fix says so (`backend_unavailable`, `needs_login`, `needs_config`) rather than that it does not exist, and suggests no other tools",
+  },
+  { code: "not_runnable", group: "lookup", meaning: "the tool comes from a catalog-only list", guidance: "its docs" },
+  {
+    code: "quarantined",
+    group: "lookup",
+    meaning: "the tool's definition changed since it was pinned, or the scanner flags it: it waits for a person's review",
+    guidance: "a `warning` and `quarantine: {kind, waiting_for, review, approve}` with the commands a person runs; nothing of the held definition",
+  },
+  {
+    code: "denied",
+    group: "approvals",
+    meaning: "the caller's profile denies the tool; nothing was sent to it",
+    guidance: "a `warning`: only an operator can change it",
+  },
+  {
+    code: "approval_required",
+    group: "approvals",
+    meaning: "the profile asks a person first, and the client cannot ask (no MCP elicitation); nothing was sent",
+    guidance: "a `warning` with how an operator allows it without asking",
+  },
+  {
+    code: "declined",
+    group: "approvals",
+    meaning: "the person asked declined or cancelled, or the question got no answer; nothing was sent",
+    guidance: "a `warning` not to run it again unless the user asks",
+  },
+  {
+    code: "backend_unavailable",
+    group: "backend",
+    meaning: "the backend is connecting, reconnecting or failed; answered at once when its last start failed (no wait on its next attempt)",
+    guidance:
+      "a `hint` with when metatools tries it again and the same call as `next`; or, when only a person can fix it (a program not on PATH, not executable), a `warning` with the fix and no `next`",
+  },
+  {
+    code: "needs_config",
+    group: "backend",
+    meaning: "the backend's config entry cannot be used as written (a `${VAR}` not set, a bad field): it is never started",
+    guidance: "a `warning` with what a person must change; no `next`",
+  },
+  {
+    code: "needs_login",
+    group: "backend",
+    meaning: "the backend needs a person to sign in (`metatools auth login`), or a broader sign-in for this call",
+    guidance: "a `warning` with the command to run in a terminal; the running server picks the sign-in up",
+  },
+  {
+    code: "connect_failed",
+    group: "backend",
+    meaning: "a backend could not be started or reached; agents are told `backend_unavailable`, `doctor` and `unavailable` say why",
+  },
+  {
+    code: "timeout",
+    group: "backend",
+    meaning: "no answer within the timeout",
+    guidance: "the same call with twice the `timeout_ms` (a built-in tool: first a narrower call)",
+  },
+  {
+    code: "busy",
+    group: "backend",
+    meaning:
+      "the backend asks questions (elicitation, sampling) during another caller's call, and this call waited its longest for its turn (the default call timeout, whatever `timeout_ms` says) without starting",
+    guidance: "the same call, unchanged, a little later",
+  },
+  { code: "cancelled", group: "backend", meaning: "the call was cancelled before the backend answered", guidance: "the tool's docs" },
+  { code: "upstream_error", group: "backend", meaning: "the backend failed the request (a JSON-RPC error)", guidance: "the tool's docs" },
+  { code: "backend_down", group: "backend", meaning: "the backend closed the connection, or is not connected, during the call", guidance: "the tool's docs" },
+  {
+    code: "tool_error",
+    group: "execution",
+    meaning: "the tool itself reported an error (`isError`): the reply carries its text",
+    guidance: "its docs; or, when the error names what a sibling tool with no arguments lists, a `next` that runs it",
+  },
+  {
+    code: "tool_failed",
+    group: "execution",
+    meaning: "a built-in tool failed unexpectedly (a bug in metatools, said as that call's failure)",
+    guidance: "the tool's docs",
+  },
+  {
+    code: "invalid_output",
+    group: "execution",
+    meaning: "strict output validation: the result does not match the tool's output schema",
+    guidance: "`problems`, and how to switch to warnings",
+  },
+  { code: "over_budget", group: "outputs", meaning: "a last-line check: a response would exceed the budget", guidance: "ask for less" },
+  { code: "too_large", group: "outputs", meaning: "a tool's docs do not fit the budget even abridged", guidance: "its `summary` level" },
+  {
+    code: "unknown_handle",
+    group: "outputs",
+    meaning: "a `read_output` handle expired, was never issued by this store, or is another caller's",
+    guidance: "rerun the original call",
+  },
+  {
+    code: "evicted_handle",
+    group: "outputs",
+    meaning: "a `read_output` handle of this caller's was evicted for room by its later outputs (or dropped by the store itself)",
+    guidance: "rerun the original call; read handles before making many more large outputs",
+  },
+  {
+    code: "store_full",
+    group: "outputs",
+    meaning: "a result needed a handle, and the output store is at its total bound (`metatools.outputs.totalBytes`) or Redis at its `maxmemory`",
+    guidance: "narrow the call, or retry as outputs expire",
+  },
+  {
+    code: "store_unavailable",
+    group: "outputs",
+    meaning: "the Redis or SQLite store cannot be reached, and a result (or a handle, a link) needed it",
+    guidance: "ask for less, or retry",
+  },
+  {
+    code: "unknown_resource",
+    group: "outputs",
+    meaning: "a resource link never handed out, expired, or handed to another caller (MCP error -32002 from `resources/read`)",
+    guidance: "rerun the call that returned the link",
+  },
+  {
+    code: "not_json",
+    group: "reading",
+    meaning: "a `json_path` on an output or file that is not JSON",
+    guidance: "the same part by line range or grep",
+  },
+  { code: "json_path_miss", group: "reading", meaning: "the `json_path` matches nothing", guidance: "what is there, and a path that matches" },
+  { code: "invalid_regex", group: "reading", meaning: "the pattern is not a usable regular expression (RE2 syntax)", guidance: "the same search, literally" },
+  { code: "invalid_range", group: "reading", meaning: "`end_line` before `start_line`, or `start_line` past the end", guidance: "a range that reads" },
+  { code: "path_not_found", group: "code", meaning: "the path does not exist in the project", guidance: "the nearest paths, the best as `next`" },
+  { code: "outside_root", group: "code", meaning: "the path, or a symlink on it, leads outside the project root", guidance: "the project's files" },
+  {
+    code: "secret_path",
+    group: "code",
+    meaning: "the path may hold secrets (credentials, keys, `.env`, `.git` internals)",
+    guidance: "a `warning`, and the project's files",
+  },
+  { code: "not_a_file", group: "code", meaning: "a file tool was given a folder", guidance: "`code:tree` on it" },
+  { code: "not_a_dir", group: "code", meaning: "a folder tool was given a file", guidance: "the project's files" },
+  { code: "special_file", group: "code", meaning: "not a regular file (a socket, a device, a FIFO)", guidance: "the project's files" },
+  { code: "hard_link", group: "code", meaning: "a file with more than one name (`metatools.code.allowHardLinks` allows it)" },
+  { code: "binary_file", group: "code", meaning: "`code:read_file` reads text only" },
+  { code: "unreadable", group: "code", meaning: "the file changed or went away while being opened" },
+  { code: "invalid_glob", group: "code", meaning: "the glob cannot be used", guidance: "the call without it" },
+  { code: "not_an_identifier", group: "code", meaning: "`code:references` takes one identifier, not `a.b`", guidance: "its last name" },
+  { code: "unsupported_language", group: "code", meaning: "`code:symbols` does not parse the file's language", guidance: "`code:read_file` on it" },
+  {
+    code: "signin_timeout",
+    group: "auth",
+    meaning: "no answer from the browser within the sign-in's time (a registration the page may have refused is dropped, so the next sign-in registers anew)",
+  },
+  { code: "signin_cancelled", group: "auth", meaning: "the sign-in was stopped while waiting for the browser" },
+  { code: "signin_refused", group: "auth", meaning: "the authorization server refused the sign-in, or the browser came back without a code" },
+  { code: "signin_failed", group: "auth", meaning: "anything else the sign-in could not get past (an unexpected answer, no tokens)" },
+  { code: "callback_port", group: "auth", meaning: "the sign-in's callback cannot listen on its port on 127.0.0.1 (`oauth.callbackPort` taken)" },
+  { code: "oauth_answer_too_large", group: "auth", meaning: "an OAuth answer over the size bound" },
+  { code: "oauth_unsafe_url", group: "auth", meaning: "an endpoint named with a scheme other than http(s)" },
+  { code: "oauth_resource_mismatch", group: "auth", meaning: "protected-resource metadata names another resource than the server asked" },
+  { code: "oauth_bad_answer", group: "auth", meaning: "an answer that is not JSON, or not the JSON OAuth expects" },
+  { code: "oauth_refused", group: "auth", meaning: "the authorization server refused, with an OAuth error code" },
+  { code: "oauth_unreachable", group: "auth", meaning: "no answer: the network, or the deadline" },
+] as const satisfies readonly ErrorCodeDoc[];
+
+/** An error code: a string the code branches on, so a typo fails the typecheck. */
+export type ErrorCode = (typeof ERROR_CODES)[number]["code"];
+
+/** The codes of one group. */
+export type ErrorCodeIn<G extends ErrorGroup> = Extract<(typeof ERROR_CODES)[number], { group: G }>["code"];
+
+/** What a backend call fails with (`BackendError`): the backend's own failures, and the built-in and catalog-only backends'. */
+export type BackendErrorCode = Exclude<ErrorCodeIn<"backend">, "backend_unavailable"> | "not_runnable" | "tool_failed";
+
+/** What `metatools auth login` fails with. */
+export type SignInErrorCode = ErrorCodeIn<"auth">;
