@@ -4,30 +4,24 @@
  * the result cache; oversized results go to the output store. No work
  * happens until `start()`; `close()` stops every backend and store.
  */
+import { connects } from "./model/transport-kinds.js";
 import { join } from "node:path";
 import { PACKAGE_ROOT } from "./util/package-root.js";
-import { createBackend } from "./backends/factory.js";
 import { identityOf, snapshotFile, ToolSnapshot } from "./backends/snapshot.js";
 import { applyKnown, rememberFailures } from "./backends/known.js";
-import { UnconfiguredBackend } from "./backends/unconfigured.js";
 import { cacheHome } from "./config/env.js";
-import { BackendManager } from "./backends/manager.js";
+import type { BackendManager } from "./backends/manager.js";
 import { Reaper } from "./backends/reaper.js";
-import { redactingOutputStore } from "./backends/redacting.js";
 import type { Backend } from "./backends/types.js";
 import { loadCatalogs } from "./catalog/load.js";
 import { CatalogIndex } from "./catalog/match.js";
-import type { BackendSpec, ResolvedConfig } from "./config/resolved.js";
+import type { ResolvedConfig } from "./config/resolved.js";
 import type { Credentials } from "./auth/credentials.js";
-import { createSession, openCredentials, signsIn } from "./auth/open.js";
-import { outputsBackend } from "./builtin/read-output.js";
-import { readResourceTool } from "./builtin/read-resource.js";
 import { ResourceLinks } from "./disclosure/resource-links.js";
 import { ResourceReader } from "./exec/resources.js";
 import { ClientLog } from "./observe/client-log.js";
 import { RUN_ENVELOPE_BYTES } from "./meta/result.js";
 import type { ClientFeatures } from "./model/peer.js";
-import { createCodeBackend } from "./codeintel/index.js";
 import { KeyValueOutputStore, type OutputStore } from "./disclosure/outputs.js";
 import { ResultCache } from "./exec/cache.js";
 import { Executor } from "./exec/executor.js";
@@ -35,19 +29,18 @@ import { Telemetry } from "./observe/telemetry.js";
 import { openStoreParts } from "./store/open.js";
 import { storeHealth, type StoreHealth } from "./store/health.js";
 import { ToolRegistry } from "./registry/registry.js";
-import { openEmbedder } from "./embed/open.js";
-import { SearchEngine } from "./search/engine.js";
+import type { SearchEngine } from "./search/engine.js";
 import type { Learner } from "./learn/learner.js";
-import { openLearning } from "./learn/open.js";
 import type { AuditLog } from "./audit/log.js";
 import { openAuditLog } from "./audit/open.js";
-import { IndexCache } from "./search/index-cache.js";
-import { SemanticIndex } from "./search/semantic.js";
 import { openGate, type ToolGate } from "./security/gate.js";
 import { Profiles } from "./security/profiles.js";
 import { silentLogger, type Logger } from "./util/log.js";
-import { packageVersion } from "./util/version.js";
-import { GrowingRedactor, redactingLogger, redactor, type Redact } from "./util/redact.js";
+import { redactingLogger, type Redact } from "./util/redact.js";
+import { manageBackends } from "./app/backends.js";
+import { builtinBackends } from "./app/builtins.js";
+import { openSearch } from "./app/search.js";
+import { openSignIn } from "./app/sign-in.js";
 
 export type { StoreHealth } from "./store/health.js";
 
@@ -81,8 +74,6 @@ export interface Metatools {
   resources: ResourceReader;
   /** Log messages for clients that asked for them (MCP logging): backends' and metatools' own. */
   clientLog: ClientLog;
-  /** What backends are told the client side can answer (elicitation, sampling); set before `start`. */
-  clientFeatures: ClientFeatures;
   cache: ResultCache;
   /** Replaces secrets from the environment in text about to be shown (logs, errors, responses). */
   redact: Redact;
@@ -104,8 +95,11 @@ export interface Metatools {
    * backends (all, or those `only` names plus any without a snapshot that
    * did not fail within `timeouts.failureMemoryMs`);
    * settles when each started one has connected or failed. Never rejects.
+   * `clientFeatures`: what backends are told the client side can answer
+   * (elicitation, sampling); default both (`serve` on stdio passes what its
+   * client's initialize declares).
    */
-  start(options?: { only?: readonly string[] }): Promise<void>;
+  start(options?: { only?: readonly string[]; clientFeatures?: ClientFeatures }): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -114,94 +108,47 @@ export const BUILTIN_CATALOG_DIR = join(PACKAGE_ROOT, "catalog");
 
 export function createMetatools(config: ResolvedConfig, options: AppOptions = {}): Metatools {
   // Secrets from the environment never show: backends' output is redacted as it arrives (before anything cuts it), and every log line and response again.
-  // Backends that sign in add their tokens as they are read or renewed.
-  const learning = config.backends.some(signsIn) ? new GrowingRedactor(config.secrets) : undefined;
-  const redact = learning?.redact ?? redactor(config.secrets);
-  const credentials = learning && openCredentials(config);
-  const session = (spec: BackendSpec) =>
-    signsIn(spec) && credentials
-      ? createSession(spec, config, credentials, (value) => learning.learn(value, `[redacted OAuth token of ${spec.namespace}]`))
-      : undefined;
+  const signIn = openSignIn(config);
+  const { redact, credentials } = signIn;
   // Clients that asked for log messages (MCP logging) get each backend's, and metatools' own warnings and errors, redacted as every line is.
   const clientLog = new ClientLog((level) => backends.logs.setLevel(level));
   const logger = redactingLogger(clientLog.alsoTo(options.logger ?? silentLogger), redact);
-  const catalog = new CatalogIndex(loadCatalogs(config.catalogs, join(cacheHome(), "catalog")));
-  const { lock, gate } = openGate(config.security, logger);
-  const byNamespace = new Map(config.backends.flatMap((spec) => (spec.tools ? [[spec.namespace, spec.tools] as const] : [])));
-  const registry = new ToolRegistry(catalog, { ...config.access, byNamespace }, gate);
-  // An approval (`metatools approve`) rewrites the lock file: a running server notices (lock.watch) and lets the tool in.
-  lock?.onChange(() => registry.regate());
-  const embedder = config.search.embedder;
-  const background = options.backgroundDelayMs ? new Promise<void>((resolve) => setTimeout(resolve, options.backgroundDelayMs).unref()) : undefined;
-  const semantic =
-    embedder &&
-    new SemanticIndex(() => openEmbedder(embedder), { dir: config.search.embeddingCache, maxBytes: config.search.embeddingCacheMaxBytes }, logger, background);
-  // Large namespaces' analyzed indexes are kept per config, so a restart over 10,000 tools does not analyze them again.
-  const indexCache = config.file ? new IndexCache(join(cacheHome(), "index"), config.file, packageVersion()) : undefined;
+  const { lock, gate, registry } = openRegistry(config, logger);
   const stores = openStoreParts(config.store, config.outputs);
-  // What search learns from use: with the memory store in a learning file per config (kept across restarts), else in the store replicas share.
-  const useLearning = config.learn ? openLearning(config, config.learn, logger, redact) : undefined;
-  const learner = useLearning?.learner;
+  const { search, semantic, learning } = openSearch(config, registry, logger, redact, options.backgroundDelayMs);
+  const learner = learning?.learner;
   // Every run_tool call's record, appended in the background: to a file per config, or to the shared Redis.
   const audit = config.audit && openAuditLog(config.audit, config.store, (message) => logger.warn(message));
-  const search = new SearchEngine(registry, { semantic, fusion: config.search.fusion, indexCache, wordsOnly: new Set(["metatools"]), learned: learner });
   const outputs = new KeyValueOutputStore(stores.quota, { ttlMs: config.outputs.ttlMs, maxBytes: config.outputs.maxBytes });
-  const specOf = new Map(config.backends.map((spec) => [spec.namespace, spec]));
   // What answers under a namespace: its config (hashed once, as the snapshot keys it) and its server's version. Results cached for another are never served.
   const configured = new Map(config.backends.map((spec) => [spec.namespace, identityOf(spec)]));
   const identity = (namespace: string) => `${configured.get(namespace) ?? "builtin"}\0${backends.state(namespace)?.info?.version ?? ""}`;
   const cache = new ResultCache(stores.cache, config.cache, logger, identity);
-  const bodyBudget = config.budgets.inlineBytes - RUN_ENVELOPE_BYTES;
   // Resource links a backend returns are handed on under metatools:// names, read back through it (resources/read, or metatools:read_resource).
   const links = new ResourceLinks(stores.links, config.outputs.ttlMs);
-  const builtins: Backend[] = [outputsBackend(outputs, bodyBudget, [readResourceTool(() => resources)])];
-  if (config.code) {
-    builtins.unshift(
-      createCodeBackend({
-        ...config.code,
-        budget: bodyBudget,
-        outputs: redactingOutputStore(outputs, redact),
-        // Secrets leave project files' text before any tool cuts it. Grep searches text without credentials only
-        // (it is no oracle for them), so a value redacted for where it was substituted (APP_STAGE=production) is found.
-        redact,
-        redactForSearch: redactor(config.secrets.filter((secret) => secret.credential !== false)),
-      }),
-    );
-  }
-  // What backends are told the client side can answer; `serve` on stdio sets it from its client's initialize before starting them.
+  const builtins = builtinBackends(config, outputs, config.budgets.inlineBytes - RUN_ENVELOPE_BYTES, redact, () => resources);
+  // What backends are told the client side can answer; filled in by `start`, before any backend connects.
   const clientFeatures: ClientFeatures = { elicitation: true, sampling: true };
   // Stops stdio backends' process groups if this process dies without closing them; started with the first one.
   const reaper = new Reaper(logger);
-  const timeouts = { connectTimeoutMs: config.timeouts.connectMs, callTimeoutMs: config.timeouts.callMs };
-  const backends = new BackendManager(
-    [
-      ...config.backends.map((spec) => ({ backend: createBackend(spec, redact, session(spec), clientFeatures, reaper), spec })),
-      ...config.unresolved.map((server) => ({ backend: new UnconfiguredBackend(server), spec: { namespace: server.namespace, ...timeouts } })),
-      ...[...builtins, ...(options.extraBackends ?? [])].map((backend) => ({
-        backend,
-        spec: { namespace: backend.namespace, ...timeouts },
-      })),
-    ],
-    // Failures are remembered beside the snapshot, so the next CLI command does not start a backend that just failed.
-    { logger, backoffMs: options.backoffMs, breakerMs: options.breakerMs, redact, onSettled: (state) => rememberFailure(state) },
-  );
   const snapshot = new ToolSnapshot(snapshotFile(cacheHome(), config.file));
-  const rememberFailure = rememberFailures(config.backends, snapshot);
   snapshot.retain(config.backends.map((b) => b.namespace));
+  const backends = manageBackends(config, {
+    redact,
+    signIn,
+    clientFeatures,
+    reaper,
+    others: [...builtins, ...(options.extraBackends ?? [])],
+    logger,
+    backoffMs: options.backoffMs,
+    breakerMs: options.breakerMs,
+    // Failures are remembered beside the snapshot, so the next CLI command does not start a backend that just failed.
+    onSettled: rememberFailures(config.backends, snapshot),
+  });
   backends.logs.onLog((namespace, log) =>
     clientLog.publish({ level: log.level, logger: log.logger ? `${namespace}/${log.logger}` : namespace, data: log.data }),
   );
-  backends.onTools((namespace, tools, info, runnable) => {
-    registry.setNamespace(namespace, tools, info?.name, runnable);
-    const spec = specOf.get(namespace);
-    if (spec && spec.kind !== "catalog" && backends.state(namespace)?.status === "ready")
-      snapshot.set(
-        spec,
-        tools,
-        info,
-        tools.map((tool) => gate.hashOf(tool)),
-      );
-  });
+  keepSnapshot(config, backends, registry, gate, snapshot);
   const resources = new ResourceReader(links, backends, config.timeouts.callMs);
   const executor = new Executor(registry, backends, cache, {
     defaultTimeoutMs: config.timeouts.callMs,
@@ -218,7 +165,6 @@ export function createMetatools(config: ResolvedConfig, options: AppOptions = {}
     outputs,
     resources,
     clientLog,
-    clientFeatures,
     cache,
     telemetry: options.telemetry ?? new Telemetry(),
     gate,
@@ -230,6 +176,7 @@ export function createMetatools(config: ResolvedConfig, options: AppOptions = {}
     checkStore: () => storeHealth(stores.cache),
     // The embedder's load is awaited, so a broken one is reported at start; indexing goes on in the background.
     start: (options) => {
+      if (options?.clientFeatures) Object.assign(clientFeatures, options.clientFeatures);
       lock?.watch();
       return startAll(options?.only);
     },
@@ -240,26 +187,57 @@ export function createMetatools(config: ResolvedConfig, options: AppOptions = {}
   function startAll(only?: readonly string[]): Promise<void> {
     // Last known tools first: searchable before any backend is up. One without a snapshot is started, unless it failed a moment ago.
     const chosen = applyKnown(config, snapshot, backends, { only, claim: (tools, hashes) => gate.claim(tools, hashes), logger });
-    const store = storeHealth(stores.cache).then((health) => {
-      if (health.kind === "memory") return;
-      if (!health.ok) return logger.error(`${health.error}; results are not cached and large outputs cannot be kept until it is reachable`);
-      logger.info(`store: ${health.where}`);
-      // A Redis that may evict what metatools keeps, or grow without bound, is told to the operator once, at start.
-      return stores.quota.advice?.().then(
-        (advice) => advice && logger.warn(advice),
-        () => {},
-      );
-    });
-    return Promise.all([backends.start(chosen), store, semantic?.ready, useLearning?.start()]).then(() => undefined);
+    return Promise.all([backends.start(chosen), reportStore(stores, logger), semantic?.ready, learning?.start()]).then(() => undefined);
   }
   async function closeAll(): Promise<void> {
     snapshot.flush();
-    useLearning?.flush();
+    learning?.flush();
     lock?.close();
     search.flush();
     await backends.close();
     reaper.close();
     await semantic?.close();
-    await Promise.all([stores.cache.close(), stores.outputs.close(), stores.links.close(), useLearning?.close(), credentials?.close(), audit?.close()]);
+    await Promise.all([stores.cache.close(), stores.outputs.close(), stores.links.close(), learning?.close(), credentials?.close(), audit?.close()]);
   }
+}
+
+/** The registry over the catalogs and config's access rules, behind the security gate. */
+function openRegistry(config: ResolvedConfig, logger: Logger): ReturnType<typeof openGate> & { registry: ToolRegistry } {
+  const catalog = new CatalogIndex(loadCatalogs(config.catalogs, join(cacheHome(), "catalog")));
+  const { lock, gate } = openGate(config.security, logger);
+  const byNamespace = new Map(config.backends.flatMap((spec) => (spec.tools ? [[spec.namespace, spec.tools] as const] : [])));
+  const registry = new ToolRegistry(catalog, { ...config.access, byNamespace }, gate);
+  // An approval (`metatools approve`) rewrites the lock file: a running server notices (lock.watch) and lets the tool in.
+  lock?.onChange(() => registry.regate());
+  return { lock, gate, registry };
+}
+
+/** Backends' tools go to the registry, and a ready configured one's to the snapshot (the next start serves them at once). */
+function keepSnapshot(config: ResolvedConfig, backends: BackendManager, registry: ToolRegistry, gate: ToolGate, snapshot: ToolSnapshot): void {
+  const specOf = new Map(config.backends.map((spec) => [spec.namespace, spec]));
+  backends.onTools((namespace, tools, info, runnable) => {
+    registry.setNamespace(namespace, tools, info?.name, runnable);
+    const spec = specOf.get(namespace);
+    if (spec && connects(spec) && backends.state(namespace)?.status === "ready")
+      snapshot.set(
+        spec,
+        tools,
+        info,
+        tools.map((tool) => gate.hashOf(tool)),
+      );
+  });
+}
+
+/** Tells where the shared store is, or that it is unreachable; never rejects. */
+function reportStore(stores: ReturnType<typeof openStoreParts>, logger: Logger): Promise<unknown> {
+  return storeHealth(stores.cache).then((health) => {
+    if (health.kind === "memory") return;
+    if (!health.ok) return logger.error(`${health.error}; results are not cached and large outputs cannot be kept until it is reachable`);
+    logger.info(`store: ${health.where}`);
+    // A Redis that may evict what metatools keeps, or grow without bound, is told to the operator once, at start.
+    return stores.quota.advice?.().then(
+      (advice) => advice && logger.warn(advice),
+      () => {},
+    );
+  });
 }

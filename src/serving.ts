@@ -87,12 +87,8 @@ export async function serveStdio(app: Metatools, logger: Logger, options: { prof
   void input.ended.then(() => shutdown("stdin closed"));
   // The one client's initialize says what it can answer: backends are told exactly that (elicitation, sampling).
   const declared = clientCapabilities(await input.firstLine(FIRST_MESSAGE_MS));
-  if (declared) {
-    app.clientFeatures.elicitation = declared.elicitation !== undefined;
-    app.clientFeatures.sampling = declared.sampling !== undefined;
-  }
   if (closing) return { closed };
-  void app.start();
+  void app.start(declared && { clientFeatures: { elicitation: declared.elicitation !== undefined, sampling: declared.sampling !== undefined } });
   await app.backends.waitForStartup(app.config.timeouts.startupGraceMs);
   if (closing) return { closed };
   server = createSessionServer(app, { logger, profile });

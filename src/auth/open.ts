@@ -4,6 +4,7 @@
  * command that signs a backend in.
  */
 import type { OAuthSettings, RemoteBackendSpec, ResolvedConfig } from "../config/resolved.js";
+import { signsInKind } from "../model/transport-kinds.js";
 import { openConfiguredStore } from "../store/open.js";
 import { FileCredentials, type Credentials } from "./credentials.js";
 import { SharedCredentials } from "./shared-credentials.js";
@@ -18,7 +19,7 @@ export function openCredentials(config: ResolvedConfig): Credentials | undefined
 
 /** A remote backend that signs in with OAuth when asked. */
 export function signsIn(spec: ResolvedConfig["backends"][number]): spec is RemoteBackendSpec & { oauth: OAuthSettings } {
-  return (spec.kind === "http" || spec.kind === "sse") && spec.oauth !== undefined;
+  return signsInKind(spec) && spec.oauth !== undefined;
 }
 
 /** `metatools auth login NS --config FILE`: runnable from any folder. */

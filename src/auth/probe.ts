@@ -6,30 +6,31 @@
  */
 import { extractWWWAuthenticateParams } from "@modelcontextprotocol/sdk/client/auth.js";
 import type { FetchLike } from "@modelcontextprotocol/sdk/shared/transport.js";
+import { TRANSPORT_KINDS } from "../model/transport-kinds.js";
 import { MetatoolsError } from "../util/errors.js";
 import { packageVersion } from "../util/version.js";
 import type { SignInSpec } from "./login.js";
 
 /** What the server's 401 says, or undefined when it answered without asking for a sign-in. */
 export async function probe(spec: SignInSpec, fetchFn: FetchLike): Promise<{ resourceMetadataUrl?: URL; scope?: string } | undefined> {
+  const viaStream = TRANSPORT_KINDS[spec.kind].probe === "get";
   const headers = {
     ...spec.headers,
-    accept: spec.kind === "sse" ? "text/event-stream" : "application/json, text/event-stream",
+    accept: viaStream ? "text/event-stream" : "application/json, text/event-stream",
     "content-type": "application/json",
   };
-  const init: RequestInit =
-    spec.kind === "sse"
-      ? { method: "GET", headers }
-      : {
-          method: "POST",
-          headers,
-          body: JSON.stringify({
-            jsonrpc: "2.0",
-            id: 0,
-            method: "initialize",
-            params: { protocolVersion: "2025-06-18", capabilities: {}, clientInfo: { name: "metatools", version: packageVersion() } },
-          }),
-        };
+  const init: RequestInit = viaStream
+    ? { method: "GET", headers }
+    : {
+        method: "POST",
+        headers,
+        body: JSON.stringify({
+          jsonrpc: "2.0",
+          id: 0,
+          method: "initialize",
+          params: { protocolVersion: "2025-06-18", capabilities: {}, clientInfo: { name: "metatools", version: packageVersion() } },
+        }),
+      };
   let response: Response;
   try {
     // Not followed: the configured headers are for this server only, and a sign-in page at the end of a redirect is no answer.

@@ -8,12 +8,13 @@ import { readFile } from "node:fs/promises";
 import type { CatalogBackendSpec } from "../config/resolved.js";
 import type { JsonSchema, UpstreamTool } from "../model/tool.js";
 import { ConfigError } from "../util/errors.js";
+import { TRANSPORT_KINDS } from "../model/transport-kinds.js";
 import { BackendError } from "./errors.js";
 import type { Backend, BackendInfo, ToolCallResult } from "./types.js";
 
 export class CatalogOnlyBackend implements Backend {
   readonly kind = "catalog";
-  readonly runnable = false;
+  readonly runnable = TRANSPORT_KINDS.catalog.runnable;
   private tools: UpstreamTool[] = [];
 
   constructor(private readonly spec: CatalogBackendSpec) {}

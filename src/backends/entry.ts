@@ -73,13 +73,13 @@ export function logOnce(entry: Entry, logger: Logger, level: "warn" | "error", m
 export function awaitSignIn(
   entry: Entry,
   message: string,
-  connectMs: number | undefined,
+  connectedInMs: number | undefined,
   options: { breakerMs: number; logger: Logger; reconnect: () => void },
 ): void {
   clearTimeout(entry.retryTimer);
   entry.unwatch?.();
   const retryAt = new Date(Date.now() + options.breakerMs).toISOString();
-  entry.state = { ...entry.state, status: "needs_login", error: message, toolCount: 0, retryAt, ...(connectMs === undefined ? {} : { connectMs }) };
+  entry.state = { ...entry.state, status: "needs_login", error: message, toolCount: 0, retryAt, ...(connectedInMs === undefined ? {} : { connectedInMs }) };
   logOnce(entry, options.logger, "warn", message);
   const again = () => {
     entry.unwatch?.();

@@ -7,10 +7,27 @@ import type { ClientFeatures } from "../model/peer.js";
 import type { GroupWatch } from "./reaper.js";
 import type { Backend } from "./types.js";
 
+/** What a backend may be opened with; see createBackend. */
+interface OpenWith {
+  redact?: Redact;
+  signIn?: SignInSession;
+  features?: ClientFeatures;
+  groups?: GroupWatch;
+}
+
+/** How each configured kind is opened (its traits are in model/transport-kinds.ts); the stdio and remote ones speak MCP, each over its transport (transports.ts). */
+const OPEN: { [K in BackendSpec["kind"]]: (spec: BackendSpec & { kind: K }, use: OpenWith) => Backend } = {
+  stdio: (spec, use) => new McpBackend(spec, use.redact, use.signIn, use.features, use.groups),
+  http: (spec, use) => new McpBackend(spec, use.redact, use.signIn, use.features, use.groups),
+  sse: (spec, use) => new McpBackend(spec, use.redact, use.signIn, use.features, use.groups),
+  catalog: (spec) => new CatalogOnlyBackend(spec),
+};
+
 /**
  * The backend for a config entry; `redact` cleans what it keeps of a child's stderr; `signIn` signs a remote one's requests;
  * `groups` hears of a stdio server's process group (the reaper). Built-in backends are added by the app, not here.
  */
 export function createBackend(spec: BackendSpec, redact?: Redact, signIn?: SignInSession, features?: ClientFeatures, groups?: GroupWatch): Backend {
-  return spec.kind === "catalog" ? new CatalogOnlyBackend(spec) : new McpBackend(spec, redact, signIn, features, groups);
+  // TypeScript cannot correlate spec.kind with its opener's parameter; the table's type checks each row.
+  return (OPEN[spec.kind] as (spec: BackendSpec, use: OpenWith) => Backend)(spec, { redact, signIn, features, groups });
 }

@@ -6,6 +6,7 @@
  */
 import type { BackendSpec, ResolvedConfig } from "../config/resolved.js";
 import type { UpstreamTool } from "../model/tool.js";
+import { connects } from "../model/transport-kinds.js";
 import type { Logger } from "../util/log.js";
 import type { BackendManager, BackendState } from "./manager.js";
 import type { ToolSnapshot } from "./snapshot.js";
@@ -28,12 +29,12 @@ export function applyKnown(config: ResolvedConfig, snapshot: ToolSnapshot, backe
   const start: string[] = [];
   for (const spec of config.backends) {
     // A catalog is a file read at once: always loaded, never snapshotted.
-    const known = spec.kind === "catalog" ? undefined : snapshot.get(spec);
+    const known = connects(spec) ? snapshot.get(spec) : undefined;
     if (known?.hashes) options.claim(known.tools, known.hashes);
     if (known) backends.preload(spec.namespace, known.tools, known.info);
     if (!options.only || known) continue;
     // A catalog has no process to spare: it is read whenever the command starts anything.
-    if (spec.kind === "catalog") {
+    if (!connects(spec)) {
       start.push(spec.namespace);
       continue;
     }
@@ -56,7 +57,7 @@ export function rememberFailures(specs: readonly BackendSpec[], snapshot: ToolSn
   const byNamespace = new Map(specs.map((spec) => [spec.namespace, spec]));
   return (state) => {
     const spec = byNamespace.get(state.namespace);
-    if (!spec || spec.kind === "catalog") return;
+    if (!spec || !connects(spec)) return;
     if (state.status === "ready") snapshot.setFailure(spec, undefined);
     // Failed, and retried by this process ("reconnecting" between tries): remembered for the next ones.
     else if (shownStatus(state) === "failed")

@@ -5,6 +5,7 @@
  * with exponential backoff.
  */
 import type { UpstreamTool } from "../model/tool.js";
+import { isOwnKind } from "../model/transport-kinds.js";
 import { errorMessage } from "../util/errors.js";
 import { noRedaction } from "../util/redact.js";
 import { attemptEnded, attemptsEnded, awaitSignIn, logOnce, settle, type Entry } from "./entry.js";
@@ -12,7 +13,8 @@ import { BackendError } from "./errors.js";
 import { BackendLogs } from "./logs.js";
 import { RedactingBackend } from "./redacting.js";
 import { RetrySchedule } from "./retry.js";
-import { raceAbort, type BackendState, type ManagerOptions, type ToolsListener } from "./state.js";
+import { raceAbort } from "../util/abort.js";
+import type { BackendState, ManagerOptions, ToolsListener } from "./state.js";
 import type { Backend, BackendInfo } from "./types.js";
 
 export type { BackendState, BackendStatus, ManagerOptions, ToolsListener } from "./state.js";
@@ -78,7 +80,7 @@ export class BackendManager {
    * Settles when each has connected or failed. Never rejects.
    */
   start(only?: readonly string[]): Promise<void> {
-    const chosen = [...this.entries.values()].filter((entry) => !only || only.includes(entry.backend.namespace) || entry.backend.kind === "builtin");
+    const chosen = [...this.entries.values()].filter((entry) => !only || only.includes(entry.backend.namespace) || isOwnKind(entry.backend.kind)); // metatools's own backends always start
     for (const entry of this.entries.values())
       if (!chosen.includes(entry) && entry.state.status === "connecting") entry.state = { ...entry.state, status: "idle" };
     this.startup = Promise.all(chosen.map((entry) => this.connect(entry, 0))).then(() => undefined);
@@ -161,7 +163,7 @@ export class BackendManager {
         retryAt: undefined,
         info: backend.info(),
         toolCount: tools.length,
-        connectMs: took(),
+        connectedInMs: took(),
         fromSnapshot: undefined,
         fix: undefined,
         failedAt: undefined,
@@ -191,7 +193,16 @@ export class BackendManager {
         const fix = error instanceof BackendError ? error.details.fix : undefined;
         // A config entry that cannot be used is not retried: nothing changes until a person edits it and restarts.
         const status = code === "needs_config" ? "needs_config" : "failed";
-        entry.state = { ...entry.state, status, error: reason, fix, failedAt: new Date().toISOString(), retryAt: undefined, toolCount: 0, connectMs: took() };
+        entry.state = {
+          ...entry.state,
+          status,
+          error: reason,
+          fix,
+          failedAt: new Date().toISOString(),
+          retryAt: undefined,
+          toolCount: 0,
+          connectedInMs: took(),
+        };
         logOnce(entry, this.options.logger, status === "failed" ? "error" : "warn", fix ? `${reason} (fix: ${fix})` : reason);
         if (status === "failed") this.scheduleRetry(entry, attempt + 1);
       }
@@ -225,11 +236,11 @@ export class BackendManager {
     this.emit(entry, []);
     await entry.backend.close().catch(() => {});
     // The manager may have closed while the backend did: nothing is left to wait for.
-    if (!this.closed) this.waitForSignIn(entry, message, entry.state.connectMs);
+    if (!this.closed) this.waitForSignIn(entry, message, entry.state.connectedInMs);
   }
 
-  private waitForSignIn(entry: Entry, message: string, connectMs: number | undefined): void {
-    awaitSignIn(entry, message, connectMs, {
+  private waitForSignIn(entry: Entry, message: string, connectedInMs: number | undefined): void {
+    awaitSignIn(entry, message, connectedInMs, {
       breakerMs: this.retry.breakerMs,
       logger: this.options.logger,
       reconnect: () => void (this.closed || this.connect(entry, 0)),

@@ -22,15 +22,16 @@ import { NeedsLoginError, type SignInSession } from "../auth/session.js";
 import { sdkSchemaValidator } from "./sdk-validator.js";
 import { BackendError } from "./errors.js";
 import { spawnProblem } from "./spawn-errors.js";
-import { remoteTransport, StderrTail, stdioProcess, stdioTransport } from "./transports.js";
+import { openTransport, StderrTail, stdioProcess } from "./transports.js";
 import type { GroupWatch } from "./reaper.js";
 import type { Backend, BackendEvent, BackendInfo, CallOptions, ToolCallResult } from "./types.js";
 import { lastLines } from "../util/text-tail.js";
 import { CallingPeers, TurnTimeout } from "./peers.js";
 import type { ClientFeatures } from "../model/peer.js";
+import { isRemote, TRANSPORT_KINDS } from "../model/transport-kinds.js";
+import { errorMessage } from "../util/errors.js";
 
 export class McpBackend implements Backend {
-  readonly runnable = true;
   private client: Client | undefined;
   /** The child's pid while a stdio connection is open. */
   private pid: number | undefined;
@@ -62,8 +63,12 @@ export class McpBackend implements Backend {
     return this.spec.namespace;
   }
 
-  get kind(): "stdio" | "http" | "sse" {
+  get kind(): (StdioBackendSpec | RemoteBackendSpec)["kind"] {
     return this.spec.kind;
+  }
+
+  get runnable(): boolean {
+    return TRANSPORT_KINDS[this.spec.kind].runnable;
   }
 
   onEvent(listener: (event: BackendEvent) => void): void {
@@ -87,7 +92,7 @@ export class McpBackend implements Backend {
         },
       },
     );
-    const transport: Transport = this.spec.kind === "stdio" ? stdioTransport(this.spec, this.stderr, this.groups) : remoteTransport(this.spec, this.signIn);
+    const transport: Transport = openTransport(this.spec, { stderr: this.stderr, groups: this.groups, signIn: this.signIn });
     client.onclose = () => {
       if (this.client === client && !this.closing) this.listener({ type: "disconnected", error: this.stderrError("connection closed") });
     };
@@ -119,7 +124,7 @@ export class McpBackend implements Backend {
       await client.close().catch(() => {});
       const login = needsLogin(error) ?? this.signIn?.needsLogin;
       if (login) throw new BackendError("needs_login", login.message);
-      const spawn = this.spec.kind === "stdio" ? spawnProblem(error, this.spec) : undefined;
+      const spawn = isRemote(this.spec) ? undefined : spawnProblem(error, this.spec);
       throw new BackendError("connect_failed", this.describeFailure(spawn?.message ?? error), spawn ? { fix: spawn.fix } : {});
     }
   }
@@ -159,7 +164,7 @@ export class McpBackend implements Backend {
       if (error instanceof McpError && error.code === ErrorCode.RequestTimeout)
         throw new BackendError("timeout", `${this.namespace} did not return ${uri} within ${options.timeoutMs} ms`);
       if (options.signal?.aborted) throw new BackendError("cancelled", `reading ${uri} from ${this.namespace} was cancelled`);
-      throw new BackendError("upstream_error", `${this.namespace} could not read ${uri}: ${error instanceof Error ? error.message : String(error)}`);
+      throw new BackendError("upstream_error", `${this.namespace} could not read ${uri}: ${errorMessage(error)}`);
     }
   }
 
@@ -200,7 +205,7 @@ export class McpBackend implements Backend {
         );
       }
       if (error instanceof McpError) throw new BackendError("upstream_error", error.message, { upstreamCode: error.code });
-      throw new BackendError("upstream_error", error instanceof Error ? error.message : String(error));
+      throw new BackendError("upstream_error", errorMessage(error));
     } finally {
       leave();
     }
@@ -239,8 +244,8 @@ export class McpBackend implements Backend {
 
   /** `error`: what failed, or what a person is told of it (a spawn error, explained). */
   private describeFailure(error: unknown): string {
-    const base = error instanceof Error ? error.message : String(error);
-    const what = this.spec.kind === "stdio" ? `command \`${[this.spec.command, ...this.spec.args].join(" ")}\`` : this.spec.url;
+    const base = errorMessage(error);
+    const what = isRemote(this.spec) ? this.spec.url : `command \`${[this.spec.command, ...this.spec.args].join(" ")}\``;
     const tail = this.stderr.text();
     return `${this.namespace} (${what}) failed to start: ${base}${tail ? `; its stderr ends with: ${lastLines(tail, TAIL_CHARS)}` : ""}`;
   }

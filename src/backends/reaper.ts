@@ -22,6 +22,7 @@
 import { spawn, type ChildProcess } from "node:child_process";
 import type { Socket } from "node:net";
 import { silentLogger, type Logger } from "../util/log.js";
+import { errorMessage } from "../util/errors.js";
 
 /** Where a backend's process group is reported; `ProcessGroupTransport` calls it. */
 export interface GroupWatch {
@@ -93,7 +94,7 @@ export class Reaper implements GroupWatch {
     try {
       child = spawn("/bin/sh", ["-c", SCRIPT], { detached: true, stdio: ["pipe", "ignore", "ignore"], cwd: "/", env: REAPER_ENV });
     } catch (error) {
-      this.fail(error instanceof Error ? error.message : String(error));
+      this.fail(errorMessage(error));
       return undefined;
     }
     this.child = child;

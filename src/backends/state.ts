@@ -31,7 +31,7 @@ export interface BackendState {
   /** When the next connect attempt is due (ISO time), while not ready. */
   retryAt?: string;
   /** How long the last connect attempt took, to ready (connect and first tools/list) or to failure. */
-  connectMs?: number;
+  connectedInMs?: number;
   /** Its tools are served from the snapshot (its last list) while it starts, or while this command leaves it idle. */
   fromSnapshot?: boolean;
 }
@@ -56,17 +56,4 @@ export interface ManagerOptions {
   redact?: Redact;
   /** Told the state each connect attempt ends in (ready, failed, needs_config, needs_login): what the app remembers of failures. */
   onSettled?: (state: BackendState) => void;
-}
-
-/** `promise`, or the signal's reason once it aborts. */
-export function raceAbort<T>(promise: Promise<T>, signal: AbortSignal): Promise<T> {
-  if (signal.aborted) return Promise.reject(signal.reason);
-  return new Promise<T>((resolve, reject) => {
-    const onAbort = () => reject(signal.reason);
-    signal.addEventListener("abort", onAbort, { once: true });
-    promise.then(
-      (value) => (signal.removeEventListener("abort", onAbort), resolve(value)),
-      (error) => (signal.removeEventListener("abort", onAbort), reject(error)),
-    );
-  });
 }

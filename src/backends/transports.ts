@@ -172,21 +172,44 @@ export interface Caps {
   eventTooLarge: () => Error;
 }
 
-/** `signIn` adds the backend's OAuth sign-in to every request (auth/session.ts). */
-export function remoteTransport(spec: RemoteBackendSpec, signIn?: SignInSession): Transport {
-  const url = new URL(spec.url);
-  const requestInit = { headers: spec.headers };
-  const signed = (inner: FetchLike) => (signIn ? signIn.fetch(inner) : inner);
+/** What opening a transport may use: a stdio child's stderr tail and reaper, a remote backend's OAuth sign-in (auth/session.ts). */
+export interface TransportNeeds {
+  stderr: StderrTail;
+  groups?: GroupWatch;
+  signIn?: SignInSession;
+}
+
+type McpSpec = StdioBackendSpec | RemoteBackendSpec;
+
+/** How each kind McpBackend speaks MCP over is opened: a new transport is its row in model/transport-kinds.ts and one line here. */
+const OPENERS: { [K in McpSpec["kind"]]: (spec: McpSpec & { kind: K }, needs: TransportNeeds) => Transport } = {
+  stdio: (spec, needs) => stdioTransport(spec, needs.stderr, needs.groups),
+  http: (spec, needs) =>
+    new StreamableHTTPClientTransport(new URL(spec.url), {
+      requestInit: { headers: spec.headers },
+      fetch: signed(
+        needs.signIn,
+        cappedFetch({ answerBytes: MAX_ANSWER_BYTES, eventBytes: MAX_EVENT_BYTES, eventTooLarge: () => eventTooLarge(MAX_EVENT_BYTES) }),
+      ),
+    }),
   // Legacy SSE answers every request on its one event stream: an event there is an answer, and is held to an answer's limit.
-  return spec.kind === "sse"
-    ? new SSEClientTransport(url, {
-        requestInit,
-        fetch: signed(cappedFetch({ answerBytes: MAX_ANSWER_BYTES, eventBytes: MAX_ANSWER_BYTES, eventTooLarge: () => answerTooLarge(MAX_ANSWER_BYTES) })),
-      })
-    : new StreamableHTTPClientTransport(url, {
-        requestInit,
-        fetch: signed(cappedFetch({ answerBytes: MAX_ANSWER_BYTES, eventBytes: MAX_EVENT_BYTES, eventTooLarge: () => eventTooLarge(MAX_EVENT_BYTES) })),
-      });
+  sse: (spec, needs) =>
+    new SSEClientTransport(new URL(spec.url), {
+      requestInit: { headers: spec.headers },
+      fetch: signed(
+        needs.signIn,
+        cappedFetch({ answerBytes: MAX_ANSWER_BYTES, eventBytes: MAX_ANSWER_BYTES, eventTooLarge: () => answerTooLarge(MAX_ANSWER_BYTES) }),
+      ),
+    }),
+};
+
+export function openTransport(spec: McpSpec, needs: TransportNeeds): Transport {
+  // TypeScript cannot correlate spec.kind with its opener's parameter; the table's type checks each row.
+  return (OPENERS[spec.kind] as (spec: McpSpec, needs: TransportNeeds) => Transport)(spec, needs);
+}
+
+function signed(signIn: SignInSession | undefined, inner: FetchLike): FetchLike {
+  return signIn ? signIn.fetch(inner) : inner;
 }
 
 /**

@@ -6,7 +6,7 @@ import type { CallToolResult, LoggingLevel, ReadResourceResult } from "@modelcon
 import type { ClientPeer } from "../model/peer.js";
 
 export type { ClientPeer } from "../model/peer.js";
-import type { BackendSpec } from "../config/resolved.js";
+import type { TransportKind } from "../model/transport-kinds.js";
 import type { UpstreamTool } from "../model/tool.js";
 
 export type ToolCallResult = CallToolResult;
@@ -60,7 +60,7 @@ export interface BackendLog {
 
 export interface Backend {
   readonly namespace: string;
-  readonly kind: BackendSpec["kind"] | "builtin";
+  readonly kind: TransportKind;
   /** False for catalog-only backends: their tools can be searched and described, not run. */
   readonly runnable: boolean;
   /** Connects (spawns, handshakes). Rejects with a message that names the cause. */

@@ -16,6 +16,7 @@ import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { everythingServer } from "./exec.js";
 import { percentile } from "./measure.js";
+import { errorMessage } from "../util/errors.js";
 
 export interface HttpLoadResult {
   mode: "sessions" | "stateless";
@@ -125,12 +126,12 @@ async function round(url: string, clients: number, calls: number): Promise<{ tim
             times.push(performance.now() - start);
             if (result.isError) fail(`${name as string}: ${JSON.stringify(result.content).slice(0, 200)}`);
           } catch (error) {
-            fail(`${name as string}: ${error instanceof Error ? error.message : String(error)}`);
+            fail(`${name as string}: ${errorMessage(error)}`);
           }
         }
         await transport.terminateSession().catch(() => {});
       } catch (error) {
-        fail(`connect: ${error instanceof Error ? error.message : String(error)}`);
+        fail(`connect: ${errorMessage(error)}`);
       } finally {
         await client.close().catch(() => {});
       }

@@ -20,6 +20,7 @@ import { parseConfig } from "../config/load.js";
 import { datasetConfig, loadDataset, sampleQueries } from "../eval/dataset.js";
 import { createSessionServer } from "../serving.js";
 import { everythingServer } from "./exec.js";
+import { errorMessage } from "../util/errors.js";
 
 export interface TokenRow {
   /** The catalog's name, as the report shows it. */
@@ -60,7 +61,7 @@ interface TiktokenLite {
 /** The cl100k_base tokenizer, loaded on first use (its ranks are a few MB). */
 export async function loadTokenizer(): Promise<CountTokens> {
   const [{ Tiktoken }, ranks] = (await Promise.all([import(TIKTOKEN[0]), import(TIKTOKEN[1])]).catch((error: unknown) => {
-    throw new Error(`token economics needs js-tiktoken: npm install js-tiktoken (${error instanceof Error ? error.message : String(error)})`);
+    throw new Error(`token economics needs js-tiktoken: npm install js-tiktoken (${errorMessage(error)})`);
   })) as [TiktokenLite, { default: unknown }];
   const encoder = new Tiktoken(ranks.default);
   return (text) => encoder.encode(text).length;

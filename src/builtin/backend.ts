@@ -14,8 +14,10 @@
 import type { JsonSchema, ToolAnnotations, UpstreamTool } from "../model/tool.js";
 import { argsJsonSchema, type ArgsOf, type ArgsSchema } from "../model/tool-args.js";
 import { BackendError } from "../backends/errors.js";
+import { raceAbort } from "../util/abort.js";
 import type { Backend, BackendInfo, CallOptions, ToolCallResult } from "../backends/types.js";
 import type { Envelope, Refusal } from "../disclosure/guidance.js";
+import { errorMessage } from "../util/errors.js";
 
 /** A built-in tool's data: what it found, with the envelope fields it sets for the reply (run_tool lifts them to the top, src/meta/envelope.ts). */
 export type ToolData = { [key: string]: unknown; ok?: undefined } & Envelope;
@@ -120,7 +122,7 @@ export class BuiltinBackend implements Backend {
     try {
       // The reply comes at the deadline even if the handler has not yet reached a point where it checks the signal;
       // it stops at its next check (every file, every thousand lines), so the work does not go on behind the reply.
-      const body = await untilAborted(tool.handle(args, { signal: controller.signal, principal: options.principal }), controller.signal);
+      const body = await raceAbort(tool.handle(args, { signal: controller.signal, principal: options.principal }), controller.signal);
       if (typeof body === "string") return { content: [{ type: "text", text: body }] };
       if (body instanceof RawResult) return body.result;
       return { content: [{ type: "text", text: JSON.stringify(body) }], structuredContent: body, ...(body.ok === false ? { isError: true } : {}) };
@@ -132,7 +134,7 @@ export class BuiltinBackend implements Backend {
       }
       if (error instanceof BackendError) throw error;
       // A bug in a built-in tool is that call's failure, never the server's.
-      throw new BackendError("tool_failed", `${this.namespace}:${name} failed: ${error instanceof Error ? error.message : String(error)}`);
+      throw new BackendError("tool_failed", `${this.namespace}:${name} failed: ${errorMessage(error)}`);
     } finally {
       clearTimeout(timer);
       options.signal?.removeEventListener("abort", onAbort);
@@ -142,14 +144,4 @@ export class BuiltinBackend implements Backend {
   close(): Promise<void> {
     return this.onClose();
   }
-}
-
-/** `work`'s outcome, or the signal's reason as soon as it aborts. */
-function untilAborted<T>(work: Promise<T>, signal: AbortSignal): Promise<T> {
-  if (signal.aborted) return Promise.reject(signal.reason as Error);
-  return new Promise<T>((resolve, reject) => {
-    const onAbort = () => reject(signal.reason as Error);
-    signal.addEventListener("abort", onAbort, { once: true });
-    work.then(resolve, reject).finally(() => signal.removeEventListener("abort", onAbort));
-  });
 }

@@ -109,7 +109,7 @@ function readOutputTool(store: OutputStore, budget: number, matchers: MatcherPoo
         };
       }
       const lines = output.text.split("\n");
-      if (args.grep !== undefined) return grepLines(args, output.text, lines, room, call, matchers, signal);
+      if (args.grep !== undefined) return grepLines({ args, text: output.text, lines, room, call, matchers, signal });
       const start = Math.min(args.start_line ?? 1, lines.length);
       if (args.start_column !== undefined || jsonBytes(lines[start - 1]!) > room - 300) return readColumns(args, lines, start, room, call);
       const wanted = Math.min(args.end_line ?? lines.length, lines.length);
@@ -182,16 +182,21 @@ function readColumns(args: ReadArgs, lines: string[], start: number, room: numbe
   return { ...body, ...guidanceFields(hint(`${what} Continue: ${formatCall(next)}`, next)) };
 }
 
+interface GrepRequest {
+  args: ReadArgs;
+  /** The whole output, searched; `lines` is it split, shown. */
+  text: string;
+  lines: string[];
+  /** Bytes the matches may take. */
+  room: number;
+  /** A next call to suggest, with these arguments. */
+  call: (a: Record<string, unknown>) => NextCall;
+  matchers: MatcherPool;
+  signal: AbortSignal;
+}
+
 /** The lines matching a regex, searched in a worker when the output is large (util/regex-worker.ts). */
-async function grepLines(
-  args: ReadArgs,
-  text: string,
-  lines: string[],
-  room: number,
-  call: (a: Record<string, unknown>) => NextCall,
-  matchers: MatcherPool,
-  signal: AbortSignal,
-): Promise<Body> {
+async function grepLines({ args, text, lines, room, call, matchers, signal }: GrepRequest): Promise<Body> {
   let regex: SafeRegex;
   try {
     regex = compileRegex(args.grep!, { ignoreCase: smartCaseInsensitive(args.grep!), multiline: true });

@@ -12,15 +12,17 @@ import { EmbeddingCache } from "../embed/cache.js";
 import { maskUrl } from "../store/open.js";
 import { errorMessage } from "../util/errors.js";
 import { loginCommand } from "../auth/open.js";
+import type { TransportKind } from "../model/transport-kinds.js";
 
 export interface DoctorBackend {
   namespace: string;
-  kind: string;
+  kind: TransportKind;
   /** The manager's status; "quarantined" when ready but some of its tools are held until a person approves them. */
   status: string;
   /** Tools agents can use now. */
   tools: number;
   quarantined: number;
+  /** How long its last connect attempt took (BackendState.connectedInMs); named so in `doctor --json`, which is public. */
   connectMs?: number;
   /** The server's name and version when ready; the error when not. */
   detail: string;
@@ -121,7 +123,7 @@ export async function diagnose(app: Metatools): Promise<DoctorReport> {
       status,
       tools,
       quarantined: quarantined.length,
-      ...(state.connectMs === undefined ? {} : { connectMs: state.connectMs }),
+      ...(state.connectedInMs === undefined ? {} : { connectMs: state.connectedInMs }),
       detail: ready
         ? [server, quarantined.length ? `${quarantined.map((q) => q.name).join(", ")} held until approved` : ""].filter(Boolean).join("; ")
         : (error ?? ""),

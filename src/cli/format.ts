@@ -10,6 +10,7 @@ import type { NextCall } from "../disclosure/guidance.js";
 import { commandLine, withCommandLines } from "./command-line.js";
 import { styleFor, type Style } from "./style.js";
 import { stderr, stdout } from "./output.js";
+import { splitToolId } from "../model/tool.js";
 
 /** A reply that reports a failure (`ok: false`). */
 type Failure = Extract<Reply, { ok: false }>;
@@ -92,7 +93,7 @@ function describeText(tool: ToolDoc | AbridgedDoc, style: Style): string {
   const lines = [`${style.bold(tool.id)}${tool.title ? ` — ${tool.title}` : ""}${hints ? `  (${hints})` : ""}`];
   if (tool.summary) lines.push(tool.summary);
   if (tool.description && tool.description !== tool.summary) lines.push("", tool.description);
-  const call = tool.call ?? (tool.input_schema ? callSignature(tool.id.slice(tool.id.indexOf(":") + 1), tool.input_schema) : undefined);
+  const call = tool.call ?? (tool.input_schema ? callSignature(splitToolId(tool.id)?.name ?? tool.id, tool.input_schema) : undefined);
   if (call) lines.push("", `call: ${call}`);
   // The schema is the backend's: what its properties hold is outside data.
   const schema = tool.input_schema as { properties?: Record<string, Record<string, unknown>>; required?: string[] } | undefined;

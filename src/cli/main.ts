@@ -5,7 +5,7 @@
  * operation failed, 0: done).
  */
 import { startTelemetrySdk } from "../observe/sdk.js";
-import { ConfigError, MetatoolsError } from "../util/errors.js";
+import { errorMessage, ConfigError, MetatoolsError } from "../util/errors.js";
 import { UsageError } from "./flags.js";
 import { commandHelp, synopsis } from "./command.js";
 import { commandNamed, usage } from "./registry.js";
@@ -33,7 +33,7 @@ async function main(argv: string[]): Promise<number> {
   }
   const warn = (message: string) => stderr().write(`metatools warn: ${message}\n`);
   const telemetry = await startTelemetrySdk(process.env, { stdoutIsProtocol: name === "serve", warn }).catch((error: unknown) => {
-    stderr().write(`metatools: OpenTelemetry export not started: ${error instanceof Error ? error.message : String(error)}\n`);
+    stderr().write(`metatools: OpenTelemetry export not started: ${errorMessage(error)}\n`);
     return undefined;
   });
   try {

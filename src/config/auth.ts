@@ -3,6 +3,7 @@
  * token file kept from the code tools, and client secrets as secrets.
  */
 import { isAbsolute, relative, resolve, sep } from "node:path";
+import { signsInKind } from "../model/transport-kinds.js";
 import type { Secret } from "./env.js";
 import type { CodeConfig, Metatools, ResolvedConfig } from "./resolved.js";
 import { MIN_SECRET_CHARS } from "./secrets.js";
@@ -26,7 +27,7 @@ export function withTokenFileDenied(code: CodeConfig, auth: ResolvedConfig["auth
 /** A client secret written into the config as it is is a secret too (one from ${ENV} is found as the file is read). */
 export function oauthSecrets(config: ResolvedConfig): Secret[] {
   return config.backends.flatMap((b): Secret[] => {
-    const value = b.kind === "http" || b.kind === "sse" ? b.oauth?.clientSecret : undefined;
+    const value = signsInKind(b) ? b.oauth?.clientSecret : undefined;
     return value && value.length >= MIN_SECRET_CHARS
       ? [{ name: "clientSecret", value, credential: true, label: `[redacted OAuth client secret of ${b.namespace}]` }]
       : [];

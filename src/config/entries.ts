@@ -6,6 +6,7 @@
  * fields not checked. Only problems of the file itself (not JSON, a bad
  * `metatools` section, a name that cannot be a namespace) refuse the config.
  */
+import { remoteKindOf } from "../model/transport-kinds.js";
 import { isPlainObject } from "../util/data.js";
 import { ConfigError } from "../util/errors.js";
 import { check } from "./check.js";
@@ -71,6 +72,6 @@ function unresolvedOf(namespace: string, entry: unknown, error: ConfigError): Un
 function kindOf(entry: unknown): UnresolvedServer["kind"] {
   if (!isPlainObject(entry)) return "stdio";
   if (entry.type === "catalog") return "catalog";
-  if (entry.type === "sse") return "sse";
-  return "url" in entry || entry.type === "http" || entry.type === "streamable-http" ? "http" : "stdio";
+  const remote = entry.type === undefined ? undefined : remoteKindOf(entry.type);
+  return remote ?? ("url" in entry ? "http" : "stdio");
 }

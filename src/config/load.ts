@@ -4,8 +4,9 @@
  */
 import { existsSync, readFileSync, statSync } from "node:fs";
 import { dirname, isAbsolute, join, resolve } from "node:path";
+import { connects } from "../model/transport-kinds.js";
 import { isPlainObject } from "../util/data.js";
-import { ConfigError } from "../util/errors.js";
+import { errorMessage, ConfigError } from "../util/errors.js";
 import { cacheHome, formatPath, substituteEnv, type Secret } from "./env.js";
 import { oauthSecrets, resolveAuth, withTokenFileDenied } from "./auth.js";
 import { resolveAudit } from "./audit-schema.js";
@@ -60,7 +61,7 @@ export function loadConfig(options: LoadOptions = {}): ResolvedConfig {
   try {
     raw = JSON.parse(readFileSync(file, "utf8"));
   } catch (error) {
-    throw new ConfigError(file, "", `not valid JSON: ${error instanceof Error ? error.message : String(error)}`);
+    throw new ConfigError(file, "", `not valid JSON: ${errorMessage(error)}`);
   }
   return parseConfig(raw, { file, env, builtinCatalogDir: options.builtinCatalogDir, cwd, root: options.root });
 }
@@ -130,7 +131,7 @@ function resolveConfig(
     }
     if (!server) continue;
     const spec = resolveBackend(namespace, server, where.baseDir, connectMs, callMs);
-    backends.push(spec.kind === "catalog" ? spec : { ...spec, requests });
+    backends.push(connects(spec) ? { ...spec, requests } : spec);
   }
   const catalogs: string[] = [];
   if (where.builtinCatalogDir && m.builtinCatalog) catalogs.push(where.builtinCatalogDir);

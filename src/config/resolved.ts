@@ -11,6 +11,7 @@ import type { Secret } from "./env.js";
 import type { Filled, Replace, Simplify } from "./fill.js";
 import type { HttpConfig } from "./http.js";
 import type { MetatoolsSection } from "./schema.js";
+import type { ConfiguredKind, RemoteKind } from "../model/transport-kinds.js";
 
 interface BackendCommon {
   namespace: string;
@@ -40,7 +41,7 @@ export interface StdioBackendSpec extends BackendCommon {
 }
 
 export interface RemoteBackendSpec extends BackendCommon {
-  kind: "http" | "sse";
+  kind: RemoteKind;
   url: string;
   headers: Record<string, string>;
   /** How to sign in when the server asks for OAuth; undefined when it never is (`oauth: false`, or an Authorization header is configured). */
@@ -78,7 +79,7 @@ export type BackendSpec = StdioBackendSpec | RemoteBackendSpec | CatalogBackendS
 /** A server entry turned off with `"disabled": true`: its kind, guessed from its fields, and nothing else read. */
 export interface DisabledServer {
   namespace: string;
-  kind: "stdio" | "http" | "sse" | "catalog";
+  kind: ConfiguredKind;
 }
 
 export interface UnresolvedServer {

@@ -9,6 +9,7 @@
  */
 import { canonicalJson } from "../util/canonical-json.js";
 import { isPlainObject } from "../util/data.js";
+import { isRemote, remoteKindOf } from "../model/transport-kinds.js";
 import type { BackendSpec } from "./resolved.js";
 
 /** The key of an entry as the config file (or a client's) writes it; equal keys mean the same server. */
@@ -28,16 +29,16 @@ export function serverKey(entry: Readonly<Record<string, unknown>>): string {
   if (typeof entry.url === "string") {
     // Header names are case-insensitive in HTTP.
     const headers = isPlainObject(entry.headers) ? Object.fromEntries(Object.entries(entry.headers).map(([k, v]) => [k.toLowerCase(), String(v)])) : {};
-    return canonicalJson({ transport: entry.type === "sse" ? "sse" : "http", url: normalUrl(entry.url), ...nonEmpty("headers", headers), ...disabled });
+    return canonicalJson({ transport: remoteKindOf(entry.type) ?? "http", url: normalUrl(entry.url), ...nonEmpty("headers", headers), ...disabled });
   }
   return canonicalJson({ tools: entry.tools, ...disabled });
 }
 
 /** The key of a configured backend (resolved, defaults applied), comparable with serverKey's. */
 export function backendKey(spec: BackendSpec): string {
-  if (spec.kind === "stdio") return serverKey({ command: spec.command, args: spec.args, env: spec.env, cwd: spec.cwd });
-  if (spec.kind === "catalog") return serverKey({ tools: spec.toolsFile });
-  return serverKey({ type: spec.kind, url: spec.url, headers: spec.headers });
+  if (isRemote(spec)) return serverKey({ type: spec.kind, url: spec.url, headers: spec.headers });
+  if ("toolsFile" in spec) return serverKey({ tools: spec.toolsFile });
+  return serverKey({ command: spec.command, args: spec.args, env: spec.env, cwd: spec.cwd });
 }
 
 /** The field, unless it is absent or empty (`{}`, `[]`, `""`): those mean the default. */

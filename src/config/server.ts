@@ -4,6 +4,7 @@
  */
 import { isAbsolute, resolve } from "node:path";
 import type { z } from "zod";
+import { remoteKindOf } from "../model/transport-kinds.js";
 import { isPlainObject } from "../util/data.js";
 import type { BackendSpec } from "./resolved.js";
 import { serverSchema, type ServerConfig } from "./schema.js";
@@ -31,7 +32,7 @@ export function resolveBackend(namespace: string, server: ServerConfig, baseDir:
     const headers = server.headers ?? {};
     // A configured Authorization header is the server's credential: no sign-in is attempted over it.
     const signsIn = server.oauth !== false && !Object.keys(headers).some((name) => name.toLowerCase() === "authorization");
-    return { ...common, kind: server.type === "sse" ? "sse" : "http", url: server.url, headers, ...(signsIn ? { oauth: server.oauth || {} } : {}) };
+    return { ...common, kind: remoteKindOf(server.type) ?? "http", url: server.url, headers, ...(signsIn ? { oauth: server.oauth || {} } : {}) };
   }
   return { ...common, kind: "catalog", toolsFile: isAbsolute(server.tools) ? server.tools : resolve(baseDir, server.tools) };
 }
@@ -41,7 +42,7 @@ export function pickServerSchema(server: unknown): z.ZodType | undefined {
   const [stdio, remote, catalog] = serverSchema.options;
   if (!isPlainObject(server)) return undefined;
   if (server.type === "catalog") return catalog;
-  if ("url" in server || server.type === "http" || server.type === "sse" || server.type === "streamable-http") return remote;
+  if ("url" in server || (server.type !== undefined && remoteKindOf(server.type))) return remote;
   if ("command" in server || server.type === "stdio") return stdio;
   return undefined;
 }

@@ -17,6 +17,7 @@ import type { ToolRecord } from "../model/tool.js";
 import type { KeyValue } from "../store/kv.js";
 import { canonicalJson } from "../util/canonical-json.js";
 import type { Logger } from "../util/log.js";
+import { errorMessage } from "../util/errors.js";
 
 export const CACHE_MODES = ["use", "refresh", "bypass"] as const;
 export type CacheMode = (typeof CACHE_MODES)[number];
@@ -151,7 +152,7 @@ export class ResultCache {
   private report(what: string, error: unknown): void {
     if (Date.now() - this.lastLogged < LOG_EVERY_MS) return;
     this.lastLogged = Date.now();
-    this.logger.warn(`cache ${what} failed, calls go to the backends meanwhile: ${error instanceof Error ? error.message : String(error)}`);
+    this.logger.warn(`cache ${what} failed, calls go to the backends meanwhile: ${errorMessage(error)}`);
   }
 }
 

@@ -5,6 +5,7 @@
  */
 import type { IncomingMessage } from "node:http";
 import type { Refusal } from "./guard.js";
+import { errorMessage } from "../util/errors.js";
 
 export interface ParsedBody {
   body: unknown;
@@ -35,7 +36,7 @@ export async function readJsonBody(req: IncomingMessage, maxBytes: number, timeo
   try {
     body = JSON.parse(Buffer.concat(chunks).toString("utf8"));
   } catch (error) {
-    return { status: 400, code: -32700, message: `Parse error: the body is not JSON (${error instanceof Error ? error.message : String(error)})` };
+    return { status: 400, code: -32700, message: `Parse error: the body is not JSON (${errorMessage(error)})` };
   }
   return { body, messages: Array.isArray(body) ? Math.max(1, body.length) : 1 };
 }

@@ -6,7 +6,7 @@
 import { createHash } from "node:crypto";
 import { readFileSync } from "node:fs";
 import { z } from "zod";
-import { MetatoolsError } from "../util/errors.js";
+import { errorMessage, MetatoolsError } from "../util/errors.js";
 import type { LearnedFile, LearnedStore } from "./store.js";
 
 const evidence = z.tuple([z.number().finite(), z.number().finite().nonnegative()]);
@@ -25,7 +25,7 @@ export function readLearnedFile(file: string): LearnedFile {
   try {
     raw = JSON.parse(readFileSync(file, "utf8"));
   } catch (error) {
-    throw new MetatoolsError("learned_file_invalid", `${file}: not a readable JSON file (${error instanceof Error ? error.message : String(error)})`);
+    throw new MetatoolsError("learned_file_invalid", `${file}: not a readable JSON file (${errorMessage(error)})`);
   }
   const parsed = learnedFileSchema.safeParse(raw);
   if (!parsed.success) {

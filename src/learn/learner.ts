@@ -23,6 +23,7 @@ import { LOCAL_PRINCIPAL } from "../security/principal.js";
 import { errorMessage } from "../util/errors.js";
 import { scoreQuery, type LearnSettings } from "./model.js";
 import type { LearnedStore } from "./store.js";
+import { namespaceOf } from "../model/tool.js";
 
 /** A search this soon after another, with no run between, passes over the first one's raised hits. */
 const REFINE_MS = 60_000;
@@ -108,7 +109,7 @@ export class Learner {
 
   /** A run of `tool` in `session` ended, well or not. */
   async ran(session: string, principal: string, tool: string, ok: boolean): Promise<void> {
-    if (PLUMBING.has(tool.slice(0, tool.indexOf(":")))) return;
+    if (PLUMBING.has(namespaceOf(tool) ?? "")) return;
     const now = this.now();
     const trail = this.trail(session, now);
     const latest = trail.at(-1);

@@ -13,6 +13,7 @@ import { printable } from "../util/terminal.js";
 import { redactDeep } from "../util/redact.js";
 import type { MetaServices } from "./services.js";
 import type { ApprovalOutcome } from "./types.js";
+import { errorMessage } from "../util/errors.js";
 
 /** How long a person may take to answer (the call's own deadline still applies). */
 const ANSWER_MS = 10 * 60_000;
@@ -82,7 +83,7 @@ export async function approveCall(
       AbortSignal.any([context.signal ?? new AbortController().signal, AbortSignal.timeout(ANSWER_MS)]),
     );
   } catch (error) {
-    return { outcome: "cancelled", refusal: declined(record, `the question got no answer (${error instanceof Error ? error.message : String(error)})`) };
+    return { outcome: "cancelled", refusal: declined(record, `the question got no answer (${errorMessage(error)})`) };
   }
   if (answer.action !== "accept")
     return { outcome: answer.action === "decline" ? "declined" : "cancelled", refusal: declined(record, `the user chose ${answer.action}`) };

@@ -3,7 +3,7 @@
  */
 import type { MetaServices } from "./services.js";
 import { formatCall, hint, recoverable, warning, type NextCall, type QuarantineNote, type Refusal } from "../disclosure/guidance.js";
-import { splitToolId } from "../model/tool.js";
+import { namespaceOf, splitToolId } from "../model/tool.js";
 import { nearest } from "../text/suggest.js";
 import { backendDown } from "./backend-down.js";
 import type { Quarantined } from "../security/gate.js";
@@ -85,7 +85,7 @@ export function unknownTool(services: MetaServices, id: string, retry: (suggesti
   const held = services.registry.quarantineOf(id);
   if (held) return waitingForPerson(id, held);
   // Its backend is known but has no tools now: say why (and whether a person must act), not that the tool does not exist, and suggest nothing unrelated.
-  const namespace = id.slice(0, Math.max(0, id.indexOf(":")));
+  const namespace = namespaceOf(id) ?? "";
   const down = services.backends.state(namespace);
   if (down && down.status !== "ready") return backendDown(services, id, namespace, down, again);
   const suggestions = suggestIds(services, id);

@@ -17,7 +17,8 @@ import { approveCall } from "./approval.js";
 import { READ_OUTPUT_ID } from "../disclosure/outputs.js";
 import { defineMetaTool } from "./types.js";
 import type { MetaServices } from "./services.js";
-import type { ToolRecord } from "../model/tool.js";
+import { isOwnKind } from "../model/transport-kinds.js";
+import { namespaceOf, type ToolRecord } from "../model/tool.js";
 
 const runArgs = z.strictObject({
   tool_id: z.string().max(MAX_TOOL_ID_CHARS).describe("namespace:tool"),
@@ -41,7 +42,7 @@ export const runTool = defineMetaTool({
     const toolArgs = args.args ?? {};
     const request = { toolId: args.tool_id, args: toolArgs, timeoutMs: args.timeout_ms, signal, cache: args.cache, onProgress, principal, peer };
     // A tool of a backend still starting: the call waits for it (never listed yet, or known only from the snapshot).
-    const namespace = args.tool_id.slice(0, Math.max(0, args.tool_id.indexOf(":")));
+    const namespace = namespaceOf(args.tool_id) ?? "";
     const status = services.backends.state(namespace)?.status;
     // Also when the tool is known from the snapshot: the backend's own list, once it is up, is what the decision below is made on.
     if (status === "connecting" || status === "reconnecting") await services.backends.whenReady(namespace, signal);
@@ -67,7 +68,7 @@ export const runTool = defineMetaTool({
         outputs: services.outputs,
         links: services.resources.links,
         principal,
-        builtin: services.backends.state(outcome.record.namespace)?.kind === "builtin",
+        builtin: isOwnKind(services.backends.state(outcome.record.namespace)?.kind),
         ...(outcome.result.isError ? { recovery: siblingFor(services, outcome.record, outcome.result) } : {}),
       });
     }

@@ -81,6 +81,12 @@ export interface ToolRecord {
   upstreamName?: string;
 }
 
+/** A tool id's namespace: what comes before its first colon; undefined when it has none. */
+export function namespaceOf(id: string): string | undefined {
+  const at = id.indexOf(":");
+  return at < 0 ? undefined : id.slice(0, at);
+}
+
 /** Splits a tool id at its first colon; namespaces never contain one. */
 export function splitToolId(id: string): { namespace: string; name: string } | undefined {
   const at = id.indexOf(":");

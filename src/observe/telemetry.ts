@@ -7,6 +7,7 @@
  */
 import { metrics, SpanStatusCode, trace, type Attributes, type Counter, type Histogram, type Meter, type Span, type Tracer } from "@opentelemetry/api";
 import { packageVersion } from "../util/version.js";
+import { errorMessage } from "../util/errors.js";
 
 /** Attribute names, in one place so spans, metrics, tests and docs agree. */
 export const ATTR = {
@@ -68,7 +69,7 @@ export class Telemetry {
       } catch (error) {
         notes.set({ [ATTR.outcome]: "fault" });
         span.recordException(error instanceof Error ? error : String(error));
-        span.setStatus({ code: SpanStatusCode.ERROR, message: error instanceof Error ? error.message : String(error) });
+        span.setStatus({ code: SpanStatusCode.ERROR, message: errorMessage(error) });
         throw error;
       } finally {
         span.end();

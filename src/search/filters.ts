@@ -4,15 +4,11 @@
  */
 import type { ToolRegistry } from "../registry/registry.js";
 import type { RankOptions } from "./types.js";
-
-/** A tool id's namespace: what comes before its first `:`. */
-export function namespaceOf(id: string): string {
-  return id.slice(0, id.indexOf(":"));
-}
+import { namespaceOf } from "../model/tool.js";
 
 /** Whether `id` passes the request's namespace and tag filters. */
 export function passes(id: string, options: RankOptions): boolean {
-  return (!options.namespaces || options.namespaces.has(namespaceOf(id))) && (!options.accept || options.accept(id));
+  return (!options.namespaces || options.namespaces.has(namespaceOf(id) ?? "")) && (!options.accept || options.accept(id));
 }
 
 /** A tool must carry every tag (case-insensitive); undefined when no tag is asked for. */
@@ -30,7 +26,7 @@ export function tagFilter(registry: ToolRegistry, tags: readonly string[]): ((id
 /** How many of `ids` each namespace holds, added to `into`. */
 export function countByNamespace(ids: Iterable<string>, into = new Map<string, number>()): Map<string, number> {
   for (const id of ids) {
-    const namespace = namespaceOf(id);
+    const namespace = namespaceOf(id) ?? "";
     into.set(namespace, (into.get(namespace) ?? 0) + 1);
   }
   return into;

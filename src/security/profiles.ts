@@ -6,8 +6,8 @@
  * reading the caller's own stored outputs and links) is in every profile.
  */
 import { DEFAULT_PROFILE, noProfile, type Decision, type ProfileSpec } from "../config/profiles-schema.js";
-import type { ToolRecord } from "../model/tool.js";
 import { globMatcher } from "../util/glob.js";
+import { namespaceOf, type ToolRecord } from "../model/tool.js";
 
 export { DEFAULT_PROFILE };
 
@@ -70,7 +70,7 @@ export class Profile {
     if (records.length) return records.some((record) => this.sees(record));
     // Nothing listed to judge by: only an allow rule that names the namespace lets the caller hear of it.
     if (this.denyIds(`${namespace}:*`) || !this.spec.tools?.allow?.length) return false;
-    return this.spec.tools.allow.some((glob) => globMatcher([glob.split(":")[0]!])(namespace));
+    return this.spec.tools.allow.some((glob) => globMatcher([namespaceOf(glob) ?? glob])(namespace));
   }
 
   /** What a call of `record` needs: the strictest matching id rule, else the destructive rule (allow by default). */

@@ -1,5 +1,6 @@
 /** Whether the shared store answers: one read, timed. A store that cannot be reached still lets metatools serve, calling backends uncached. */
 import type { KeyValue } from "./kv.js";
+import { errorMessage } from "../util/errors.js";
 
 export interface StoreHealth {
   kind: KeyValue["kind"];
@@ -17,6 +18,6 @@ export async function storeHealth(store: KeyValue): Promise<StoreHealth> {
     await store.get("ping");
     return { kind: store.kind, where: store.where, ok: true, ms: performance.now() - started };
   } catch (error) {
-    return { kind: store.kind, where: store.where, ok: false, error: error instanceof Error ? error.message : String(error), ms: performance.now() - started };
+    return { kind: store.kind, where: store.where, ok: false, error: errorMessage(error), ms: performance.now() - started };
   }
 }

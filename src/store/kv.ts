@@ -5,7 +5,7 @@
  * as a `StoreError` naming the store, within a bounded time.
  */
 import type Keyv from "keyv";
-import { MetatoolsError } from "../util/errors.js";
+import { errorMessage, MetatoolsError } from "../util/errors.js";
 
 export type StoreKind = "memory" | "redis" | "sqlite";
 
@@ -114,7 +114,7 @@ export class KeyvStore implements KeyValue {
     try {
       return await Promise.race([run(), timeout]);
     } catch (error) {
-      const message = error instanceof Error ? error.message : String(error);
+      const message = errorMessage(error);
       // A full Redis still answers: reads go on, and each write it refuses says why.
       if (OUT_OF_MEMORY.test(message))
         throw new StoreError(this.where, `refused a write: the Redis server is at its maxmemory (${message}); see docs/deploy.md`, {

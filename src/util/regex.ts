@@ -13,6 +13,7 @@
  * backreferences; `\uXXXX` and `\u{X}` are accepted and translated.
  */
 import { RE2JS } from "re2js";
+import { errorMessage } from "./errors.js";
 
 /**
  * RE2's work per input character grows with the compiled program, so a
@@ -98,7 +99,7 @@ export function compileRegex(pattern: string, options: RegexOptions = {}): SafeR
   try {
     compiled = RE2JS.compile(source, flags);
   } catch (error) {
-    throw new RegexError(explain((error instanceof Error ? error.message : String(error)).replace(/^error parsing regexp: /, "")));
+    throw new RegexError(explain(errorMessage(error).replace(/^error parsing regexp: /, "")));
   }
   const size = programSize(compiled);
   if (size > MAX_PROGRAM) {

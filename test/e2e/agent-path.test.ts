@@ -13,6 +13,7 @@ import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { getDefaultEnvironment, StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import { CLI } from "../helpers/cli.js";
 import { openSession, servers, tempDir, type Session, testHomes } from "../helpers/harness.js";
+import { eventually } from "../helpers/eventually.js";
 
 let session: Session;
 let dir: string;
@@ -120,8 +121,16 @@ describe("logs", () => {
     });
     transport.stderr?.on("data", (d: Buffer) => (stderr += d));
     await client.connect(transport);
-    // server-everything announces list changes on its own schedule after start: give it time.
-    await new Promise((resolve) => setTimeout(resolve, 6000));
+    // server-everything announces a list change once, as it initializes (registering its conditional tools), so before
+    // its first tools/list answer; the backend client debounces it 50 ms (src/backends/mcp.ts) and the manager lists
+    // again and compares. No log line marks an unchanged list, so: wait for "ready", then a window of 20 debounces
+    // for that one re-list, instead of a fixed 6 s.
+    await eventually(
+      () => stderr,
+      (text) => /everything: ready with \d+ tools/.test(text),
+      15_000,
+    );
+    await new Promise((resolve) => setTimeout(resolve, 1000));
     await client.close();
     expect(stderr).toMatch(/everything: ready with \d+ tools/);
     expect(stderr).not.toContain("tool list changed");

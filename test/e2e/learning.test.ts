@@ -14,6 +14,7 @@ import { parseConfig } from "../../src/config/load.js";
 import type { ConfigFile } from "../../src/config/schema.js";
 import { createSessionServer } from "../../src/serving.js";
 import { runCli } from "../helpers/cli.js";
+import { eventually } from "../helpers/eventually.js";
 import { servers, tempDir, writeSyntheticTools } from "../helpers/harness.js";
 import { startRedis, type RedisServer } from "../helpers/redis.js";
 
@@ -171,9 +172,14 @@ describe("search that learns from use", () => {
         expect(exported.stdout).toMatch(/^exported \d+ terms to /);
         const reset = await runCli(["learn", "--reset", "--config", cli]);
         expect(reset.code, reset.stderr).toBe(0);
-        // Servers read the generation again within a second.
-        await new Promise((resolve) => setTimeout(resolve, 1100));
-        expect(await onB.search(SIMILAR)).toEqual(before);
+        // Servers read the generation again within a second: asked until B ranks as before it learned (searching alone teaches nothing).
+        expect(
+          await eventually(
+            () => onB.search(SIMILAR),
+            (ranked) => JSON.stringify(ranked) === JSON.stringify(before),
+            3000,
+          ),
+        ).toEqual(before);
         const imported = await runCli(["learn", "--import", join(dir, "learned.json"), "--config", cli]);
         expect(imported.code, imported.stderr).toBe(0);
         expect((await onB.search(SIMILAR))[0]).toBe("exec:put");

@@ -11,7 +11,8 @@ import { afterEach, describe, expect, it } from "vitest";
 import { servers as fixtures } from "../helpers/harness.js";
 import { startRedis } from "../helpers/redis.js";
 import { startOAuthWorld, type OAuthWorld, type TokenEvent } from "../helpers/oauth/world.js";
-import { eventually, fileMode, serve, signInSetup, tokenFile, type Serving, type SignInSetup } from "../helpers/signin.js";
+import { eventually } from "../helpers/eventually.js";
+import { fileMode, serve, signInSetup, tokenFile, type Serving, type SignInSetup } from "../helpers/signin.js";
 
 let world: OAuthWorld | undefined;
 let served: Serving | undefined;
@@ -111,9 +112,12 @@ describe("signing in while metatools serves", () => {
     const setup = signInSetup(world, { notes: {} });
     expect((await setup.cli(["auth", "login", "notes"])).code).toBe(0);
     served = await serve(setup);
-    const first = tokenFile(setup).backends.notes!.tokens!;
-    // Within half its 2 s life of expiry: renewed before it is sent, with no 401 on the way.
-    await new Promise((resolve) => setTimeout(resolve, 1200));
+    const signedIn = tokenFile(setup).backends.notes!;
+    const first = signedIn.tokens!;
+    // Within half its 2 s life of expiry: renewed before it is sent, with no 401 on the way. Waits only until the
+    // code's own margin (half the lifetime, src/auth/session.ts) is reached, often already passed while serve starts.
+    const due = signedIn.expiresAt! - (first.expires_in! * 1000) / 2;
+    await new Promise((resolve) => setTimeout(resolve, Math.max(0, due - Date.now() + 50)));
     const refused401 = () => world!.events.filter((e) => e.kind === "mcp" && e.status === 401).length;
     const before401 = refused401();
     expect(await served.run("notes:echo", { text: "a" })).toMatchObject({ ok: true });

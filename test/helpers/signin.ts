@@ -55,7 +55,10 @@ export function fileMode(file: string): number {
 }
 
 export function tokenFile(setup: SignInSetup): {
-  backends: Record<string, Record<string, unknown> & { tokens?: { access_token: string; refresh_token?: string; scope?: string } }>;
+  backends: Record<
+    string,
+    Record<string, unknown> & { expiresAt?: number; tokens?: { access_token: string; refresh_token?: string; scope?: string; expires_in?: number } }
+  >;
 } {
   return JSON.parse(readFileSync(setup.tokenFile, "utf8"));
 }
@@ -98,14 +101,4 @@ export async function serve(setup: SignInSetup): Promise<Serving> {
       setup.seen.push(stderr);
     },
   };
-}
-
-/** Polls `check` until it holds or `ms` pass; returns its last value. */
-export async function eventually<T>(check: () => Promise<T>, holds: (value: T) => boolean, ms = 10_000): Promise<T> {
-  const deadline = Date.now() + ms;
-  for (;;) {
-    const value = await check();
-    if (holds(value) || Date.now() > deadline) return value;
-    await new Promise((resolve) => setTimeout(resolve, 200));
-  }
 }

@@ -12,6 +12,7 @@ import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/
 import type { HandlePool, ReadTask } from "./handles.js";
 import { statedPromise } from "./handles.js";
 import { TOKENS } from "./server.js";
+import { errorMessage } from "../../util/errors.js";
 
 export interface ClientStats {
   calls: number;
@@ -61,7 +62,7 @@ export async function runClient(plan: ClientPlan): Promise<void> {
     try {
       await client.connect(transport);
     } catch (error) {
-      fault(plan.stats, `connect: ${message(error)}`);
+      fault(plan.stats, `connect: ${errorMessage(error)}`);
       await client.close().catch(() => {});
       await pause(1000);
       continue;
@@ -172,7 +173,7 @@ async function call(client: Client, plan: ClientPlan, name: string, args: Record
     }
     return reply;
   } catch (error) {
-    return fault(plan.stats, `${name} ${JSON.stringify(args).slice(0, 80)}: ${message(error)}`);
+    return fault(plan.stats, `${name} ${JSON.stringify(args).slice(0, 80)}: ${errorMessage(error)}`);
   }
 }
 
@@ -182,5 +183,4 @@ function fault(stats: ClientStats, what: string): undefined {
   return undefined;
 }
 
-const message = (error: unknown) => (error instanceof Error ? error.message : String(error));
 const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));

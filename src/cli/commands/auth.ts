@@ -10,6 +10,7 @@ import { loginCommand, openCredentials, signsIn } from "../../auth/open.js";
 import { isWebUrl, openUrl } from "../../auth/browser.js";
 import { loadConfig } from "../../config/load.js";
 import type { ResolvedConfig } from "../../config/resolved.js";
+import { kindLabel, kindsWhere, signsInKind } from "../../model/transport-kinds.js";
 import { BUILTIN_CATALOG_DIR } from "../../app.js";
 import { MetatoolsError } from "../../util/errors.js";
 import { GrowingRedactor } from "../../util/redact.js";
@@ -63,13 +64,15 @@ export async function authCommand(argv: string[]): Promise<number> {
 function backendNamed(config: ResolvedConfig, name: string, any = false): SignInSpec {
   const spec = config.backends.find((b) => b.namespace === name);
   const remote = config.backends.filter(signsIn).map((b) => b.namespace);
-  const known = remote.length ? `backends that sign in: ${remote.join(", ")}` : "no backend in this config signs in (only http and sse servers do)";
+  const only = kindsWhere((kind) => kind.signsIn)
+    .map(kindLabel)
+    .join(" and ");
+  const known = remote.length ? `backends that sign in: ${remote.join(", ")}` : `no backend in this config signs in (only ${only} servers do)`;
   if (!spec) throw new UsageError(`no backend "${name}" in ${config.file}; ${known}`);
   if (!signsIn(spec) && !any) {
-    const why =
-      spec.kind === "http" || spec.kind === "sse"
-        ? "it has an Authorization header or oauth: false in the config"
-        : `it is a ${spec.kind} server (only http and sse servers sign in)`;
+    const why = signsInKind(spec)
+      ? "it has an Authorization header or oauth: false in the config"
+      : `it is a ${kindLabel(spec.kind)} server (only ${only} servers sign in)`;
     throw new UsageError(`${name} does not sign in: ${why}; ${known}`);
   }
   return spec as SignInSpec;
@@ -130,7 +133,7 @@ interface StatusRow {
 }
 
 async function status(config: ResolvedConfig, credentials: Credentials, only: string[]): Promise<StatusRow[]> {
-  const remote = config.backends.filter((b) => (b.kind === "http" || b.kind === "sse") && (!only.length || only.includes(b.namespace)));
+  const remote = config.backends.filter((b) => signsInKind(b) && (!only.length || only.includes(b.namespace)));
   return Promise.all(
     remote.map(async (spec): Promise<StatusRow> => {
       const url = "url" in spec ? spec.url : "";

@@ -13,6 +13,7 @@ import { COMMANDS } from "../registry.js";
 import { withApp } from "../open.js";
 import { styleFor, type Style } from "../style.js";
 import { textTable } from "../../util/table.js";
+import { kindLabel } from "../../model/transport-kinds.js";
 import { stdout } from "../output.js";
 
 export async function doctor(argv: string[]): Promise<number> {
@@ -69,7 +70,7 @@ export function render(report: DoctorReport, style: Style): string {
     align: ["left", "left", "left", "right", "right", "right", "left"] as const,
     rows: report.backends.map((b) => [
       b.namespace,
-      b.kind,
+      kindLabel(b.kind),
       b.status,
       String(b.tools),
       b.quarantined ? String(b.quarantined) : "",

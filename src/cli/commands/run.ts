@@ -10,6 +10,7 @@ import { printBody } from "../format.js";
 import { withApp } from "../open.js";
 import { stderr, stdout } from "../output.js";
 import { resultFile } from "../result-file.js";
+import { namespaceOf } from "../../model/tool.js";
 
 /** The flags and the run_tool arguments a `metatools run` command line stands for (src/cli/command-line.ts writes them back). */
 export function runRequest(argv: string[]) {
@@ -67,7 +68,7 @@ export async function run(argv: string[]): Promise<number> {
       return printBody("run_tool", body, json);
     },
     // Only the tool's own backend is started.
-    [toolId.split(":")[0]!],
+    [namespaceOf(toolId) ?? toolId],
   );
 }
 

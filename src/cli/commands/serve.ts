@@ -8,6 +8,7 @@ import { createLogger } from "../../util/log.js";
 import { redactingLogger, redactor } from "../../util/redact.js";
 import { logLevel, parseFlags, UsageError } from "../flags.js";
 import { COMMANDS } from "../registry.js";
+import { errorMessage } from "../../util/errors.js";
 
 /** How long `serve` lets its first requests go before loading the embedder. */
 const SERVE_BACKGROUND_DELAY_MS = 300;
@@ -55,7 +56,7 @@ export async function serve(argv: string[]): Promise<number> {
         exitDeadline(config.http.shutdownGraceMs + 2500, logger);
         logger.info(`${signal}: finishing in-flight requests (up to ${config.http.shutdownGraceMs} ms), then closing backends`);
         void service.close().then(resolve, (error: unknown) => {
-          logger.error(`shutdown: ${error instanceof Error ? error.message : String(error)}`);
+          logger.error(`shutdown: ${errorMessage(error)}`);
           resolve();
         });
       });

@@ -9,6 +9,7 @@ import { existsSync, readFileSync } from "node:fs";
 import { homedir } from "node:os";
 import { join } from "node:path";
 import { isPlainObject } from "../../util/data.js";
+import { errorMessage } from "../../util/errors.js";
 
 export const CLIENTS = ["claude-desktop", "claude-code", "cursor"] as const;
 export type ClientId = (typeof CLIENTS)[number];
@@ -82,7 +83,7 @@ function readJson(file: string): Record<string, unknown> {
   try {
     parsed = JSON.parse(readFileSync(file, "utf8"));
   } catch (error) {
-    throw new InitError(`cannot read ${file}: ${error instanceof Error ? error.message : String(error)}`);
+    throw new InitError(`cannot read ${file}: ${errorMessage(error)}`);
   }
   if (!isPlainObject(parsed)) throw new InitError(`${file}: expected a JSON object`);
   return parsed;

@@ -12,6 +12,7 @@ import { REFERENCE } from "../../config/env.js";
 import { RESERVED_NAMESPACES } from "../../config/load.js";
 import { serverKey } from "../../config/same-server.js";
 import { NAMESPACE_PATTERN, serverSchema } from "../../config/schema.js";
+import { kindLabel, kindsWhere, remoteKindOf } from "../../model/transport-kinds.js";
 import { isPlainObject } from "../../util/data.js";
 import type { ClientSource } from "./clients.js";
 
@@ -97,9 +98,11 @@ function convertEntry(entry: unknown, options: ConvertOptions, notes: string[]):
   const type = typeof entry.type === "string" ? entry.type.toLowerCase() : undefined;
   let converted: Record<string, unknown>;
   if (typeof entry.url === "string") {
-    const remote = type === "sse" ? "sse" : type === undefined || ["http", "streamable-http", "streamablehttp"].includes(type) ? "http" : undefined;
-    if (!remote) return `transport "${String(entry.type)}" is not one metatools speaks (stdio, http, sse)`;
-    converted = pick(entry, REMOTE_KEYS, remote === "sse" ? { type: "sse" } : {}, options, notes);
+    const remote = remoteKindOf(type === "streamablehttp" ? "streamable-http" : type);
+    const spoken = kindsWhere((kind) => kind.configured && kind.connects).map(kindLabel);
+    if (!remote) return `transport "${String(entry.type)}" is not one metatools speaks (${spoken.join(", ")})`;
+    // http is the config's default type, left unwritten.
+    converted = pick(entry, REMOTE_KEYS, remote === "http" ? {} : { type: remote }, options, notes);
     const oauth = clientOAuth(entry);
     if (oauth) converted.oauth = oauth;
   } else {

@@ -1,6 +1,7 @@
 /** An empty query (or `*`): every tool that passes the filters, by id. */
 import type { ToolRegistry } from "../../registry/registry.js";
-import { namespaceOf, passes } from "../filters.js";
+import { namespaceOf } from "../../model/tool.js";
+import { passes } from "../filters.js";
 import type { Ranked } from "../types.js";
 import type { RankingSignal, SignalList, SignalRequest } from "./signal.js";
 
@@ -17,7 +18,7 @@ export class BrowseSignal implements RankingSignal {
     const hits: Ranked[] = [];
     for (const id of (this.sortedIds ??= [...this.registry.ids()].sort())) {
       if (!passes(id, options)) continue;
-      const namespace = namespaceOf(id);
+      const namespace = namespaceOf(id) ?? "";
       counts.set(namespace, (counts.get(namespace) ?? 0) + 1);
       if (hits.length < options.top) hits.push({ id, score: 0 });
     }

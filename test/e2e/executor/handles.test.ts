@@ -7,6 +7,7 @@ import { statSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { openSession, servers, tempDir, type Session } from "../../helpers/harness.js";
+import { eventually } from "../../helpers/eventually.js";
 
 let session: Session;
 let dir: string;
@@ -101,11 +102,13 @@ describe("a 1 MB result", () => {
 
 describe("handle limits", () => {
   it("an expired handle is unknown; an output over the size bound keeps its first lines and says so", async () => {
+    const ttlMs = 1000;
     const small = await openSession(
-      { mcpServers: { kv: servers.exec(join(tempDir(), "calls.log")) }, metatools: { outputs: { ttlMs: 1500, maxBytes: 200_000 } } },
+      { mcpServers: { kv: servers.exec(join(tempDir(), "calls.log")) }, metatools: { outputs: { ttlMs, maxBytes: 200_000 } } },
       { builtinCatalog: false },
     );
     try {
+      const stored = Date.now();
       const body = await small.call("run_tool", { tool_id: "kv:big_json", args: { count: 5000 } });
       expect(body.hint).toMatch(/Only lines 1-\d+ of \d+ are kept/);
       const last = Number(/Only lines 1-(\d+)/.exec(body.hint)![1]);
@@ -115,9 +118,13 @@ describe("handle limits", () => {
       expect(line.hint).toContain("Only the first 200000 bytes of its only line are kept");
       const piece = await small.call("run_tool", { tool_id: "metatools:read_output", args: { handle: line.handle, start_line: 1, start_column: 199_990 } });
       expect(piece.structured).toMatchObject({ line_chars: 200_000, end_column: 200_000 });
-      await new Promise((resolve) => setTimeout(resolve, 1700));
-      const gone = await small.call("run_tool", { tool_id: "metatools:read_output", args: { handle: body.handle } });
+      // A handle's TTL is fixed when it is stored (reading it does not extend it), so asking until it is gone ends.
+      const gone = await eventually(
+        () => small.call("run_tool", { tool_id: "metatools:read_output", args: { handle: body.handle } }),
+        (reply) => reply.ok !== true,
+      );
       expect(gone).toMatchObject({ ok: false, error: { code: "unknown_handle" } });
+      expect(Date.now() - stored).toBeGreaterThanOrEqual(ttlMs);
     } finally {
       await small.close();
     }

@@ -27,7 +27,7 @@ describe("needs_login", () => {
   it("at connect: no backoff, one try per breaker period, watching the sign-in; a success ends it", async () => {
     const { backend, logger, manager, state } = setup(["login", "login"]);
     await manager.start();
-    expect(state()).toMatchObject({ status: "needs_login", error: "ns needs a sign-in (#1)", toolCount: 0, retryAt: at(BREAKER), connectMs: 0 });
+    expect(state()).toMatchObject({ status: "needs_login", error: "ns needs a sign-in (#1)", toolCount: 0, retryAt: at(BREAKER), connectedInMs: 0 });
     expect(logger.lines).toContain("warn: ns needs a sign-in (#1)");
     expect([backend.watches, backend.unwatches, backend.closes, vi.getTimerCount()]).toEqual([1, 0, 1, 1]);
     await vi.advanceTimersByTimeAsync(BREAKER - 1); // past every backoff step: none is used
@@ -83,7 +83,7 @@ describe("needs_login", () => {
     expect(state()).toMatchObject({ status: "needs_login", toolCount: 2 });
     expect([lists, backend.closes]).toEqual([[2, 0], 1]);
     await vi.advanceTimersByTimeAsync(0);
-    expect(state()).toMatchObject({ status: "needs_login", error: "token refused", toolCount: 0, retryAt: at(5300), connectMs: 0 });
+    expect(state()).toMatchObject({ status: "needs_login", error: "token refused", toolCount: 0, retryAt: at(5300), connectedInMs: 0 });
     expect(backend.watches).toBe(1);
     backend.emit({ type: "needs_login", message: "again" }); // ignored: it is not ready
     backend.emit({ type: "disconnected" });
@@ -104,7 +104,7 @@ describe("connect timeout", () => {
     await vi.advanceTimersByTimeAsync(1);
     await started;
     expect(backend.signals[0]!.aborted).toBe(true);
-    expect(state()).toMatchObject({ status: "reconnecting", error: "ns: no answer within 50 ms", connectMs: 50, retryAt: at(150) });
+    expect(state()).toMatchObject({ status: "reconnecting", error: "ns: no answer within 50 ms", connectedInMs: 50, retryAt: at(150) });
     await vi.advanceTimersByTimeAsync(100);
     expect(backend.connects).toEqual([0, 150]);
     expect(state().status).toBe("ready");

@@ -71,7 +71,7 @@ describe("backoff schedule (backoffMs given: used as is, no jitter)", () => {
       failedAt: at(0),
       toolCount: 0,
       retryAt: at(100),
-      connectMs: 0,
+      connectedInMs: 0,
     });
     await vi.advanceTimersByTimeAsync(99);
     expect(backend.connects).toEqual([0]);
@@ -87,7 +87,7 @@ describe("backoff schedule (backoffMs given: used as is, no jitter)", () => {
       runnable: true,
       status: "ready",
       toolCount: 2,
-      connectMs: 0,
+      connectedInMs: 0,
       info: { name: "ns-server", version: "1.0.0" },
     });
     expect(lists).toEqual([2]);

@@ -5,10 +5,10 @@
  */
 import { randomBytes } from "node:crypto";
 import { describe, expect, it } from "vitest";
-import { looksBinary } from "../src/codeintel/files.js";
-import { globTester, pathGlob } from "../src/util/glob.js";
-import { compileRegex, MAX_PROGRAM, RegexError } from "../src/util/regex.js";
-import { safeToolName, servedNames } from "../src/registry/names.js";
+import { looksBinary } from "../../../src/codeintel/files.js";
+import { globTester, pathGlob } from "../../../src/util/glob.js";
+import { compileRegex, MAX_PROGRAM, RegexError } from "../../../src/util/regex.js";
+import { safeToolName, servedNames } from "../../../src/registry/names.js";
 
 describe("compileRegex", () => {
   it.each([

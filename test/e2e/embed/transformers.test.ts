@@ -7,9 +7,9 @@
 import { copyFileSync, mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { TransformersEmbedder, type TransformersSpec } from "../src/embed/transformers.js";
-import { openSession, tempDir } from "./helpers/harness.js";
-import { expectBm25Fallback, writeModel, writeTools } from "./helpers/semantic.js";
+import { TransformersEmbedder, type TransformersSpec } from "../../../src/embed/transformers.js";
+import { openSession, tempDir } from "../../helpers/harness.js";
+import { expectBm25Fallback, writeModel, writeTools } from "../../helpers/semantic.js";
 
 const spec = (model: string, dtype: "q8" | "fp32" = "q8"): TransformersSpec => ({
   type: "transformers",

@@ -3,10 +3,10 @@
  * byte bound and recency, URL handling, and a Redis that cannot be reached.
  */
 import { describe, expect, it } from "vitest";
-import { canonicalJson } from "../src/util/canonical-json.js";
-import { resultKey } from "../src/exec/cache.js";
-import { LruMap } from "../src/store/lru.js";
-import { maskUrl, openStore, storeKind } from "../src/store/open.js";
+import { canonicalJson } from "../../../src/util/canonical-json.js";
+import { resultKey } from "../../../src/exec/cache.js";
+import { LruMap } from "../../../src/store/lru.js";
+import { maskUrl, openStore, storeKind } from "../../../src/store/open.js";
 
 describe("memory store", () => {
   it("evicts the least recently used entries once over its byte bound", () => {

@@ -1,9 +1,9 @@
 import { existsSync, readFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import { describe, expect, it } from "vitest";
-import { generatedFiles } from "../src/docs/generated.js";
+import { generatedFiles } from "../../../src/docs/generated.js";
 
-const ROOT = fileURLToPath(new URL("..", import.meta.url));
+const ROOT = fileURLToPath(new URL("../../..", import.meta.url));
 const files = await generatedFiles();
 
 describe("generated files are up to date (npm run generate rewrites them)", () => {

@@ -22,14 +22,14 @@ import { InMemoryTransport } from "@modelcontextprotocol/sdk/inMemory.js";
 import { CreateMessageRequestSchema, ElicitRequestSchema } from "@modelcontextprotocol/sdk/types.js";
 import fc from "fast-check";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createMetatools, type Metatools } from "../src/app.js";
-import { DEFAULTS } from "../src/config/defaults.js";
-import { parseConfig } from "../src/config/load.js";
-import { createSessionServer } from "../src/serving.js";
-import { tempDir } from "./helpers/harness.js";
+import { createMetatools, type Metatools } from "../../../src/app.js";
+import { DEFAULTS } from "../../../src/config/defaults.js";
+import { parseConfig } from "../../../src/config/load.js";
+import { createSessionServer } from "../../../src/serving.js";
+import { tempDir } from "../../helpers/harness.js";
 
 const RUNS = Number(process.env.FUZZ_RUNS ?? 200);
-const ASKER = fileURLToPath(new URL("./fixtures/asking-server.mjs", import.meta.url));
+const ASKER = fileURLToPath(new URL("../../fixtures/asking-server.mjs", import.meta.url));
 /** Characters that each encoding writes differently: `"` JSON-escaped, `/` and `+` percent-encoded. */
 const SECRET = 'fz-S3cr3t"tok/en+42';
 const FORMS = [SECRET, Buffer.from(SECRET).toString("base64"), encodeURIComponent(SECRET), JSON.stringify(SECRET).slice(1, -1)];

@@ -6,12 +6,12 @@
  */
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { CatalogIndex } from "../src/catalog/match.js";
-import type { UpstreamTool } from "../src/model/tool.js";
-import { ToolRegistry } from "../src/registry/registry.js";
-import { ToolGate } from "../src/security/gate.js";
-import { definitionHash, LockFile } from "../src/security/lock.js";
-import { tempDir } from "./helpers/harness.js";
+import { CatalogIndex } from "../../../src/catalog/match.js";
+import type { UpstreamTool } from "../../../src/model/tool.js";
+import { ToolRegistry } from "../../../src/registry/registry.js";
+import { ToolGate } from "../../../src/security/gate.js";
+import { definitionHash, LockFile } from "../../../src/security/lock.js";
+import { tempDir } from "../../helpers/harness.js";
 
 const honest: UpstreamTool = { name: "lookup", description: "Look up a key.", inputSchema: { type: "object", properties: { key: { type: "string" } } } };
 const other: UpstreamTool = { name: "put", description: "Store a value.", inputSchema: { type: "object", properties: { key: { type: "string" } } } };

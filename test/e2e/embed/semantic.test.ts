@@ -8,11 +8,11 @@ import { createHash } from "node:crypto";
 import { readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { runCli } from "./helpers/cli.js";
-import { openSession, tempDir } from "./helpers/harness.js";
-import { BUILTIN_MODEL_FILE } from "../src/embed/builtin.js";
-import { WordVectors } from "../src/embed/vectors-file.js";
-import { conceptVectors, writeTools, writeVectors } from "./helpers/semantic.js";
+import { runCli } from "../../helpers/cli.js";
+import { openSession, tempDir } from "../../helpers/harness.js";
+import { BUILTIN_MODEL_FILE } from "../../../src/embed/builtin.js";
+import { WordVectors } from "../../../src/embed/vectors-file.js";
+import { conceptVectors, writeTools, writeVectors } from "../../helpers/semantic.js";
 
 async function session(dir: string, vectors: string, cache: string | false = join(dir, "cache")) {
   return openSession(

@@ -5,9 +5,9 @@
  * short values (a flag, a port, a region) load as before.
  */
 import { describe, expect, it } from "vitest";
-import { looksLikeCredential } from "../src/config/secrets.js";
-import { parseConfig } from "../src/config/load.js";
-import { ConfigError } from "../src/util/errors.js";
+import { looksLikeCredential } from "../../../src/config/secrets.js";
+import { parseConfig } from "../../../src/config/load.js";
+import { ConfigError } from "../../../src/util/errors.js";
 
 const FILE = "/etc/project/metatools.json";
 const server = (fields: Record<string, unknown>) => ({ mcpServers: { s: { command: "x", ...fields } } });

@@ -7,15 +7,15 @@
 import { existsSync, readdirSync, readFileSync, utimesSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, describe, expect, it, vi } from "vitest";
-import { syntheticTools } from "../src/bench/synthetic.js";
-import { CatalogIndex } from "../src/catalog/match.js";
-import type { UpstreamTool } from "../src/model/tool.js";
-import { ToolRegistry } from "../src/registry/registry.js";
-import { Bm25Ranker } from "../src/search/bm25.js";
-import { SearchEngine } from "../src/search/engine.js";
-import { CACHED_MIN_TOOLS, IndexCache } from "../src/search/index-cache.js";
-import { decodeNamespace, encodeNamespace } from "../src/search/segment-file.js";
-import { tempDir } from "./helpers/harness.js";
+import { syntheticTools } from "../../../src/bench/synthetic.js";
+import { CatalogIndex } from "../../../src/catalog/match.js";
+import type { UpstreamTool } from "../../../src/model/tool.js";
+import { ToolRegistry } from "../../../src/registry/registry.js";
+import { Bm25Ranker } from "../../../src/search/bm25.js";
+import { SearchEngine } from "../../../src/search/engine.js";
+import { CACHED_MIN_TOOLS, IndexCache } from "../../../src/search/index-cache.js";
+import { decodeNamespace, encodeNamespace } from "../../../src/search/segment-file.js";
+import { tempDir } from "../../helpers/harness.js";
 
 const QUERIES = [
   "create invoice",

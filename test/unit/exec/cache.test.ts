@@ -5,12 +5,12 @@
  * per principal unless the config shares them.
  */
 import { describe, expect, it } from "vitest";
-import { ResultCache } from "../src/exec/cache.js";
-import { buildRecord } from "../src/registry/record.js";
-import type { KeyValue } from "../src/store/kv.js";
-import { StoreError } from "../src/store/kv.js";
-import { openStore } from "../src/store/open.js";
-import { silentLogger } from "../src/util/log.js";
+import { ResultCache } from "../../../src/exec/cache.js";
+import { buildRecord } from "../../../src/registry/record.js";
+import type { KeyValue } from "../../../src/store/kv.js";
+import { StoreError } from "../../../src/store/kv.js";
+import { openStore } from "../../../src/store/open.js";
+import { silentLogger } from "../../../src/util/log.js";
 
 class FlakyStore implements KeyValue {
   readonly kind = "memory" as const;

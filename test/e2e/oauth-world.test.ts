@@ -18,9 +18,9 @@ import {
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { startOAuthWorld, type OAuthWorld } from "./helpers/oauth/world.js";
+import { startOAuthWorld, type OAuthWorld } from "../helpers/oauth/world.js";
 
-const BROWSER = fileURLToPath(new URL("fixtures/oauth/browser.mjs", import.meta.url));
+const BROWSER = fileURLToPath(new URL("../fixtures/oauth/browser.mjs", import.meta.url));
 
 async function callTool(url: string, token: string, name: string, args: Record<string, unknown> = {}): Promise<string> {
   const client = new Client({ name: "oauth-world-test", version: "1.0.0" });

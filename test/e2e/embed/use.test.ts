@@ -7,9 +7,9 @@
 import { cpSync, mkdirSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { installedUseModel, UseEmbedder } from "../src/embed/use.js";
-import { openSession, tempDir } from "./helpers/harness.js";
-import { expectBm25Fallback, writeTools } from "./helpers/semantic.js";
+import { installedUseModel, UseEmbedder } from "../../../src/embed/use.js";
+import { openSession, tempDir } from "../../helpers/harness.js";
+import { expectBm25Fallback, writeTools } from "../../helpers/semantic.js";
 
 const dot = (a: Float32Array, b: Float32Array) => a.reduce((sum, x, i) => sum + x * b[i]!, 0);
 

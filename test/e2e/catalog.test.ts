@@ -6,11 +6,11 @@
 import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { BUILTIN_CATALOG_DIR } from "../src/app.js";
-import { loadCatalogFile, loadCatalogs } from "../src/catalog/load.js";
-import { SchemaValidator } from "../src/exec/validator.js";
-import { ConfigError } from "../src/util/errors.js";
-import { openSession, servers, tempDir, type Session } from "./helpers/harness.js";
+import { BUILTIN_CATALOG_DIR } from "../../src/app.js";
+import { loadCatalogFile, loadCatalogs } from "../../src/catalog/load.js";
+import { SchemaValidator } from "../../src/exec/validator.js";
+import { ConfigError } from "../../src/util/errors.js";
+import { openSession, servers, tempDir, type Session } from "../helpers/harness.js";
 
 describe("shipped catalog schema", () => {
   it("the catalog JSON Schema accepts every shipped catalog file", async () => {

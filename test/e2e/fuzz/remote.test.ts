@@ -12,11 +12,11 @@
  */
 import fc from "fast-check";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { Credentials, SignIn } from "../src/auth/credentials.js";
-import { login, type SignInSpec } from "../src/auth/login.js";
-import { SignInSession } from "../src/auth/session.js";
-import { MetatoolsError } from "../src/util/errors.js";
-import { startHostileOAuthServer, type Answer, type HostileOAuthServer, type Route } from "./fixtures/oauth/hostile-server.js";
+import type { Credentials, SignIn } from "../../../src/auth/credentials.js";
+import { login, type SignInSpec } from "../../../src/auth/login.js";
+import { SignInSession } from "../../../src/auth/session.js";
+import { MetatoolsError } from "../../../src/util/errors.js";
+import { startHostileOAuthServer, type Answer, type HostileOAuthServer, type Route } from "../../fixtures/oauth/hostile-server.js";
 
 const RUNS = Number(process.env.FUZZ_RUNS ?? 200);
 /** Longer than any run may take: the flow's own deadlines are shorter. */

@@ -8,13 +8,13 @@
 import { spawnSync } from "node:child_process";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { openStore } from "../src/store/open.js";
-import { LocalQuotaStore } from "../src/store/quota-local.js";
-import { RedisQuotaStore } from "../src/store/quota-redis.js";
-import { ENTRY_OVERHEAD, allocated, ownedKey, type QuotaLimits, type QuotaStore } from "../src/store/quota.js";
-import type { KeyValue } from "../src/store/kv.js";
-import { startRedis, type RedisServer } from "./helpers/redis.js";
-import { tempDir } from "./helpers/temp-dir.js";
+import { openStore } from "../../src/store/open.js";
+import { LocalQuotaStore } from "../../src/store/quota-local.js";
+import { RedisQuotaStore } from "../../src/store/quota-redis.js";
+import { ENTRY_OVERHEAD, allocated, ownedKey, type QuotaLimits, type QuotaStore } from "../../src/store/quota.js";
+import type { KeyValue } from "../../src/store/kv.js";
+import { startRedis, type RedisServer } from "../helpers/redis.js";
+import { tempDir } from "../helpers/temp-dir.js";
 
 let redis: RedisServer;
 const opened: KeyValue[] = [];

@@ -6,11 +6,11 @@
  * definition hash that pins a tool.
  */
 import { describe, expect, it } from "vitest";
-import type { UpstreamTool } from "../src/model/tool.js";
-import { definitionHash } from "../src/security/lock.js";
-import { scanTool } from "../src/security/scan.js";
-import { normalize } from "../src/security/text.js";
-import { openSession, tempDir } from "./helpers/harness.js";
+import type { UpstreamTool } from "../../../src/model/tool.js";
+import { definitionHash } from "../../../src/security/lock.js";
+import { scanTool } from "../../../src/security/scan.js";
+import { normalize } from "../../../src/security/text.js";
+import { openSession, tempDir } from "../../helpers/harness.js";
 
 const options = { maxDescriptionChars: 4000 };
 const rules = (description: string, extra: Partial<UpstreamTool> = {}) => scanTool({ name: "t", description, ...extra }, options).map((f) => f.rule);

@@ -2,9 +2,9 @@ import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { describe, expect, it } from "vitest";
-import { loadConfig, parseConfig } from "../src/config/load.js";
-import { ConfigError } from "../src/util/errors.js";
-import { tempDir } from "./helpers/harness.js";
+import { loadConfig, parseConfig } from "../../../src/config/load.js";
+import { ConfigError } from "../../../src/util/errors.js";
+import { tempDir } from "../../helpers/harness.js";
 
 const FILE = "/etc/project/metatools.json";
 
@@ -172,7 +172,7 @@ describe("config resolution", () => {
   });
 
   it("parses the shipped example configs", () => {
-    const root = fileURLToPath(new URL("..", import.meta.url));
+    const root = fileURLToPath(new URL("../../..", import.meta.url));
     const env = { REDIS_URL: "redis://127.0.0.1:6379", METATOOLS_TOKEN: "t".repeat(24) };
     expect(loadConfig({ configPath: join(root, "examples/metatools.json"), env }).backends.map((b) => b.namespace)).toEqual(["everything", "files"]);
     const replicas = loadConfig({ configPath: join(root, "examples/replicas/metatools.json"), env });

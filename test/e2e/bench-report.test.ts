@@ -1,12 +1,12 @@
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { writeMarkdownReport } from "../src/bench/markdown.js";
-import type { BenchReport } from "../src/bench/suite.js";
-import { syntheticTools } from "../src/bench/synthetic.js";
-import { datasetTokens, loadTokenizer } from "../src/bench/tokens.js";
-import { runCli } from "./helpers/cli.js";
-import { tempDir, writeSyntheticTools } from "./helpers/harness.js";
+import { writeMarkdownReport } from "../../src/bench/markdown.js";
+import type { BenchReport } from "../../src/bench/suite.js";
+import { syntheticTools } from "../../src/bench/synthetic.js";
+import { datasetTokens, loadTokenizer } from "../../src/bench/tokens.js";
+import { runCli } from "../helpers/cli.js";
+import { tempDir, writeSyntheticTools } from "../helpers/harness.js";
 
 describe("token economics", () => {
   it("counts with a real BPE tokenizer", async () => {

@@ -14,7 +14,7 @@ import { mkdirSync, symlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import fc from "fast-check";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { openSession, tempDir, type Session } from "./helpers/harness.js";
+import { openSession, tempDir, type Session } from "../../helpers/harness.js";
 
 const RUNS = Number(process.env.FUZZ_RUNS ?? 1000);
 const BUDGET = 10_000;

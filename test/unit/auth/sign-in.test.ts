@@ -6,13 +6,13 @@
 import { chmodSync, existsSync, readFileSync, statSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { openUrl } from "../src/auth/browser.js";
-import { FileCredentials } from "../src/auth/credentials.js";
-import { listenLoopback } from "../src/auth/loopback.js";
-import { parseConfig } from "../src/config/load.js";
-import { convertServers } from "../src/cli/init/convert.js";
-import { GrowingRedactor } from "../src/util/redact.js";
-import { tempDir } from "./helpers/harness.js";
+import { openUrl } from "../../../src/auth/browser.js";
+import { FileCredentials } from "../../../src/auth/credentials.js";
+import { listenLoopback } from "../../../src/auth/loopback.js";
+import { parseConfig } from "../../../src/config/load.js";
+import { convertServers } from "../../../src/cli/init/convert.js";
+import { GrowingRedactor } from "../../../src/util/redact.js";
+import { tempDir } from "../../helpers/harness.js";
 
 const record = (n: number) => ({ url: `https://example.test/${n}`, tokens: { access_token: `token-${n}-abcdef`, token_type: "Bearer" }, updatedAt: 0 });
 
@@ -46,14 +46,29 @@ describe("the token file", () => {
     const writer = new FileCredentials(file);
     await writer.update("other", () => record(0));
     let calls = 0;
+    let otherCalls = 0;
     const stop = watcher.watch("mine", () => calls++);
-    await writer.update("other", () => record(1));
-    await new Promise((resolve) => setTimeout(resolve, 2500));
+    // The same watcher also follows "other": once that listener fires, the watcher has looked at the change
+    // (one look calls every namespace's listeners), so "mine" not being called is a result, not a matter of waiting long enough.
+    const stopOther = watcher.watch("other", () => otherCalls++);
+    const until = async (done: () => boolean, ms: number): Promise<void> => {
+      const deadline = Date.now() + ms;
+      while (!done() && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 50));
+    };
+    // The file watcher takes its first look asynchronously; a change made before that look is its starting point,
+    // never reported. So "other" is changed again until the watcher reports it (the first time, nearly always).
+    for (let n = 1; otherCalls === 0 && n <= 5; n++) {
+      await writer.update("other", () => record(n));
+      await until(() => otherCalls > 0, 2500);
+    }
+    expect(otherCalls).toBeGreaterThan(0);
     expect(calls).toBe(0);
-    await writer.update("mine", () => record(2));
-    const deadline = Date.now() + 5000;
-    while (calls === 0 && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 100));
+    const seenOther = otherCalls;
+    await writer.update("mine", () => record(9));
+    await until(() => calls > 0, 5000);
     expect(calls).toBe(1);
+    expect(otherCalls).toBe(seenOther);
+    stopOther();
     stop();
     await watcher.close();
   });
