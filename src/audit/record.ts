@@ -8,17 +8,14 @@
  */
 import { createHash } from "node:crypto";
 import { z } from "zod";
-import type { ApprovalOutcome } from "../meta/types.js";
+import { APPROVALS } from "../model/approval.js";
 import { canonicalJson } from "../util/canonical-json.js";
 
 /** The version of the line format; a reader skips lines of another. */
 export const AUDIT_VERSION = 1;
 
-/**
- * Every approval outcome a record may carry (src/meta/types.ts ApprovalOutcome). An outcome added to the type and
- * not here fails the typecheck where a record is made from a call's note (src/meta/audit.ts).
- */
-export const APPROVALS = ["not_needed", "accepted", "remembered", "declined", "cancelled", "denied", "unasked"] as const satisfies readonly ApprovalOutcome[];
+/** Every approval outcome a record may carry: the one list (src/model/approval.ts). */
+export { APPROVALS };
 
 const label = z.string().max(300);
 

@@ -4,6 +4,7 @@
  * both come from it) and a handler over the services of `services.ts`. `src/meta/index.ts` lists
  * them.
  */
+import type { ApprovalOutcome } from "../model/approval.js";
 import type { Attachment } from "../disclosure/media.js";
 import type { ClientPeer } from "../model/peer.js";
 import type { ProgressUpdate } from "../backends/types.js";
@@ -43,8 +44,7 @@ export interface MetaContext {
   note?: RunNote;
 }
 
-/** How a call's approval went (src/security/approvals.ts): `not_needed` when the profile's policy lets it run unasked. */
-export type ApprovalOutcome = "not_needed" | "accepted" | "remembered" | "declined" | "cancelled" | "denied" | "unasked";
+export type { ApprovalOutcome };
 
 /** What run_tool learned of one call that its reply does not carry. */
 export interface RunNote {
