@@ -22,10 +22,13 @@ export function scopedFor(services: MetaServices, name: string | undefined): Met
 export function scopeServices(services: MetaServices, profile: Profile): MetaServices {
   if (profile.open) return { ...services, profile };
   const { registry, search, executor, backends } = services;
-  const visible = (id: string): boolean => {
+  // One rule for what the caller sees: every read below goes through these two.
+  const get = (id: string) => {
     const record = registry.get(id);
-    return record !== undefined && profile.sees(record);
+    return record && profile.sees(record) ? record : undefined;
   };
+  const namespaceRecords = (namespace: string) => registry.namespaceRecords(namespace).filter((record) => profile.sees(record));
+  const visible = (id: string): boolean => get(id) !== undefined;
   const seesNamespace = (namespace: string) => profile.seesNamespace(namespace, registry.namespaceRecords(namespace));
   const within = (options: RankOptions): RankOptions => {
     const accept = options.accept;
@@ -34,15 +37,12 @@ export function scopeServices(services: MetaServices, profile: Profile): MetaSer
   return {
     ...services,
     registry: {
-      get: (id) => {
-        const record = registry.get(id);
-        return record && profile.sees(record) ? record : undefined;
-      },
-      namespaceRecords: (namespace) => registry.namespaceRecords(namespace).filter((record) => profile.sees(record)),
+      get,
+      namespaceRecords,
       namespaces: () =>
         registry
           .namespaces()
-          .map(({ namespace }) => ({ namespace, count: registry.namespaceRecords(namespace).filter((record) => profile.sees(record)).length }))
+          .map(({ namespace }) => ({ namespace, count: namespaceRecords(namespace).length }))
           .filter((n) => n.count > 0)
           .sort((a, b) => b.count - a.count || a.namespace.localeCompare(b.namespace)),
       quarantineOf: (id) => {
@@ -64,7 +64,6 @@ export function scopeServices(services: MetaServices, profile: Profile): MetaSer
       run: (request) => (visible(request.toolId) ? executor.run(request) : Promise.resolve({ kind: "unknown_tool", id: request.toolId })),
     },
     backends: {
-      ...backends,
       state: (namespace) => (seesNamespace(namespace) ? backends.state(namespace) : undefined),
       states: () => backends.states().filter((state) => seesNamespace(state.namespace)),
       whenReady: (namespace, signal) => backends.whenReady(namespace, signal),
