@@ -5,7 +5,9 @@
  * output keeps the agent's form; only text for a terminal is rewritten.
  */
 import type { NextCall } from "../disclosure/guidance.js";
-import type { COMMANDS } from "./registry.js";
+import type { command as describeCommand } from "./commands/describe.js";
+import type { command as runCommand } from "./commands/run.js";
+import type { command as searchCommand } from "./commands/search.js";
 
 /** A word as a POSIX shell reads it back: bare when it holds nothing the shell acts on, else in single quotes. */
 export function shellWord(word: string): string {
@@ -14,16 +16,16 @@ export function shellWord(word: string): string {
 
 type Args = Record<string, unknown>;
 /** A command's words: its name, its positional arguments (tool ids, the query) and its flags. */
-type Words = { command: keyof typeof COMMANDS; positionals: string[]; flags: string[] };
+type Words = { command: "search" | "describe" | "run"; positionals: string[]; flags: string[] };
 
-/** `--name value` with a flag `command` declares (registry.ts): a flag renamed there fails the typecheck here. */
+/** `--name value` with a flag the command declares (in its file under commands/): a flag renamed there fails the typecheck here. */
 const flagOf =
-  <C extends keyof typeof COMMANDS>(_command: C) =>
-  (name: keyof (typeof COMMANDS)[C]["flags"] & string, value: unknown): string[] =>
+  <F>() =>
+  (name: keyof F & string, value: unknown): string[] =>
     value === undefined ? [] : [`--${name}`, String(value)];
-const searchFlag = flagOf("search");
-const describeFlag = flagOf("describe");
-const runFlag = flagOf("run");
+const searchFlag = flagOf<(typeof searchCommand)["flags"]>();
+const describeFlag = flagOf<(typeof describeCommand)["flags"]>();
+const runFlag = flagOf<(typeof runCommand)["flags"]>();
 const strings = (value: unknown): string[] | undefined =>
   typeof value === "string" ? [value] : Array.isArray(value) && value.every((v) => typeof v === "string") ? value : undefined;
 

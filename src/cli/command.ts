@@ -5,7 +5,21 @@
  */
 import { COMMON, flagWords, type Flag, type Flags } from "./flags.js";
 
+/** The headings `metatools --help` lists the commands under, in its order. */
+export const COMMAND_GROUPS = {
+  start: "set up, check, serve",
+  use: "find and run tools, as an agent does",
+  govern: "who may run what",
+  tune: "what search knows",
+  measure: "measure",
+} as const;
+export type CommandGroup = keyof typeof COMMAND_GROUPS;
+
 export interface CommandSpec<F extends Flags = Flags> {
+  /** What follows `metatools`. */
+  name: string;
+  /** Where `metatools --help` lists it. */
+  group: CommandGroup;
   /** One line: what it is for. */
   summary: string;
   /** The positional arguments as the usage line shows them (`ID...`, `QUERY`). */
@@ -20,13 +34,26 @@ export interface CommandSpec<F extends Flags = Flags> {
   details?: string;
   /** Every flag the command parses beside the common ones. */
   flags: F;
-  /** Imports the handler when the command runs: a command loads only its own code. */
+  /** Parses `argv` with `flags` and does the work; resolves to the exit code. */
   run(argv: string[]): Promise<number>;
 }
 
-export type Command<F extends Flags = Flags> = CommandSpec<F> & { readonly name: string };
+export type Command<F extends Flags = Flags> = CommandSpec<F>;
 
-/** Keeps the flags' types, so a command parses with `COMMANDS.NAME.flags` and gets typed values. */
+/**
+ * A command as the generated index (`command-index.ts`) lists it: enough for
+ * `metatools --help` and routing, and how to load the rest.
+ */
+export interface CommandEntry {
+  name: string;
+  group: CommandGroup;
+  summary: string;
+  /** What `metatools NAME` takes (`synopsis` of its declaration). */
+  synopsis: string;
+  load(): Promise<{ command: Command }>;
+}
+
+/** Keeps the flags' types, so a command parses with its own `command.flags` and gets typed values. */
 export const defineCommand = <F extends Flags>(spec: CommandSpec<F>): CommandSpec<F> => spec;
 
 /** `[--name VALUE]`, and `...` after it when the flag may be repeated. */

@@ -1,14 +1,15 @@
 #!/usr/bin/env node
 /**
- * The `metatools` command. Each subcommand lives in `commands/`; this file
- * only routes and turns errors into exit codes (2: usage or config, 1: the
+ * The `metatools` command. Each subcommand lives in `commands/` (found
+ * through the generated `command-index.ts`); this file only routes, loading
+ * that one command's code, and turns errors into exit codes (2: usage or config, 1: the
  * operation failed, 0: done).
  */
 import { startTelemetrySdk } from "../observe/sdk.js";
 import { errorMessage, ConfigError, MetatoolsError } from "../util/errors.js";
 import { UsageError } from "./flags.js";
 import { commandHelp, synopsis } from "./command.js";
-import { commandNamed, usage } from "./registry.js";
+import { commandNamed, loadCommand, usage } from "./registry.js";
 import { stderr, stdout } from "./output.js";
 
 async function main(argv: string[]): Promise<number> {
@@ -22,11 +23,12 @@ async function main(argv: string[]): Promise<number> {
     stdout().write(`${packageVersion()}\n`);
     return 0;
   }
-  const command = commandNamed(name);
-  if (!command) {
+  const entry = commandNamed(name);
+  if (!entry) {
     stderr().write(`metatools: unknown command "${name}"\n\n${usage()}\n`);
     return 2;
   }
+  const command = await loadCommand(entry);
   if (rest.includes("--help") || rest.includes("-h")) {
     stdout().write(`${commandHelp(command)}\n`);
     return 0;

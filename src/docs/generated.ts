@@ -1,7 +1,8 @@
 /**
  * Every file generated from the code, so none can drift from it: the JSON
  * Schemas editors check `metatools.json` and catalog files with, and the
- * configuration and tool references in `docs/reference/`. `npm run generate`
+ * configuration, command and tool references in `docs/reference/`, and the
+ * CLI's command index (`src/cli/command-index.ts`). `npm run generate`
  * writes them; a test compares each with the checked-in file.
  */
 import { readFileSync } from "node:fs";
@@ -14,6 +15,7 @@ import { parseConfig } from "../config/load.js";
 import { configFileSchema } from "../config/schema.js";
 import { META_TOOLS } from "../meta/index.js";
 import { cliReference, readmeWithCommands } from "./cli-reference.js";
+import { commandIndexSource, declaredCommands } from "./command-index.js";
 import { configReference } from "./config-reference.js";
 import { configurationWithDefaults } from "./defaults-doc.js";
 import { responsesWithErrorCodes } from "./error-codes.js";
@@ -35,11 +37,13 @@ export function shippedSchemas(): { path: string; schema: Record<string, unknown
 export async function generatedFiles(): Promise<GeneratedFile[]> {
   const schemas = shippedSchemas();
   const config = schemas.find((s) => s.path === "schema/config.schema.json")!.schema;
+  const commands = (await declaredCommands()).map((c) => c.command);
   return [
+    { path: "src/cli/command-index.ts", content: await commandIndexSource() },
     ...schemas.map(({ path, schema }) => ({ path, content: `${JSON.stringify(schema, null, 2)}\n` })),
     { path: "docs/reference/config.md", content: configReference(config) },
-    { path: "docs/reference/cli.md", content: cliReference() },
-    { path: "README.md", content: readmeWithCommands(readFileSync(new URL("../../README.md", import.meta.url), "utf8")) },
+    { path: "docs/reference/cli.md", content: cliReference(commands) },
+    { path: "README.md", content: readmeWithCommands(readFileSync(new URL("../../README.md", import.meta.url), "utf8"), commands) },
     { path: "docs/configuration.md", content: configurationWithDefaults(readFileSync(new URL("../../docs/configuration.md", import.meta.url), "utf8")) },
     { path: "docs/responses.md", content: responsesWithErrorCodes(readFileSync(new URL("../../docs/responses.md", import.meta.url), "utf8")) },
     {

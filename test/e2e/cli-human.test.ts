@@ -10,7 +10,7 @@ import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { flagWords } from "../../src/cli/flags.js";
-import { commandList } from "../../src/cli/registry.js";
+import { loadCommands } from "../../src/cli/registry.js";
 import { pasteCli, runCli } from "../helpers/cli.js";
 import { servers, tempDir } from "../helpers/harness.js";
 
@@ -114,7 +114,7 @@ describe("the CLI speaks CLI", () => {
   });
 
   it("names every flag each command declares, with its help, in its --help", async () => {
-    for (const command of commandList()) {
+    for (const command of await loadCommands()) {
       const help = await runCli([command.name, "--help"]);
       expect(help.code).toBe(0);
       const text = help.stdout.replace(/\s+/g, " ");

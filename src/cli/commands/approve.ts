@@ -5,15 +5,35 @@
  * definitions are pinned in the lock file; a running server notices within
  * seconds and lets them in.
  */
-import { logLevel, parseFlags, UsageError } from "../flags.js";
-import { COMMANDS } from "../registry.js";
+import { flag, logLevel, parseFlags, SHARED, UsageError } from "../flags.js";
+import { defineCommand } from "../command.js";
 import { openApp } from "../open.js";
 import { stderr, stdout } from "../output.js";
 import { selfCommand } from "../command-line.js";
 import { shortHash, showQuarantined } from "./approve-show.js";
 
+export const command = defineCommand({
+  name: "approve",
+  group: "govern",
+  summary: "let in quarantined tools a person has read (pins their definitions in the lock file)",
+  usage: (f) => `ID... | ID ${f.hash} | ${f.all} | ${f.list} [${f.json}] | ${f.show} [${f.json}]`,
+  details:
+    "Review a tool with --show, then approve it by its id, with --hash and the hash --show printed: if the backend changed the tool again since, nothing is pinned and you are told to review it again.",
+  flags: {
+    hash: flag.string("HASH", "approve only the definition with this hash (approve --show prints it): the one that was reviewed"),
+    all: flag.boolean("approve every quarantined tool"),
+    list: flag.boolean("list what is quarantined and why"),
+    show: flag.string(
+      "ID",
+      "print one quarantined tool for review: the definition pinned before (kept in the cache folder; a pin made by a release that kept only hashes has none) and the one held now, what changed (description by line and word, parameters added, removed or changed in type, requiredness or description, output schema, annotations such as readOnlyHint, title), and what the scanner found",
+    ),
+    json: { ...SHARED.json, help: "with --list: {quarantined}; with --show: {id, kind, reason, pinned, current, changes, findings}" },
+  },
+  run: approve,
+});
+
 export async function approve(argv: string[]): Promise<number> {
-  const { values, positionals } = parseFlags(argv, COMMANDS.approve.flags);
+  const { values, positionals } = parseFlags(argv, command.flags);
   if (!values.list && !values.all && !positionals.length && values.show === undefined)
     throw new UsageError("name the tool ids to approve, or pass --all (or --list to see what is quarantined, --show ID to review one)");
   if (values.all && positionals.length) throw new UsageError("pass tool ids or --all, not both");

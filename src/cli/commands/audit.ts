@@ -12,16 +12,32 @@ import { loadConfig } from "../../config/load.js";
 import { globTester } from "../../util/glob.js";
 import { textTable } from "../../util/table.js";
 import { printableJson } from "../../util/terminal.js";
-import { COMMANDS } from "../registry.js";
-import { parseFlags, UsageError } from "../flags.js";
+import { defineCommand } from "../command.js";
+import { flag, parseFlags, SHARED, UsageError } from "../flags.js";
 import { stderr, stdout, type Output } from "../output.js";
+
+export const command = defineCommand({
+  name: "audit",
+  group: "govern",
+  summary: "the last run_tool calls from the audit trail: who ran which tool, with what outcome (never the arguments' values)",
+  details:
+    "Reads where the config keeps the trail (metatools.audit): the JSON-lines file of this config, its rotated files included, or the shared Redis store. Records are listed oldest first.",
+  flags: {
+    last: flag.int("N", 1, "the last N records (default 20)"),
+    principal: flag.string("ID", "only one caller's: a principal, or its start as the table shows it"),
+    tool: flag.string("GLOB", "only those of the tools a glob matches (--tool 'github:*')"),
+    profile: flag.string("NAME", "only one profile's"),
+    json: { ...SHARED.json, help: "one record a line, with the arguments' digest" },
+  },
+  run: audit,
+});
 
 const DEFAULT_LAST = 20;
 /** A principal is shown to this many characters (`token:` and 8 of its hash), enough to tell callers apart; --principal takes it back. */
 const SHORT_PRINCIPAL = 14;
 
 export async function audit(argv: string[]): Promise<number> {
-  const { values, positionals } = parseFlags(argv, COMMANDS.audit.flags);
+  const { values, positionals } = parseFlags(argv, command.flags);
   if (positionals.length) throw new UsageError(`audit takes no arguments, got "${positionals[0]}" (filter with --principal, --tool, --profile)`);
   const last = values.last ?? DEFAULT_LAST;
   const config = loadConfig({ configPath: values.config, root: values.root });

@@ -15,12 +15,25 @@ import { BUILTIN_CATALOG_DIR } from "../../app.js";
 import { MetatoolsError } from "../../util/errors.js";
 import { GrowingRedactor } from "../../util/redact.js";
 import { textTable } from "../../util/table.js";
-import { parseFlags, UsageError } from "../flags.js";
-import { COMMANDS } from "../registry.js";
+import { flag, parseFlags, SHARED, UsageError } from "../flags.js";
+import { defineCommand } from "../command.js";
 import { stderr, stdout } from "../output.js";
 
+export const command = defineCommand({
+  name: "auth",
+  group: "govern",
+  summary: "sign in to remote backends that ask for OAuth (opens $BROWSER or the system browser), show sign-ins, sign out; a running server picks changes up",
+  usage: (f) => `login NAME [${f.timeout}] [${f["no-browser"]}] | status [NAME]... [${f.json}] | logout NAME`,
+  flags: {
+    timeout: flag.int("S", 1, "login: how long to wait for the browser, in seconds (default 300)"),
+    "no-browser": flag.boolean("login: print the sign-in URL without opening a browser"),
+    json: SHARED.json,
+  },
+  run: authCommand,
+});
+
 export async function authCommand(argv: string[]): Promise<number> {
-  const { values, positionals } = parseFlags(argv, COMMANDS.auth.flags);
+  const { values, positionals } = parseFlags(argv, command.flags);
   const [action, ...names] = positionals;
   const config = loadConfig({ configPath: values.config, root: values.root, builtinCatalogDir: BUILTIN_CATALOG_DIR });
   const credentials = openCredentials(config);

@@ -9,12 +9,36 @@ import { writeMarkdownReport } from "../../bench/markdown.js";
 import { DEFAULT_SUITES, runBench, SUITES, type Suite } from "../../bench/suite.js";
 import { reportSections } from "../../bench/tables.js";
 import { textTable } from "../../util/table.js";
-import { oneOf, parseFlags, UsageError, type COMMON } from "../flags.js";
-import { COMMANDS } from "../registry.js";
+import { type COMMON, flag, oneOf, parseFlags, SHARED, UsageError } from "../flags.js";
+import { defineCommand } from "../command.js";
 import { stderr, stdout } from "../output.js";
 
+export const command = defineCommand({
+  name: "bench",
+  group: "measure",
+  summary:
+    "benchmarks: search latency, cold start, RSS, run_tool overhead, cache hits, HTTP load, token economics; --report writes the Markdown page with charts; --suite soak (never in all) runs one server for --minutes under churn and judges each resource level or growing",
+  flags: {
+    suite: flag.oneOf(["all", ...SUITES], "the suites to run (default all: every one but soak)"),
+    dataset: flag.repeatable("DIR", "a retrieval set (tools.jsonl and queries.jsonl) to measure too"),
+    vectors: flag.string("FILE", "a word-vectors file for the hybrid rows (default the built-in table)"),
+    report: flag.string("FILE", "write the Markdown page, with its charts beside it"),
+    sizes: flag.string("1000,10000,100000", "the catalog sizes search latency is measured at"),
+    tasks: flag.int("N", 1, "token economics: the number of tasks (default 200)"),
+    clients: flag.int("N", 1, "HTTP load and soak: concurrent clients (default 50; soak 12)"),
+    calls: flag.int("N", 10, "run_tool and HTTP calls measured (default 300 and 200)"),
+    "code-files": flag.int("N", 1, "the code suite's project size, in files (default 5000)"),
+    runs: flag.int("N", 1, "repeats of each measurement (default 3)"),
+    redis: flag.string("URL", "also measure with this Redis as the store"),
+    minutes: flag.string("N", "soak: how long, in minutes (default 10)"),
+    store: flag.oneOf(["sqlite", "memory"], "soak: where outputs are kept (default sqlite when @keyv/sqlite is installed)"),
+    json: SHARED.json,
+  },
+  run: bench,
+});
+
 export async function bench(argv: string[]): Promise<number> {
-  const { values } = parseFlags(argv, COMMANDS.bench.flags);
+  const { values } = parseFlags(argv, command.flags);
   const suite = values.suite ?? "all";
   if (suite !== "all" && !SUITES.includes(suite as Suite)) throw new UsageError(`--suite takes all, ${SUITES.join(", ")}, got "${suite}"`);
   const calls = values.calls;
@@ -26,7 +50,7 @@ export async function bench(argv: string[]): Promise<number> {
   // The soak only: how long, and where outputs are kept (sqlite: counted on disk; memory: the default deployment's LRU).
   const minutes = values.minutes === undefined ? 10 : Number(values.minutes);
   if (!(minutes > 0) || minutes > 24 * 60) throw new UsageError(`--minutes takes a number of minutes above 0, e.g. 1 or 30, got "${values.minutes}"`);
-  const store = values.store === undefined ? (sqliteInstalled() ? "sqlite" : "memory") : oneOf(values.store, "store", COMMANDS.bench.flags.store.values);
+  const store = values.store === undefined ? (sqliteInstalled() ? "sqlite" : "memory") : oneOf(values.store, "store", command.flags.store.values);
   if (store === "sqlite" && !sqliteInstalled())
     throw new UsageError("--store sqlite needs @keyv/sqlite, an optional engine: npm ci --workspaces --include-workspace-root installs it");
   const datasets = (values.dataset ?? []).map((d) => resolve(d));
@@ -68,7 +92,7 @@ export async function bench(argv: string[]): Promise<number> {
 }
 
 /** Flags whose values are this machine's (paths, URLs with credentials): the regenerating command shows placeholders for them. */
-const PLACEHOLDERS: { [F in `--${keyof typeof COMMANDS.bench.flags | keyof typeof COMMON}`]?: (value: string) => string } = {
+const PLACEHOLDERS: { [F in `--${keyof typeof command.flags | keyof typeof COMMON}`]?: (value: string) => string } = {
   "--dataset": (v) => `path/to/${basename(resolve(v))}`,
   "--vectors": () => "path/to/glove-100d.mtvec",
   "--redis": () => "redis://HOST:6379",

@@ -1,12 +1,28 @@
 import { createMetaDispatcher } from "../../meta/index.js";
-import { logLevel, parseFlags, UsageError } from "../flags.js";
-import { COMMANDS } from "../registry.js";
+import { DETAIL_LEVELS } from "../../meta/tool-doc.js";
+import { flag, logLevel, parseFlags, SHARED, UsageError } from "../flags.js";
+import { defineCommand } from "../command.js";
 import { printBody } from "../format.js";
 import { withApp } from "../open.js";
 
+export const command = defineCommand({
+  name: "describe",
+  group: "use",
+  summary: "a tool's docs: schema, notes and examples, as describe_tool gives them",
+  args: "ID...",
+  details: "Reads the snapshot of the servers' tool lists, as search does.",
+  flags: {
+    detail: flag.oneOf(DETAIL_LEVELS, "how much: what it is, how to call it (the default), or that and its notes and examples"),
+    examples: flag.int("N", 0, "at most N examples"),
+    refresh: SHARED.refresh,
+    json: SHARED.json,
+  },
+  run: describe,
+});
+
 /** The flags and the describe_tool arguments a `metatools describe` command line stands for (src/cli/command-line.ts writes them back). */
 export function describeRequest(argv: string[]) {
-  const { values, positionals } = parseFlags(argv, COMMANDS.describe.flags);
+  const { values, positionals } = parseFlags(argv, command.flags);
   if (!positionals.length) throw new UsageError("name a tool id, e.g. metatools describe everything:echo");
   const args: Record<string, unknown> = positionals.length === 1 ? { tool_id: positionals[0] } : { tool_ids: positionals };
   if (values.detail) args.detail_level = values.detail;

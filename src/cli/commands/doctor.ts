@@ -8,16 +8,24 @@
 import { ConfigError } from "../../util/errors.js";
 import { redactDeep } from "../../util/redact.js";
 import { diagnose, type DoctorReport } from "../doctor.js";
-import { logLevel, parseFlags } from "../flags.js";
-import { COMMANDS } from "../registry.js";
+import { logLevel, parseFlags, SHARED } from "../flags.js";
+import { defineCommand } from "../command.js";
 import { withApp } from "../open.js";
 import { styleFor, type Style } from "../style.js";
 import { textTable } from "../../util/table.js";
 import { kindLabel } from "../../model/transport-kinds.js";
 import { stdout } from "../output.js";
 
+export const command = defineCommand({
+  name: "doctor",
+  group: "start",
+  summary: "one table: config, each backend's status, tools, connect time and quarantined tools, store, embedder, learning; problems with fixes",
+  flags: { json: SHARED.json },
+  run: doctor,
+});
+
 export async function doctor(argv: string[]): Promise<number> {
-  const { values } = parseFlags(argv, COMMANDS.doctor.flags);
+  const { values } = parseFlags(argv, command.flags);
   const level = logLevel(values["log-level"], "silent");
   const style = styleFor(process.stdout);
   const invalid = (error: unknown): number => {

@@ -4,10 +4,29 @@ import type { EmbedderConfig, SearchMode } from "../../config/resolved.js";
 import { SPELLINGS } from "../../eval/names.js";
 import { replayDataset, type ReplayResult } from "../../eval/replay.js";
 import { EVAL_MODES, evaluateDataset, evaluateNames, type EvalMode, type EvalOptions } from "../../eval/run.js";
-import { oneOf, parseFlags, UsageError } from "../flags.js";
-import { COMMANDS } from "../registry.js";
+import { flag, oneOf, parseFlags, SHARED, UsageError } from "../flags.js";
+import { defineCommand } from "../command.js";
 import { ProgressView } from "../progress.js";
 import { stderr, stdout } from "../output.js";
+
+export const command = defineCommand({
+  name: "eval",
+  group: "measure",
+  summary:
+    "retrieval quality on a dataset (tools.jsonl + queries.jsonl): hit@k, MRR, nDCG, recall, in the configured mode (hybrid by default) or all three; --names: every tool searched by its name in 8 spellings; --replay: what search learns from use (even queries replayed as history, odd ones measured before and after)",
+  usage: (f) => `DIR [${f.mode}] [${f.embedder} | ${f.vectors}] [${f.limit}] [${f.names} | ${f.replay} [${f["replay-noise"]}]] [${f.json}]`,
+  flags: {
+    mode: flag.oneOf([...EVAL_MODES, "all"], "the ranking to measure, or all three (default: the config's)"),
+    embedder: flag.oneOf(["builtin", "use"], "embed with the table shipped with metatools, or the Universal Sentence Encoder (default: the config's)"),
+    vectors: flag.string("FILE", "embed with this word-vectors file (metatools vectors import builds one)"),
+    limit: flag.int("K", 1, "measure on K queries spread over the file (default all)"),
+    names: flag.boolean("search every tool by its name, in 8 spellings"),
+    replay: flag.boolean("replay even queries as history, measure odd ones before and after"),
+    "replay-noise": flag.string("P", "with --replay: the share of replayed runs that go to a wrong tool, 0 to 1 (default 0)"),
+    json: SHARED.json,
+  },
+  run: evaluate,
+});
 
 /** What a search gets by default: the config's mode, auto being hybrid with an embedder (as the engine decides once tools are embedded). */
 function defaultMode(mode: SearchMode, embedder: EmbedderConfig | undefined): EvalMode {
@@ -16,8 +35,8 @@ function defaultMode(mode: SearchMode, embedder: EmbedderConfig | undefined): Ev
 }
 
 export async function evaluate(argv: string[]): Promise<number> {
-  const { values, positionals } = parseFlags(argv, COMMANDS.eval.flags);
-  const flags = COMMANDS.eval.flags;
+  const { values, positionals } = parseFlags(argv, command.flags);
+  const flags = command.flags;
   if (positionals.length !== 1) throw new UsageError("name one dataset folder (holding tools.jsonl and queries.jsonl)");
   const requested = values.mode === undefined ? undefined : oneOf(values.mode, "mode", flags.mode.values);
   // Embedders --embedder names; word vectors of one's own come with --vectors FILE.

@@ -7,15 +7,25 @@
  * otherwise one line per namespace. Later starts (serve, search) then find
  * every vector cached.
  */
-import { logLevel, parseFlags, UsageError } from "../flags.js";
-import { COMMANDS } from "../registry.js";
+import { logLevel, parseFlags, SHARED, UsageError } from "../flags.js";
+import { defineCommand } from "../command.js";
 import type { Metatools } from "../../app.js";
 import { openApp } from "../open.js";
 import { ProgressView } from "../progress.js";
 import { stderr, stdout } from "../output.js";
 
+export const command = defineCommand({
+  name: "index",
+  group: "tune",
+  summary: "embed every tool not yet in the embedding cache, with a progress bar",
+  details:
+    "Embeds the tools of the snapshot of each server's last tool list without starting it (a server never listed is started). Texts already in the cache are never embedded again.",
+  flags: { refresh: SHARED.refresh, json: SHARED.json },
+  run: indexTools,
+});
+
 export async function indexTools(argv: string[]): Promise<number> {
-  const { values, positionals } = parseFlags(argv, COMMANDS.index.flags);
+  const { values, positionals } = parseFlags(argv, command.flags);
   if (positionals.length) throw new UsageError(`index takes no arguments, got "${positionals.join(" ")}"`);
   const progress = new ProgressView(process.stderr);
   const started = performance.now();

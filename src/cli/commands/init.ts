@@ -12,15 +12,30 @@ import { parseConfig } from "../../config/load.js";
 import type { UnresolvedServer } from "../../config/resolved.js";
 import { CLIENT_NAMES, CLIENTS, clientFiles, defaultPlaces, InitError, readClient, readFile, type ClientId, type ClientSource } from "../init/clients.js";
 import { convertServers, maskSecrets, type Converted } from "../init/convert.js";
-import { parseFlags, UsageError } from "../flags.js";
-import { COMMANDS } from "../registry.js";
+import { flag, parseFlags, SHARED, UsageError } from "../flags.js";
+import { defineCommand } from "../command.js";
 import { styleFor, type Style } from "../style.js";
 import { writeFileAtomic } from "../../util/files.js";
 import { stderr, stdout } from "../output.js";
 import { selfCommand } from "../command-line.js";
 
+export const command = defineCommand({
+  name: "init",
+  group: "start",
+  summary: "import the MCP servers your client runs into metatools.json, and print how to register metatools there",
+  flags: {
+    from: flag.repeatable("FILE", "where to import from: a client's config, or any file with mcpServers (default: every client's found)", CLIENTS),
+    out: flag.string("FILE", "the file to write (default --config, else ./metatools.json)"),
+    force: flag.boolean("replace the file if it exists"),
+    "dry-run": flag.boolean("print the file instead of writing it (literal secrets masked)"),
+    client: flag.oneOf(CLIENTS, "say how to register metatools in this client (default: those imported from)"),
+    json: SHARED.json,
+  },
+  run: init,
+});
+
 export async function init(argv: string[]): Promise<number> {
-  const { values, positionals } = parseFlags(argv, COMMANDS.init.flags);
+  const { values, positionals } = parseFlags(argv, command.flags);
   if (positionals.length) throw new UsageError(`unexpected "${positionals[0]}": name sources with --from (${CLIENTS.join(", ")} or a file)`);
   if (values.client !== undefined && !CLIENTS.includes(values.client as ClientId))
     throw new UsageError(`--client takes ${CLIENTS.join(", ")}, got "${values.client}"`);

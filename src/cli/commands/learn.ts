@@ -16,15 +16,34 @@ import { learnedStore, learnedStorePlace, openLearnedKv } from "../../learn/open
 import { LOCAL_PRINCIPAL } from "../../security/principal.js";
 import { writeFileAtomic } from "../../util/files.js";
 import { textTable } from "../../util/table.js";
-import { parseFlags, UsageError } from "../flags.js";
-import { COMMANDS } from "../registry.js";
+import { flag, parseFlags, SHARED, UsageError } from "../flags.js";
+import { defineCommand } from "../command.js";
 import { stderr, stdout } from "../output.js";
+
+export const command = defineCommand({
+  name: "learn",
+  group: "tune",
+  summary: "what search learned from use: list it, export it to a file, import one, or forget it",
+  usage: (f) => `${f.show} [${f.json}] | ${f.export} | ${f.import} | ${f.reset}`,
+  details:
+    "Works where the config keeps it: with the memory store (the default), the learning file of this config in the cache folder (a server running on it writes there within seconds and reads what this command changes); with Redis or SQLite, that store. With no config file, learning lives in a server's process alone and this command cannot reach it.",
+  flags: {
+    show: flag.boolean(
+      "list each term, the tools it leads to with their weight, whose evidence it is (yours, imported, other callers') and when it was last taught",
+    ),
+    export: flag.string("FILE|-", "write it all to FILE (- for stdout)"),
+    import: flag.string("FILE", "add what a file that --export wrote holds"),
+    reset: flag.boolean("forget it all"),
+    json: { ...SHARED.json, help: "with --show: the terms as JSON, for machines" },
+  },
+  run: learn,
+});
 
 /** Terms a person is shown (the most recently taught); --json lists all. */
 const SHOWN_TERMS = 100;
 
 export async function learn(argv: string[]): Promise<number> {
-  const { values } = parseFlags(argv, COMMANDS.learn.flags);
+  const { values } = parseFlags(argv, command.flags);
   const chosen = [values.show === true, values.export !== undefined, values.import !== undefined, values.reset === true].filter(Boolean).length;
   if (chosen !== 1) throw new UsageError("pass one of --show, --export FILE (or - for stdout), --import FILE, --reset");
   if (values.json && !values.show) throw new UsageError("--json goes with --show (--export writes JSON already)");

@@ -1,20 +1,41 @@
 import type { ToolCallResult } from "../../backends/types.js";
 import { createMetaDispatcher } from "../../meta/index.js";
+import { CACHE_MODES } from "../../exec/cache.js";
 import type { MetaServices } from "../../meta/services.js";
 import type { MetaBody } from "../../meta/types.js";
 import { LOCAL_PRINCIPAL } from "../../security/principal.js";
 import { writeFileAtomic } from "../../util/files.js";
-import { logLevel, oneOf, parseFlags, UsageError } from "../flags.js";
-import { COMMANDS } from "../registry.js";
+import { flag, logLevel, oneOf, parseFlags, SHARED, UsageError } from "../flags.js";
+import { defineCommand } from "../command.js";
 import { printBody } from "../format.js";
 import { withApp } from "../open.js";
 import { stderr, stdout } from "../output.js";
 import { resultFile } from "../result-file.js";
 import { namespaceOf } from "../../model/tool.js";
 
+export const command = defineCommand({
+  name: "run",
+  group: "use",
+  summary: "run a tool through metatools (validated, cached, observed), as run_tool does",
+  args: "ID",
+  details:
+    "Only the tool's own server is started. A text result (one text, or one text resource) prints as its text; anything else as the JSON an agent gets (--json: the whole reply). A result too large for an agent's reply is still printed or written whole.",
+  flags: {
+    args: flag.string("JSON", `the tool's arguments as one JSON object (default {}), quoted for the shell: --args '{"path":"README.md"}'`),
+    timeout: flag.int("MS", 1, "give up after MS milliseconds"),
+    cache: flag.oneOf(CACHE_MODES, "use a cached result, or refresh it, or bypass the cache"),
+    out: flag.string(
+      "FILE",
+      "writes the result to FILE instead of stdout: the bytes of a result that is one image, audio clip or binary resource (decoded), the text of one text or one text resource, else JSON (the structured content, or every content block); stderr says what was written (kind, bytes, MIME type)",
+    ),
+    json: SHARED.json,
+  },
+  run: run,
+});
+
 /** The flags and the run_tool arguments a `metatools run` command line stands for (src/cli/command-line.ts writes them back). */
 export function runRequest(argv: string[]) {
-  const { values, positionals } = parseFlags(argv, COMMANDS.run.flags);
+  const { values, positionals } = parseFlags(argv, command.flags);
   if (positionals.length !== 1) throw new UsageError('name exactly one tool id, e.g. metatools run everything:echo --args \'{"message":"hi"}\'');
   let toolArgs: unknown = {};
   if (values.args !== undefined) {
@@ -28,7 +49,7 @@ export function runRequest(argv: string[]) {
   }
   const args: Record<string, unknown> = { tool_id: positionals[0], args: toolArgs };
   if (values.timeout !== undefined) args.timeout_ms = values.timeout;
-  if (values.cache !== undefined) args.cache = oneOf(values.cache, "cache", COMMANDS.run.flags.cache.values);
+  if (values.cache !== undefined) args.cache = oneOf(values.cache, "cache", command.flags.cache.values);
   return { values, args, toolId: positionals[0]! };
 }
 

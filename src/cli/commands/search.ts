@@ -1,12 +1,34 @@
 import { createMetaDispatcher } from "../../meta/index.js";
-import { logLevel, parseFlags, UsageError } from "../flags.js";
-import { COMMANDS } from "../registry.js";
+import type { SearchMode } from "../../config/resolved.js";
+import { everyOf, flag, logLevel, parseFlags, SHARED, UsageError } from "../flags.js";
+import { defineCommand } from "../command.js";
 import { printBody } from "../format.js";
 import { withApp } from "../open.js";
 
+const SEARCH_MODES = everyOf<SearchMode>()(["auto", "bm25", "semantic", "hybrid"]);
+
+export const command = defineCommand({
+  name: "search",
+  group: "use",
+  summary: "rank tools for a task, as search_tools does",
+  args: "QUERY",
+  details:
+    "Answers from the snapshot of each server's last tool list without starting any (a server never listed is started). The hints print metatools commands to paste; --json prints the reply an agent gets.",
+  flags: {
+    limit: flag.int("N", 1, "at most N tools"),
+    offset: flag.int("N", 0, "skip the first N (the next page)"),
+    namespace: flag.repeatable("NS", "only the tools of this namespace"),
+    tags: flag.string("a,b", "only tools with every one of these tags"),
+    mode: flag.oneOf(SEARCH_MODES, "how to rank (default metatools.search.mode)"),
+    refresh: SHARED.refresh,
+    json: SHARED.json,
+  },
+  run: search,
+});
+
 /** The flags and the search_tools arguments a `metatools search` command line stands for (src/cli/command-line.ts writes them back). */
 export function searchRequest(argv: string[]) {
-  const { values, positionals } = parseFlags(argv, COMMANDS.search.flags);
+  const { values, positionals } = parseFlags(argv, command.flags);
   if (positionals.length > 1) throw new UsageError(`quote the query as one argument: "${positionals.join(" ")}"`);
   const args: Record<string, unknown> = { query: positionals[0] ?? "" };
   if (values.limit !== undefined) args.limit = values.limit;

@@ -6,15 +6,31 @@ import { serveStdio } from "../../serving.js";
 import { DEFAULT_PROFILE, noProfile } from "../../config/profiles-schema.js";
 import { createLogger } from "../../util/log.js";
 import { redactingLogger, redactor } from "../../util/redact.js";
-import { logLevel, parseFlags, UsageError } from "../flags.js";
-import { COMMANDS } from "../registry.js";
+import { flag, logLevel, parseFlags, UsageError } from "../flags.js";
+import { defineCommand } from "../command.js";
 import { errorMessage } from "../../util/errors.js";
+
+export const command = defineCommand({
+  name: "serve",
+  group: "start",
+  summary: "the MCP server: on stdio (what clients launch), or Streamable HTTP on /mcp",
+  usage: (f) => `[${f.profile}] | [${f.http} [${f.host}] [${f.stateless}] [${f["allow-unauthenticated"]}]]`,
+  details: "Over HTTP a caller's profile comes from its token ({token, profile} in metatools.http.tokens) or the URL path (/mcp/NAME), not from --profile.",
+  flags: {
+    profile: flag.string("NAME", "give the stdio client this profile of metatools.profiles: the tools it sees, the approvals its calls need"),
+    http: flag.int("PORT", 0, "serve Streamable HTTP on /mcp at this port instead of stdio (0 picks a free one)"),
+    host: flag.string("HOST", "the address to listen on (default 127.0.0.1); one beyond loopback needs bearer tokens (metatools.http.tokens)"),
+    stateless: flag.boolean("no sessions: each request stands alone, so replicas behind a load balancer can answer any"),
+    "allow-unauthenticated": flag.boolean("serve beyond loopback without bearer tokens, when something in front of it authenticates"),
+  },
+  run: serve,
+});
 
 /** How long `serve` lets its first requests go before loading the embedder. */
 const SERVE_BACKGROUND_DELAY_MS = 300;
 
 export async function serve(argv: string[]): Promise<number> {
-  const { values, positionals } = parseFlags(argv, COMMANDS.serve.flags);
+  const { values, positionals } = parseFlags(argv, command.flags);
   if (positionals.length) throw new UsageError(`serve takes no positional arguments, got "${positionals.join(" ")}"`);
   const port = values.http;
   if (port !== undefined && port > 65535) throw new UsageError(`--http takes a port number (0 picks a free one), got ${port}`);

@@ -1,16 +1,23 @@
 /**
- * A command's flags are declared once (src/cli/registry.ts): every flag
- * declared is parsed, named in its usage line and --help with its help, and
- * listed in the generated docs/reference/cli.md; a flag added to a
- * declaration shows up in all of them with no other edit.
+ * A command is declared once, in its file under src/cli/commands/: every
+ * flag declared is parsed, named in its usage line and --help with its
+ * help, and listed in the generated docs/reference/cli.md; a flag added to
+ * a declaration shows up in all of them with no other edit, and a command
+ * file added is listed by the generated index with no other edit.
  */
-import { readFileSync } from "node:fs";
+import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
+import { pathToFileURL } from "node:url";
 import { describe, expect, it } from "vitest";
 import { commandHelp, commonFlags, synopsis, type Command } from "../../../src/cli/command.js";
 import { COMMON, flag, flagWords, parseFlags, UsageError, type Flag } from "../../../src/cli/flags.js";
-import { commandList, COMMANDS, commandNamed } from "../../../src/cli/registry.js";
+import { command as learnCommand } from "../../../src/cli/commands/learn.js";
+import { command as runCommand } from "../../../src/cli/commands/run.js";
+import { command as searchCommand } from "../../../src/cli/commands/search.js";
+import { commandNamed, loadCommand, loadCommands, usage } from "../../../src/cli/registry.js";
 import { cliReference } from "../../../src/docs/cli-reference.js";
+import { commandIndexSource, declaredCommands } from "../../../src/docs/command-index.js";
+import { tempDir } from "../../helpers/harness.js";
 
 const ROOT = join(import.meta.dirname, "../../..");
 const named = (text: string): string[] => [...text.matchAll(/(?<![\w-])--([a-z][a-z-]*)/g)].map((m) => m[1]!);
@@ -29,8 +36,10 @@ function section(markdown: string, name: string): string {
 const sample = (spec: Flag): string[] => (spec.type === "boolean" ? [] : [spec.type === "int" ? String(spec.min) : "x"]);
 
 const checkedIn = readFileSync(join(ROOT, "docs/reference/cli.md"), "utf8");
+const commands = await loadCommands();
+const reference = cliReference(commands);
 
-describe.each(commandList().map((c) => [c.name, c] as const))("metatools %s", (name, command) => {
+describe.each(commands.map((c) => [c.name, c] as const))("metatools %s", (name, command) => {
   const own = Object.entries(command.flags);
 
   it("names every flag it declares, with its help, in its usage, its --help and the reference", () => {
@@ -40,7 +49,7 @@ describe.each(commandList().map((c) => [c.name, c] as const))("metatools %s", (n
       expect(synopsis(command), `--${flagName} in the usage of ${name}`).toContain(words);
       expect(help, `--${flagName} in metatools ${name} --help`).toMatch(new RegExp(`^  ${words.replace(/[|.]/g, "\\$&")}( |$)`, "m"));
       expect(flat(help), `the help of --${flagName} in metatools ${name} --help`).toContain(spec.help);
-      expect(section(cliReference(), name), `--${flagName} in the reference`).toContain(`- \`${words}\`: ${spec.help}`);
+      expect(section(reference, name), `--${flagName} in the reference`).toContain(`- \`${words}\`: ${spec.help}`);
       expect(section(checkedIn, name), `--${flagName} in docs/reference/cli.md (npm run generate)`).toContain(`- \`${words}\`: ${spec.help}`);
     }
     for (const [flagName, spec] of Object.entries(COMMON)) {
@@ -60,12 +69,14 @@ describe.each(commandList().map((c) => [c.name, c] as const))("metatools %s", (n
     expect(() => parseFlags(["--no-such-flag"], command.flags)).toThrow(UsageError);
   });
 
-  it("parses with its own declaration, in the file its entry loads", () => {
-    const file = /commands\/([\w-]+)\.[jt]s/.exec(String(command.run))?.[1];
-    expect(file, `the handler ${name} loads`).toBeDefined();
+  it("parses with its own declaration, in the file the index loads", async () => {
+    const entry = commandNamed(name)!;
+    expect(await loadCommand(entry)).toBe(command);
+    expect(entry).toMatchObject({ summary: command.summary, synopsis: synopsis(command), group: command.group });
+    const file = /commands\/([\w-]+)\.[jt]s/.exec(String(entry.load))?.[1];
     const source = readFileSync(join(ROOT, "src/cli/commands", `${file}.ts`), "utf8");
     const tables = [...source.matchAll(/parseFlags\(\s*\w+,\s*([^)]*)\)/g)].map((m) => m[1]!.trim());
-    expect(tables).toEqual([`COMMANDS.${name}.flags`]);
+    expect(tables).toEqual(["command.flags"]);
   });
 });
 
@@ -75,8 +86,8 @@ describe("a flag added to a command's declaration", () => {
     label: flag.repeatable("TAG", "mark the run with TAG", ["red", "blue"]),
     quiet: flag.boolean("print nothing but the result"),
   };
-  const grown = (name: keyof typeof COMMANDS): Command => {
-    const command = commandNamed(name)!;
+  const grown = (name: string): Command => {
+    const command = commands.find((c) => c.name === name)!;
     return { ...command, flags: { ...command.flags, ...extra } };
   };
 
@@ -98,7 +109,7 @@ describe("a flag added to a command's declaration", () => {
   });
 
   it("keeps the declared forms of the usage line, the new flag after them", () => {
-    expect(synopsis(COMMANDS.learn)).toBe("--show [--json] | --export FILE|- | --import FILE | --reset");
+    expect(synopsis(learnCommand)).toBe("--show [--json] | --export FILE|- | --import FILE | --reset");
     expect(synopsis(grown("learn"))).toBe(
       "--show [--json] | --export FILE|- | --import FILE | --reset [--max-bytes BYTES] [--label red|blue|TAG]... [--quiet]",
     );
@@ -117,14 +128,14 @@ it("names the flags people asked after in --help and the reference", () => {
   };
   for (const [name, flags] of Object.entries(asked)) {
     for (const words of flags) {
-      expect(commandHelp(commandNamed(name)!), `${words} in metatools ${name} --help`).toContain(`\n  ${words} `);
+      expect(commandHelp(commands.find((c) => c.name === name)!), `${words} in metatools ${name} --help`).toContain(`\n  ${words} `);
       expect(section(checkedIn, name), `${words} in the reference of ${name}`).toContain(`- \`${words}\`: `);
     }
   }
 });
 
 describe("parsing", () => {
-  const { flags } = COMMANDS.search;
+  const { flags } = searchCommand;
 
   it.each([
     [["--limit", "many"], '--limit takes a whole number ≥ 1, got "many"'],
@@ -150,9 +161,55 @@ describe("parsing", () => {
 
   it("lists the values of a closed set in its words and its error", async () => {
     const { logLevel, oneOf } = await import("../../../src/cli/flags.js");
-    expect(flagWords("cache", COMMANDS.run.flags.cache)).toBe("--cache use|refresh|bypass");
-    expect(() => oneOf("later", "cache", COMMANDS.run.flags.cache.values)).toThrow('--cache takes use, refresh or bypass, got "later"');
+    expect(flagWords("cache", runCommand.flags.cache)).toBe("--cache use|refresh|bypass");
+    expect(() => oneOf("later", "cache", runCommand.flags.cache.values)).toThrow('--cache takes use, refresh or bypass, got "later"');
     expect(() => logLevel("loud", "warn")).toThrow('--log-level takes debug, info, warn, error or silent, got "loud"');
     expect(logLevel(undefined, "warn")).toBe("warn");
+  });
+});
+
+describe("the command index", () => {
+  it("lists every command under its group in metatools --help, with its usage line", () => {
+    const text = usage();
+    for (const c of commands) expect(text, c.name).toContain(`  ${c.name.padEnd(9)} ${c.summary}\n  ${" ".repeat(9)} metatools ${c.name} ${synopsis(c)}`);
+    expect(text.indexOf("set up, check, serve:")).toBeLessThan(text.indexOf("  init "));
+    expect(text.indexOf("  init ")).toBeLessThan(text.indexOf("find and run tools"));
+  });
+
+  it("takes in a command file added to the folder, with no other edit", async () => {
+    const dir = tempDir();
+    const command = pathToFileURL(join(ROOT, "src/cli/command.ts")).href;
+    const flags = pathToFileURL(join(ROOT, "src/cli/flags.ts")).href;
+    writeFileSync(
+      join(dir, "greet.ts"),
+      [
+        `import { defineCommand } from ${JSON.stringify(command)};`,
+        `import { flag } from ${JSON.stringify(flags)};`,
+        `export const command = defineCommand({ name: "greet", group: "use", summary: "say hello", args: "NAME", flags: { loud: flag.boolean("shout it") }, run: async () => 0 });`,
+      ].join("\n"),
+    );
+    writeFileSync(join(dir, "helper.ts"), "export const notACommand = 1;\n");
+    const source = await commandIndexSource(pathToFileURL(`${dir}/`));
+    expect(source).toContain(
+      [
+        '    name: "greet",',
+        '    group: "use",',
+        '    summary: "say hello",',
+        '    synopsis: "NAME [--loud]",',
+        '    load: () => import("./commands/greet.js"),',
+      ].join("\n"),
+    );
+    expect(source).not.toContain("helper");
+  });
+
+  it("refuses two commands of one name", async () => {
+    const dir = tempDir();
+    const command = pathToFileURL(join(ROOT, "src/cli/command.ts")).href;
+    for (const file of ["a", "b"])
+      writeFileSync(
+        join(dir, `${file}.ts`),
+        `import { defineCommand } from ${JSON.stringify(command)};\nexport const command = defineCommand({ name: "twice", group: "use", summary: "x", flags: {}, run: async () => 0 });\n`,
+      );
+    await expect(declaredCommands(pathToFileURL(`${dir}/`))).rejects.toThrow('two commands are named "twice"');
   });
 });
