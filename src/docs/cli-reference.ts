@@ -6,7 +6,6 @@
 import { commonFlags, EXIT_CODES, helpOf, synopsis, type Command } from "../cli/command.js";
 import { flagWords } from "../cli/flags.js";
 
-
 export function cliReference(commands: readonly Command[]): string {
   const lines = [
     "# Command-line reference",
