@@ -4,10 +4,10 @@
  * `state`, and tells the browser's tab how it went.
  */
 import { createServer, type Server } from "node:http";
-import type { SignInErrorCode } from "../disclosure/error-codes.js";
+import type { SignInErrorCode } from "../model/error-codes.js";
 import { MetatoolsError } from "../util/errors.js";
 
-/** A sign-in that could not finish, with a code of `SignInErrorCode`'s (src/disclosure/error-codes.ts), which callers branch on. */
+/** A sign-in that could not finish, with a code of `SignInErrorCode`'s (src/model/error-codes.ts), which callers branch on. */
 export class SignInError extends MetatoolsError {
   declare readonly code: SignInErrorCode;
 

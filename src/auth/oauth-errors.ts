@@ -9,24 +9,11 @@
  */
 import type { OAuthDiscoveryState } from "@modelcontextprotocol/sdk/client/auth.js";
 import { OAuthError } from "@modelcontextprotocol/sdk/server/auth/errors.js";
+import type { OAuthProblemCode } from "../model/error-codes.js";
 import { MetatoolsError } from "../util/errors.js";
 import type { LastExchange } from "./oauth-fetch.js";
 
-export type OAuthProblemCode =
-  /** An answer over MAX_OAUTH_ANSWER_BYTES (oauth-fetch.ts). */
-  | "oauth_answer_too_large"
-  /** An endpoint or server named with a scheme other than http(s) (`javascript:`, `file:`). */
-  | "oauth_unsafe_url"
-  /** Protected-resource metadata that names another resource than the server asked. */
-  | "oauth_resource_mismatch"
-  /** An answer that is not JSON, or not the JSON OAuth expects. */
-  | "oauth_bad_answer"
-  /** The authorization server refused, with an OAuth error code. */
-  | "oauth_refused"
-  /** No answer: the network, or the deadline. */
-  | "oauth_unreachable"
-  /** Anything else the flow could not get past. */
-  | "signin_failed";
+export type { OAuthProblemCode };
 
 export class OAuthProblem extends MetatoolsError {
   declare readonly code: OAuthProblemCode;

@@ -1,9 +1,9 @@
-import type { BackendErrorCode } from "../disclosure/error-codes.js";
+import type { BackendErrorCode } from "../model/error-codes.js";
 import { MetatoolsError } from "../util/errors.js";
 
 /**
  * A backend failure, of a kind `BackendErrorCode` lists (its meanings are in
- * src/disclosure/error-codes.ts): `needs_login`'s message names the command
+ * src/model/error-codes.ts): `needs_login`'s message names the command
  * a person runs; `needs_config` and `connect_failed` may carry `details.fix`.
  */
 export class BackendError extends MetatoolsError {

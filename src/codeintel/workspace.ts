@@ -9,6 +9,7 @@ import { realpathSync, type Dirent, type Stats } from "node:fs";
 import { lstat, readdir, realpath } from "node:fs/promises";
 import { basename, dirname, isAbsolute, join, relative, resolve, sep } from "node:path";
 import ignore, { type Ignore } from "ignore";
+import type { PathRefusalCode } from "../model/error-codes.js";
 import { nearest } from "../text/suggest.js";
 import { isInside, type ReadPolicy } from "./files.js";
 import { DEFAULT_SECRET_PATTERNS } from "../config/secret-files.js";
@@ -34,7 +35,7 @@ export interface Target {
 }
 
 export type Refusal = {
-  code: "outside_root" | "secret_path" | "path_not_found" | "not_a_file" | "not_a_dir" | "special_file" | "hard_link";
+  code: PathRefusalCode;
   message: string;
   suggestions?: string[];
 };

@@ -6,7 +6,7 @@
  */
 import type { FieldProblem } from "../exec/explain.js";
 import type { Quarantined } from "../security/gate.js";
-import type { ErrorCode } from "./error-codes.js";
+import type { ErrorCode } from "../model/error-codes.js";
 
 /** A ready call to one of the three meta-tools. */
 export interface NextCall {

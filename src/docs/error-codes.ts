@@ -1,10 +1,10 @@
 /**
  * The error-code tables of docs/responses.md, made from `ERROR_CODES`
- * (src/disclosure/error-codes.ts): one table per group, between markers,
+ * (src/model/error-codes.ts): one table per group, between markers,
  * so the page lists every code the code can give and no other. `npm run
  * generate` writes them; a test fails when they are stale.
  */
-import { ERROR_CODES, ERROR_GROUPS, type ErrorCodeDoc, type ErrorGroup } from "../disclosure/error-codes.js";
+import { ERROR_CODES, ERROR_GROUPS, type ErrorCodeDoc, type ErrorGroup } from "../model/error-codes.js";
 
 const BEGIN = "<!-- error-codes:begin -->";
 const END = "<!-- error-codes:end -->";

@@ -8,7 +8,7 @@
 import type { BackendManager, BackendState } from "../backends/manager.js";
 import { BackendError, withoutTrace } from "../backends/errors.js";
 import type { ClientPeer, ProgressUpdate, ToolCallResult } from "../backends/types.js";
-import type { BackendErrorCode } from "../disclosure/error-codes.js";
+import type { BackendErrorCode } from "../model/error-codes.js";
 import type { OutputValidation } from "../config/resolved.js";
 import type { ToolRecord } from "../model/tool.js";
 import type { ToolRegistry } from "../registry/registry.js";

@@ -7,7 +7,7 @@
  */
 import type { ReadResourceResult } from "@modelcontextprotocol/sdk/types.js";
 import { BackendError, withoutTrace } from "../backends/errors.js";
-import type { ErrorCode } from "../disclosure/error-codes.js";
+import type { ErrorCode } from "../model/error-codes.js";
 import type { BackendManager } from "../backends/manager.js";
 import type { LinkTarget, ResourceLinks } from "../disclosure/resource-links.js";
 import { errorMessage } from "../util/errors.js";

@@ -7,7 +7,7 @@ import { z } from "zod";
 import { DEFAULTS } from "../config/defaults.js";
 import { formatCall, hint, recoverable, warning, type NextCall, type Refusal } from "../disclosure/guidance.js";
 import { CACHE_MODES } from "../exec/cache.js";
-import type { BackendErrorCode } from "../disclosure/error-codes.js";
+import type { BackendErrorCode } from "../model/error-codes.js";
 import type { RunOutcome } from "../exec/executor.js";
 import { ATTR } from "../observe/telemetry.js";
 import { MAX_TOOL_ID_CHARS, unknownTool } from "./lookup.js";

@@ -5,6 +5,7 @@
  * as a `StoreError` naming the store, within a bounded time.
  */
 import type Keyv from "keyv";
+import type { StoreErrorCode } from "../model/error-codes.js";
 import { errorMessage, MetatoolsError } from "../util/errors.js";
 
 export type StoreKind = "memory" | "redis" | "sqlite";
@@ -36,7 +37,7 @@ export type ScriptRunner = (source: string, keys: readonly string[], args: reado
 export type AtomicIncrement = (key: string, ttlMs: number) => Promise<number>;
 
 /** `store_unavailable`: the store failed or cannot be reached; `store_full`: it answered, and refused to take more (a bound). */
-export type StoreErrorCode = "store_unavailable" | "store_full";
+export type { StoreErrorCode };
 
 export class StoreError extends MetatoolsError {
   declare readonly code: StoreErrorCode;

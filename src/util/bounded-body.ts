@@ -6,12 +6,13 @@
  * other side chose to send. Erroring the wrapped body also cancels the
  * original, which closes the connection: nothing more is received.
  */
+import type { ErrorCode } from "../model/error-codes.js";
 import { MetatoolsError } from "./errors.js";
 
 /** What a remote party sent went past its limit; the read stopped there. `code` is the caller's. */
 export class TooLargeError extends MetatoolsError {
   constructor(
-    code: string,
+    code: ErrorCode,
     message: string,
     /** The limit, in bytes. */
     readonly limit: number,

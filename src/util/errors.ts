@@ -1,12 +1,15 @@
+import type { ErrorCode } from "../model/error-codes.js";
+
 /**
- * Faults: errors that are thrown. Each carries a stable string `code` so
- * callers and tests branch on the code, not on the message.
+ * Faults: errors that are thrown. Each carries a stable `code`, one of the
+ * listed `ErrorCode`s, so callers and tests branch on the code, not on the
+ * message, and a misspelt code fails the typecheck.
  * Expected failures an agent can fix are not thrown; they are returned as
  * content (see `src/disclosure/`).
  */
 export class MetatoolsError extends Error {
   constructor(
-    readonly code: string,
+    readonly code: ErrorCode,
     message: string,
     options?: { cause?: unknown },
   ) {

@@ -10,12 +10,13 @@ import { SignInError } from "../../src/auth/loopback.js";
 import { BackendError } from "../../src/backends/errors.js";
 import type { Body } from "../../src/builtin/backend.js";
 import type { Refusal as WorkspaceRefusal } from "../../src/codeintel/workspace.js";
-import type { BackendErrorCode, ErrorCode, SignInErrorCode } from "../../src/disclosure/error-codes.js";
+import type { BackendErrorCode, ErrorCode, SignInErrorCode } from "../../src/model/error-codes.js";
 import { guidanceFields, hint, recoverable, type Envelope, type EnvelopeKey, type GuidanceFields, type Refusal } from "../../src/disclosure/guidance.js";
 import type { RunOutcome } from "../../src/exec/executor.js";
 import type { ReadOutcome } from "../../src/exec/resources.js";
 import type { DescribeMany, Replies, RunResult, SearchReply } from "../../src/meta/reply.js";
-import type { StoreErrorCode } from "../../src/store/kv.js";
+import { StoreError, type StoreErrorCode } from "../../src/store/kv.js";
+import { MetatoolsError } from "../../src/util/errors.js";
 
 /** `true` when every `A` is a `B`. */
 type Within<A, B> = [A] extends [B] ? true : false;
@@ -48,6 +49,10 @@ export function errorCodes(): Refusal[] {
   void new BackendError("invalid_args", "x");
   // @ts-expect-error: a sign-in fails with a sign-in's code.
   void new SignInError("signin_timout", "x");
+  // @ts-expect-error: a fault carries a code of the list too ("config_invalid").
+  void new MetatoolsError("confg_invalid", "x");
+  // @ts-expect-error: the store fails with a store's code, not with any code of the list.
+  void new StoreError("here", "x", { code: "timeout" });
   return [recoverable(code, "No tool."), recoverable(typo, ""), refused, literal];
 }
 

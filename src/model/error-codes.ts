@@ -27,6 +27,10 @@ export const ERROR_GROUPS = {
     title: "Sign-in",
     note: "Not replies: `metatools auth login` stops with one of these (exit code 1) and says why on stderr ([oauth.md](oauth.md)); an agent is told `needs_login`.",
   },
+  faults: {
+    title: "Faults",
+    note: "Not replies: thrown where metatools cannot go on, and said on stderr by the command that stopped (exit code 2 for `config_invalid`, else 1), or in a log line by a running server.",
+  },
 } as const satisfies Record<string, { title: string; note?: string }>;
 
 export type ErrorGroup = keyof typeof ERROR_GROUPS;
@@ -218,6 +222,27 @@ export const ERROR_CODES = [
   { code: "oauth_bad_answer", group: "auth", meaning: "an answer that is not JSON, or not the JSON OAuth expects" },
   { code: "oauth_refused", group: "auth", meaning: "the authorization server refused, with an OAuth error code" },
   { code: "oauth_unreachable", group: "auth", meaning: "no answer: the network, or the deadline" },
+  { code: "config_invalid", group: "faults", meaning: "a config or catalog file that cannot be used as written; the message names the file and the field" },
+  { code: "no_config", group: "faults", meaning: "a command that needs a config file (`auth`) found none" },
+  { code: "listen_failed", group: "faults", meaning: "`serve --http` cannot listen on the address and port asked (taken, or not this machine's)" },
+  { code: "auth_file", group: "faults", meaning: "the token file of sign-ins cannot be read, parsed, locked or written; the message says which" },
+  { code: "embedder_unavailable", group: "faults", meaning: "the embedder asked for cannot load (a missing table or model, an unreadable vectors file)" },
+  { code: "vectors_invalid", group: "faults", meaning: "`metatools vectors import` was given a file that is not word vectors it can read" },
+  { code: "learned_file_invalid", group: "faults", meaning: "`metatools learn --import` was given a file `learn --export` did not make" },
+  { code: "dataset_invalid", group: "faults", meaning: "`eval` or `bench` was given a dataset folder without readable tools.jsonl and queries.jsonl" },
+  { code: "mode_unavailable", group: "faults", meaning: "`eval` was asked for a ranking (semantic, hybrid) the config or the embedder cannot give" },
+  { code: "learning_off", group: "faults", meaning: "`eval --replay` needs search learning, which the config turns off" },
+  { code: "invalid_option", group: "faults", meaning: "an option outside its range (`--replay-noise`)" },
+  {
+    code: "answer_too_large",
+    group: "faults",
+    meaning: "a backend's answer went past the size bound; the connection is dropped and the call fails as `upstream_error`, saying why",
+  },
+  {
+    code: "event_too_large",
+    group: "faults",
+    meaning: "an event of a backend's event stream went past its bound; only the stream is dropped (and opened again)",
+  },
 ] as const satisfies readonly ErrorCodeDoc[];
 
 /** An error code: a string the code branches on, so a typo fails the typecheck. */
@@ -231,3 +256,15 @@ export type BackendErrorCode = Exclude<ErrorCodeIn<"backend">, "backend_unavaila
 
 /** What `metatools auth login` fails with. */
 export type SignInErrorCode = ErrorCodeIn<"auth">;
+
+/** What an OAuth exchange fails with (`OAuthProblem`). */
+export type OAuthProblemCode = Extract<SignInErrorCode, `oauth_${string}` | "signin_failed">;
+
+/** What the shared store fails with (`StoreError`). */
+export type StoreErrorCode = Extract<ErrorCode, `store_${string}`>;
+
+/** Why the code tools refuse a path (`Workspace.resolve`). */
+export type PathRefusalCode = Extract<
+  ErrorCodeIn<"code">,
+  "outside_root" | "secret_path" | "path_not_found" | "not_a_file" | "not_a_dir" | "special_file" | "hard_link"
+>;

@@ -1,5 +1,5 @@
 /**
- * The one list of error codes (src/disclosure/error-codes.ts) and what is
+ * The one list of error codes (src/model/error-codes.ts) and what is
  * made from it: docs/responses.md names every code in its generated tables,
  * and every code a `recoverable(` call site writes out is in the list (the
  * types already ensure it; this guards the docs and the scan of the source).
@@ -8,7 +8,7 @@ import { readdirSync, readFileSync } from "node:fs";
 import { join, relative } from "node:path";
 import { fileURLToPath } from "node:url";
 import { describe, expect, it } from "vitest";
-import { ERROR_CODES, ERROR_GROUPS } from "../../../src/disclosure/error-codes.js";
+import { ERROR_CODES, ERROR_GROUPS } from "../../../src/model/error-codes.js";
 import { errorCodeTables } from "../../../src/docs/error-codes.js";
 
 const ROOT = fileURLToPath(new URL("../../..", import.meta.url));
