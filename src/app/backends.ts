@@ -31,7 +31,7 @@ export function manageBackends(config: ResolvedConfig, parts: BackendParts): Bac
   const timeouts = { connectTimeoutMs: config.timeouts.connectMs, callTimeoutMs: config.timeouts.callMs };
   return new BackendManager(
     [
-      ...config.backends.map((spec) => ({ backend: createBackend(spec, redact, signIn.signInSession(spec), clientFeatures, reaper), spec })),
+      ...config.backends.map((spec) => ({ backend: createBackend(spec, redact, signIn.tokenSigner(spec), clientFeatures, reaper), spec })),
       ...config.unresolved.map((server) => ({ backend: new UnconfiguredBackend(server), spec: { namespace: server.namespace, ...timeouts } })),
       ...parts.others.map((backend) => ({ backend, spec: { namespace: backend.namespace, ...timeouts } })),
     ],

@@ -3,8 +3,8 @@
  * redactor that learns each token as it is read or renewed.
  */
 import type { Credentials } from "../auth/credentials.js";
-import type { SignInSession } from "../auth/session.js";
-import { createSession, openCredentials, signsIn } from "../auth/open.js";
+import type { TokenSigner } from "../auth/signer.js";
+import { createSigner, openCredentials, signsIn } from "../auth/open.js";
 import type { BackendSpec, ResolvedConfig } from "../config/resolved.js";
 import { GrowingRedactor, redactor, type Redact } from "../util/redact.js";
 
@@ -13,8 +13,8 @@ export interface SignIn {
   redact: Redact;
   /** Undefined when no backend signs in. */
   credentials?: Credentials;
-  /** A backend's sign-in session; undefined for one that does not sign in. */
-  signInSession(spec: BackendSpec): SignInSession | undefined;
+  /** What signs a backend's requests with its stored tokens; undefined for one that does not sign in. */
+  tokenSigner(spec: BackendSpec): TokenSigner | undefined;
 }
 
 export function openSignIn(config: ResolvedConfig): SignIn {
@@ -24,9 +24,9 @@ export function openSignIn(config: ResolvedConfig): SignIn {
   return {
     redact: signInRedactor?.redact ?? redactor(config.secrets),
     ...(credentials ? { credentials } : {}),
-    signInSession: (spec) =>
+    tokenSigner: (spec) =>
       signsIn(spec) && credentials && signInRedactor
-        ? createSession(spec, config, credentials, (value) => signInRedactor.learn(value, `[redacted OAuth token of ${spec.namespace}]`))
+        ? createSigner(spec, config, credentials, (value) => signInRedactor.add(value, `[redacted OAuth token of ${spec.namespace}]`))
         : undefined,
   };
 }

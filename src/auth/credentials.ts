@@ -59,7 +59,7 @@ interface FileData {
   backends: Record<string, SignIn>;
 }
 
-/** Longest a write waits for the lock: past a refresh that holds it (session.ts, 15 s at most). */
+/** Longest a write waits for the lock: past a refresh that holds it (signer.ts, 15 s at most). */
 const LOCK_WAIT_MS = 20_000;
 /** A lock older than this was left by a process that died holding it (longer than any holder keeps it). */
 const LOCK_STALE_MS = 60_000;

@@ -19,7 +19,7 @@ import { listenLoopback, SignInError } from "./loopback.js";
 import { oauthFailure, refuseUnsafeEndpoints } from "./oauth-errors.js";
 import { oauthFetch } from "./oauth-fetch.js";
 import { probe } from "./probe.js";
-import { clientOf, expiryOf, union } from "./session.js";
+import { clientOf, expiryOf, union } from "./signer.js";
 
 export type SignInSpec = RemoteBackendSpec & { oauth: OAuthSettings };
 

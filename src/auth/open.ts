@@ -1,6 +1,6 @@
 /**
  * The sign-in pieces a config asks for: where credentials are kept, the
- * session each remote backend signs its requests with, and the exact
+ * token signer each remote backend signs its requests with, and the exact
  * command that signs a backend in.
  */
 import type { OAuthSettings, RemoteBackendSpec, ResolvedConfig } from "../config/resolved.js";
@@ -8,7 +8,7 @@ import { signsInKind } from "../model/transport-kinds.js";
 import { openConfiguredStore } from "../store/open.js";
 import { FileCredentials, type Credentials } from "./credentials.js";
 import { SharedCredentials } from "./shared-credentials.js";
-import { SignInSession } from "./session.js";
+import { TokenSigner } from "./signer.js";
 
 /** The config's credentials; undefined when it has no file (and so no remote backends). */
 export function openCredentials(config: ResolvedConfig): Credentials | undefined {
@@ -27,13 +27,13 @@ export function loginCommand(namespace: string, config: Pick<ResolvedConfig, "fi
   return `metatools auth login ${namespace}${config.file ? ` --config ${shellWord(config.file)}` : ""}`;
 }
 
-export function createSession(
+export function createSigner(
   spec: RemoteBackendSpec & { oauth: OAuthSettings },
   config: ResolvedConfig,
   credentials: Credentials,
   secret: (value: string) => void,
-): SignInSession {
-  return new SignInSession(spec, credentials, { secret, loginCommand: loginCommand(spec.namespace, config) });
+): TokenSigner {
+  return new TokenSigner(spec, credentials, { secret, loginCommand: loginCommand(spec.namespace, config) });
 }
 
 function shellWord(text: string): string {

@@ -35,7 +35,7 @@ export class SharedCredentials implements Credentials {
     return stamped;
   }
 
-  /** No lock across replicas here: writes inside re-check what they replace (session.ts), and a replica that lost a race reads the winner's tokens. */
+  /** No lock across replicas here: writes inside re-check what they replace (signer.ts), and a replica that lost a race reads the winner's tokens. */
   exclusive<T>(namespace: string, _holdMs: number, work: (view: RecordView) => Promise<T>): Promise<T> {
     return work({ read: () => this.read(namespace), write: (change) => this.update(namespace, change) });
   }

@@ -1,4 +1,4 @@
-import type { SignInSession } from "../auth/session.js";
+import type { TokenSigner } from "../auth/signer.js";
 import type { BackendSpec } from "../config/resolved.js";
 import { CatalogOnlyBackend } from "./catalog-only.js";
 import { McpBackend } from "./mcp.js";
@@ -10,7 +10,7 @@ import type { Backend } from "./types.js";
 /** What a backend may be opened with; see createBackend. */
 interface OpenWith {
   redact?: Redact;
-  signIn?: SignInSession;
+  signIn?: TokenSigner;
   features?: ClientFeatures;
   groups?: GroupWatch;
 }
@@ -27,7 +27,7 @@ const OPEN: { [K in BackendSpec["kind"]]: (spec: BackendSpec & { kind: K }, use:
  * The backend for a config entry; `redact` cleans what it keeps of a child's stderr; `signIn` signs a remote one's requests;
  * `groups` hears of a stdio server's process group (the reaper). Built-in backends are added by the app, not here.
  */
-export function createBackend(spec: BackendSpec, redact?: Redact, signIn?: SignInSession, features?: ClientFeatures, groups?: GroupWatch): Backend {
+export function createBackend(spec: BackendSpec, redact?: Redact, signIn?: TokenSigner, features?: ClientFeatures, groups?: GroupWatch): Backend {
   // TypeScript cannot correlate spec.kind with its opener's parameter; the table's type checks each row.
   return (OPEN[spec.kind] as (spec: BackendSpec, use: OpenWith) => Backend)(spec, { redact, signIn, features, groups });
 }

@@ -18,7 +18,7 @@ import type { RemoteBackendSpec, StdioBackendSpec } from "../config/resolved.js"
 import type { UpstreamTool } from "../model/tool.js";
 import type { Redact } from "../util/redact.js";
 import { packageVersion } from "../util/version.js";
-import { NeedsLoginError, type SignInSession } from "../auth/session.js";
+import { NeedsLoginError, type TokenSigner } from "../auth/signer.js";
 import { sdkSchemaValidator } from "./sdk-validator.js";
 import { BackendError } from "./errors.js";
 import { spawnProblem } from "./spawn-errors.js";
@@ -49,7 +49,7 @@ export class McpBackend implements Backend {
   constructor(
     private readonly spec: StdioBackendSpec | RemoteBackendSpec,
     redact?: Redact,
-    private readonly signIn?: SignInSession,
+    private readonly signIn?: TokenSigner,
     /** What to declare to the server (read at each connect): what the client(s) behind metatools can answer. */
     private readonly features: ClientFeatures = { elicitation: true, sampling: true },
     /** Where a stdio server's process group is reported, so it is stopped if metatools dies (reaper.ts). */

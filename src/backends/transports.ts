@@ -8,7 +8,7 @@ import { SSEClientTransport } from "@modelcontextprotocol/sdk/client/sse.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import type { FetchLike, Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
-import type { SignInSession } from "../auth/session.js";
+import type { TokenSigner } from "../auth/signer.js";
 import type { RemoteBackendSpec, StdioBackendSpec } from "../config/resolved.js";
 import { boundBody, boundEvents, byteWords, TooLargeError } from "../util/bounded-body.js";
 import { noRedaction, type Redact } from "../util/redact.js";
@@ -172,11 +172,11 @@ export interface Caps {
   eventTooLarge: () => Error;
 }
 
-/** What opening a transport may use: a stdio child's stderr tail and reaper, a remote backend's OAuth sign-in (auth/session.ts). */
+/** What opening a transport may use: a stdio child's stderr tail and reaper, a remote backend's OAuth sign-in (auth/signer.ts). */
 export interface TransportNeeds {
   stderr: StderrTail;
   groups?: GroupWatch;
-  signIn?: SignInSession;
+  signIn?: TokenSigner;
 }
 
 type McpSpec = StdioBackendSpec | RemoteBackendSpec;
@@ -208,7 +208,7 @@ export function openTransport(spec: McpSpec, needs: TransportNeeds): Transport {
   return (OPENERS[spec.kind] as (spec: McpSpec, needs: TransportNeeds) => Transport)(spec, needs);
 }
 
-function signed(signIn: SignInSession | undefined, inner: FetchLike): FetchLike {
+function signed(signIn: TokenSigner | undefined, inner: FetchLike): FetchLike {
   return signIn ? signIn.fetch(inner) : inner;
 }
 

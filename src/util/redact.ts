@@ -68,7 +68,7 @@ export class GrowingRedactor {
   }
 
   /** Adds a secret shown as `label`; a label keeps its last few (old tokens, once replaced, still never show). */
-  learn(value: string, label: string): void {
+  add(value: string, label: string): void {
     if (value.length < MIN_SECRET_CHARS) return;
     const list = this.learnt.get(label) ?? [];
     const known = list.findIndex((s) => s.value === value);

@@ -115,7 +115,7 @@ describe("signing in while metatools serves", () => {
     const signedIn = tokenFile(setup).backends.notes!;
     const first = signedIn.tokens!;
     // Within half its 2 s life of expiry: renewed before it is sent, with no 401 on the way. Waits only until the
-    // code's own margin (half the lifetime, src/auth/session.ts) is reached, often already passed while serve starts.
+    // code's own margin (half the lifetime, src/auth/signer.ts) is reached, often already passed while serve starts.
     const due = signedIn.expiresAt! - (first.expires_in! * 1000) / 2;
     await new Promise((resolve) => setTimeout(resolve, Math.max(0, due - Date.now() + 50)));
     const refused401 = () => world!.events.filter((e) => e.kind === "mcp" && e.status === 401).length;

@@ -106,7 +106,7 @@ async function signInOne(
   try {
     const result = await login(spec, {
       credentials,
-      secret: (value) => redact.learn(value, `[redacted OAuth token of ${spec.namespace}]`),
+      secret: (value) => redact.add(value, `[redacted OAuth token of ${spec.namespace}]`),
       say,
       timeoutMs: options.timeoutMs,
       signal: abort.signal,

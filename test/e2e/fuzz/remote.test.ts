@@ -5,7 +5,7 @@
  * document with one field made wrong, garbage text, a wrong content type,
  * deep nesting, an endless body, or URLs that are not URLs or not http(s).
  * The sign-in (`auth login`'s `login()`) and the serve-time token refresh
- * (`SignInSession`) must each end, within their deadline, in success or in
+ * (`TokenSigner`) must each end, within their deadline, in success or in
  * a MetatoolsError with a known code and a one-line message: never another
  * error, a stack, a crash or a hang. FUZZ_RUNS sets the inputs per property
  * (default 200); the outcomes are counted and printed.
@@ -14,7 +14,7 @@ import fc from "fast-check";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Credentials, SignIn } from "../../../src/auth/credentials.js";
 import { login, type SignInSpec } from "../../../src/auth/login.js";
-import { SignInSession } from "../../../src/auth/session.js";
+import { TokenSigner } from "../../../src/auth/signer.js";
 import { MetatoolsError } from "../../../src/util/errors.js";
 import { startHostileOAuthServer, type Answer, type HostileOAuthServer, type Route } from "../../fixtures/oauth/hostile-server.js";
 
@@ -212,7 +212,7 @@ describe("OAuth code paths meet hostile answers", () => {
               updatedAt: Date.now(),
             };
             const spec = { namespace: "notes", kind: "http", url: server.mcpUrl, headers: {}, oauth: {} } as unknown as SignInSpec;
-            const session = new SignInSession(spec, memoryCredentials({ notes: signIn }), { secret: () => {}, loginCommand: "metatools auth login notes" });
+            const session = new TokenSigner(spec, memoryCredentials({ notes: signIn }), { secret: () => {}, loginCommand: "metatools auth login notes" });
             const result = await outcome("refresh", async () => {
               const response = await session.fetch(fetch)(server.mcpUrl, { method: "POST", body: "{}" });
               await response.body?.cancel();

@@ -39,14 +39,15 @@ export class NeedsLoginError extends MetatoolsError {
   }
 }
 
-export interface SessionHooks {
+export interface SignerHooks {
   /** Each token or secret as it becomes known, so every edge redacts it. */
   secret(value: string): void;
   /** The exact command that signs this backend in. */
   loginCommand: string;
 }
 
-export class SignInSession {
+/** Signs one remote backend's requests with its stored access token, refreshing it when due. */
+export class TokenSigner {
   /** Set when a request of this connection ended in NeedsLoginError, until one succeeds. */
   needsLogin: NeedsLoginError | undefined;
   private refreshing: Promise<OAuthTokens | undefined> | undefined;
@@ -57,7 +58,7 @@ export class SignInSession {
   constructor(
     private readonly spec: RemoteBackendSpec & { oauth: OAuthSettings },
     private readonly credentials: Credentials,
-    private readonly hooks: SessionHooks,
+    private readonly hooks: SignerHooks,
   ) {
     this.origin = new URL(spec.url).origin;
   }
