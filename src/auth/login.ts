@@ -12,7 +12,7 @@ import { randomBytes } from "node:crypto";
 import { auth, discoverOAuthServerInfo, type OAuthClientProvider, type OAuthDiscoveryState } from "@modelcontextprotocol/sdk/client/auth.js";
 import type { OAuthClientInformationMixed, OAuthClientMetadata, OAuthTokens } from "@modelcontextprotocol/sdk/shared/auth.js";
 import type { FetchLike } from "@modelcontextprotocol/sdk/shared/transport.js";
-import type { OAuthSettings, RemoteBackendSpec } from "../config/resolved.js";
+import type { OAuthSettings, SignInSpec } from "../config/resolved.js";
 import { packageVersion } from "../util/version.js";
 import type { Credentials, SignIn } from "./credentials.js";
 import { listenLoopback, SignInError } from "./loopback.js";
@@ -20,8 +20,6 @@ import { oauthFailure, refuseUnsafeEndpoints } from "./oauth-errors.js";
 import { oauthFetch } from "./oauth-fetch.js";
 import { probe } from "./probe.js";
 import { clientOf, expiryOf, union } from "./signer.js";
-
-export type SignInSpec = RemoteBackendSpec & { oauth: OAuthSettings };
 
 export interface LoginOptions {
   credentials: Credentials;

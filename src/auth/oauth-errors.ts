@@ -11,9 +11,15 @@ import type { OAuthDiscoveryState } from "@modelcontextprotocol/sdk/client/auth.
 import { OAuthError } from "@modelcontextprotocol/sdk/server/auth/errors.js";
 import type { OAuthProblemCode } from "../model/error-codes.js";
 import { MetatoolsError } from "../util/errors.js";
-import type { LastExchange } from "./oauth-fetch.js";
 
 export type { OAuthProblemCode };
+
+/** What was last asked and answered (kept by oauthFetch), for messages. */
+export interface LastExchange {
+  url?: URL;
+  status?: number;
+  contentType?: string;
+}
 
 export class OAuthProblem extends MetatoolsError {
   declare readonly code: OAuthProblemCode;

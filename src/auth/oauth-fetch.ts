@@ -10,7 +10,7 @@
 import type { FetchLike } from "@modelcontextprotocol/sdk/shared/transport.js";
 import { boundBody, byteWords, TooLargeError } from "../util/bounded-body.js";
 import { MetatoolsError } from "../util/errors.js";
-import { shownUrl } from "./oauth-errors.js";
+import { shownUrl, type LastExchange } from "./oauth-errors.js";
 
 /**
  * The most one answer of an authorization server or protected resource
@@ -29,13 +29,6 @@ export interface OAuthFetchOptions {
   redirect?: RequestInit["redirect"];
   /** The limit, for tests; MAX_OAUTH_ANSWER_BYTES otherwise. */
   maxBytes?: number;
-}
-
-/** What was last asked and answered, for messages. */
-export interface LastExchange {
-  url?: URL;
-  status?: number;
-  contentType?: string;
 }
 
 export interface OAuthFetch {

@@ -3,7 +3,7 @@
  * token signer each remote backend signs its requests with, and the exact
  * command that signs a backend in.
  */
-import type { OAuthSettings, RemoteBackendSpec, ResolvedConfig } from "../config/resolved.js";
+import type { ResolvedConfig, SignInSpec } from "../config/resolved.js";
 import { signsInKind } from "../model/transport-kinds.js";
 import { openConfiguredStore } from "../store/open.js";
 import { FileCredentials, type Credentials } from "./credentials.js";
@@ -18,7 +18,7 @@ export function openCredentials(config: ResolvedConfig): Credentials | undefined
 }
 
 /** A remote backend that signs in with OAuth when asked. */
-export function signsIn(spec: ResolvedConfig["backends"][number]): spec is RemoteBackendSpec & { oauth: OAuthSettings } {
+export function signsIn(spec: ResolvedConfig["backends"][number]): spec is SignInSpec {
   return signsInKind(spec) && spec.oauth !== undefined;
 }
 
@@ -27,12 +27,7 @@ export function loginCommand(namespace: string, config: Pick<ResolvedConfig, "fi
   return `metatools auth login ${namespace}${config.file ? ` --config ${shellWord(config.file)}` : ""}`;
 }
 
-export function createSigner(
-  spec: RemoteBackendSpec & { oauth: OAuthSettings },
-  config: ResolvedConfig,
-  credentials: Credentials,
-  secret: (value: string) => void,
-): TokenSigner {
+export function createSigner(spec: SignInSpec, config: ResolvedConfig, credentials: Credentials, secret: (value: string) => void): TokenSigner {
   return new TokenSigner(spec, credentials, { secret, loginCommand: loginCommand(spec.namespace, config) });
 }
 

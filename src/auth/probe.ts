@@ -9,7 +9,7 @@ import type { FetchLike } from "@modelcontextprotocol/sdk/shared/transport.js";
 import { TRANSPORT_KINDS } from "../model/transport-kinds.js";
 import { MetatoolsError } from "../util/errors.js";
 import { packageVersion } from "../util/version.js";
-import type { SignInSpec } from "./login.js";
+import type { SignInSpec } from "../config/resolved.js";
 
 /** What the server's 401 says, or undefined when it answered without asking for a sign-in. */
 export async function probe(spec: SignInSpec, fetchFn: FetchLike): Promise<{ resourceMetadataUrl?: URL; scope?: string } | undefined> {

@@ -16,7 +16,7 @@ import {
 } from "@modelcontextprotocol/sdk/server/auth/errors.js";
 import type { OAuthClientInformationMixed, OAuthTokens } from "@modelcontextprotocol/sdk/shared/auth.js";
 import type { FetchLike } from "@modelcontextprotocol/sdk/shared/transport.js";
-import type { OAuthSettings, RemoteBackendSpec } from "../config/resolved.js";
+import type { OAuthSettings, SignInSpec } from "../config/resolved.js";
 import { MetatoolsError } from "../util/errors.js";
 import type { Credentials, SignIn } from "./credentials.js";
 import { oauthFailure } from "./oauth-errors.js";
@@ -56,7 +56,7 @@ export class TokenSigner {
   private readonly origin: string;
 
   constructor(
-    private readonly spec: RemoteBackendSpec & { oauth: OAuthSettings },
+    private readonly spec: SignInSpec,
     private readonly credentials: Credentials,
     private readonly hooks: SignerHooks,
   ) {

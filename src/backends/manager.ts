@@ -219,7 +219,10 @@ export class BackendManager {
       const tools = await entry.backend.listTools();
       // Servers announce a change at start, or for nothing: only a list that differs is re-indexed and logged.
       const listed = JSON.stringify(tools);
-      if (listed === entry.listed) return;
+      if (listed === entry.listed) {
+        this.options.logger.debug(`${entry.backend.namespace}: tool list announced as changed, and unchanged (${tools.length} tools)`);
+        return;
+      }
       entry.listed = listed;
       entry.state = { ...entry.state, toolCount: tools.length };
       this.emit(entry, tools);

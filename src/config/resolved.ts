@@ -50,6 +50,9 @@ export interface RemoteBackendSpec extends BackendCommon {
   requests?: RequestLimits;
 }
 
+/** A remote backend that signs in with OAuth: what `auth login`, its probe and the serve-time signer work on. */
+export type SignInSpec = RemoteBackendSpec & { oauth: OAuthSettings };
+
 /** A remote backend's OAuth client settings, all optional: what is not set is discovered from the server. */
 export interface OAuthSettings {
   clientId?: string;

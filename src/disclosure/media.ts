@@ -5,12 +5,9 @@
  * whose next call (`metatools:read_output`) returns them. The JSON says
  * what each one is and how large, never its data.
  */
-import type { AudioContent, EmbeddedResource, ImageContent, ResourceLink } from "@modelcontextprotocol/sdk/types.js";
+import type { AudioContent, EmbeddedResource, ImageContent } from "@modelcontextprotocol/sdk/types.js";
 import { READ_OUTPUT_ID, type KeptOutput, type OutputStore } from "./outputs.js";
 import type { NextCall } from "./guidance.js";
-
-/** MCP content a reply carries beside its JSON. */
-export type Attachment = ImageContent | AudioContent | ResourceLink | EmbeddedResource;
 
 /** Binary content: what the media budget counts. */
 export type Media = ImageContent | AudioContent | EmbeddedResource;

@@ -9,13 +9,16 @@
  * its own share of the store (store/quota.ts): its oldest outputs make room
  * for its newer ones, and no one else's ever do.
  */
+import type { AudioContent, EmbeddedResource, ImageContent, ResourceLink } from "@modelcontextprotocol/sdk/types.js";
 import { randomBytes } from "node:crypto";
 import { jsonBytes, truncateBytes } from "./budget.js";
 import { indentJson } from "../util/json-indent.js";
 import { childPath } from "../util/json-path.js";
 import { formatCall, type NextCall } from "./guidance.js";
 import { ENTRY_OVERHEAD, sizeWords, type QuotaStore } from "../store/quota.js";
-import type { Attachment } from "./media.js";
+
+/** MCP content a reply carries beside its JSON (media.ts): images, audio, resources and links to them. */
+export type Attachment = ImageContent | AudioContent | ResourceLink | EmbeddedResource;
 
 export interface StoredOutput {
   kind: "text" | "json" | "media";

@@ -8,7 +8,8 @@
 import type { ResourceLink } from "@modelcontextprotocol/sdk/types.js";
 import { READ_RESOURCE_ID } from "../disclosure/resource-links.js";
 import { formatCall, type NextCall } from "../disclosure/guidance.js";
-import { keepMedia, mediaBytes, mediaCall, noteOf, type Attachment, type Media, type MediaNote } from "../disclosure/media.js";
+import { keepMedia, mediaBytes, mediaCall, noteOf, type Media, type MediaNote } from "../disclosure/media.js";
+import type { Attachment } from "../disclosure/outputs.js";
 import { withheldBecause } from "../disclosure/media-check.js";
 import { printable } from "../security/text.js";
 import { lifetimeWords, type OutputStore } from "../disclosure/outputs.js";

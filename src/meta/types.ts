@@ -5,7 +5,7 @@
  * them.
  */
 import type { ApprovalOutcome } from "../model/approval.js";
-import type { Attachment } from "../disclosure/media.js";
+import type { Attachment } from "../disclosure/outputs.js";
 import type { ClientPeer } from "../model/peer.js";
 import type { ProgressUpdate } from "../backends/types.js";
 import type { SpanNotes } from "../observe/telemetry.js";

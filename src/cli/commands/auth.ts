@@ -5,11 +5,11 @@
  * a sign-out) by itself.
  */
 import type { Credentials, SignIn } from "../../auth/credentials.js";
-import { login, type SignInSpec } from "../../auth/login.js";
+import { login } from "../../auth/login.js";
 import { loginCommand, openCredentials, signsIn } from "../../auth/open.js";
 import { isWebUrl, openUrl } from "../../auth/browser.js";
 import { loadConfig } from "../../config/load.js";
-import type { ResolvedConfig } from "../../config/resolved.js";
+import type { ResolvedConfig, SignInSpec } from "../../config/resolved.js";
 import { kindLabel, kindsWhere, signsInKind } from "../../model/transport-kinds.js";
 import { BUILTIN_CATALOG_DIR } from "../../app.js";
 import { MetatoolsError } from "../../util/errors.js";

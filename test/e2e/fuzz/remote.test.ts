@@ -13,7 +13,8 @@
 import fc from "fast-check";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Credentials, SignIn } from "../../../src/auth/credentials.js";
-import { login, type SignInSpec } from "../../../src/auth/login.js";
+import { login } from "../../../src/auth/login.js";
+import type { SignInSpec } from "../../../src/config/resolved.js";
 import { TokenSigner } from "../../../src/auth/signer.js";
 import { MetatoolsError } from "../../../src/util/errors.js";
 import { startHostileOAuthServer, type Answer, type HostileOAuthServer, type Route } from "../../fixtures/oauth/hostile-server.js";

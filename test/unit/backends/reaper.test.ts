@@ -67,11 +67,16 @@ describe.skipIf(process.platform === "win32")("Reaper", () => {
   });
 
   it("watches nothing after close: no reaper is started again", async () => {
-    const pgid = await group();
+    const [pgid, control] = [await group(), await group()];
     const reaper = new Reaper();
     reaper.close();
     reaper.watch(pgid);
-    await new Promise((resolve) => setTimeout(resolve, 1500));
+    // Were a reaper started by that watch, this close would end its pipe and it would stop the group, as the control's does.
+    reaper.close();
+    const controlReaper = new Reaper();
+    controlReaper.watch(control);
+    controlReaper.close();
+    expect(await until(() => !groupAlive(control), 5000)).toBe(true);
     expect(groupAlive(pgid)).toBe(true);
   });
 });

@@ -16,8 +16,7 @@ import { UNDIGESTIBLE, type AuditRecord } from "../../../src/audit/record.js";
 import type { RunOutcome } from "../../../src/exec/executor.js";
 import { createMetaDispatcher } from "../../../src/meta/index.js";
 import type { MetaServices } from "../../../src/meta/services.js";
-import { SpanNotes } from "../../../src/observe/telemetry.js";
-import { Bm25Ranker } from "../../../src/search/bm25.js";
+import { standInServices } from "../../helpers/meta-services.js";
 import { toolRecord } from "../../helpers/records.js";
 import { tempDir } from "../../helpers/temp-dir.js";
 
@@ -27,28 +26,7 @@ const record = toolRecord("files", "read", {
 });
 
 function services(audit: AuditLog, run: () => Promise<RunOutcome>): MetaServices {
-  return {
-    config: { search: { defaultLimit: 5, maxLimit: 50, mode: "bm25" }, budgets: { inlineBytes: 4000, mediaBytes: 1 << 20 } },
-    registry: {
-      get: (id) => (id === record.id ? record : undefined),
-      namespaces: () => [{ namespace: "files", count: 1 }],
-      namespaceRecords: () => [record],
-      quarantineOf: () => undefined,
-    },
-    search: { search: () => Promise.reject(new Error("not in this test")), bm25: new Bm25Ranker(), nearTerms: () => [] },
-    executor: { run, accepts: () => false },
-    backends: { state: () => undefined, states: () => [], whenReady: async () => {}, callTimeoutMs: () => undefined },
-    outputs: {
-      put: async () => ({ handle: "@out_unused000", room: 1 << 20, ownerBytes: 2 << 20 }),
-      get: async () => ({ kind: "missing" }),
-      ttlMs: 60_000,
-      maxBytes: 1 << 20,
-    },
-    resources: { links: undefined as never },
-    telemetry: { measure: (_op, _name, attributes, work) => work(new SpanNotes(attributes)) },
-    redact: (text) => text,
-    audit,
-  };
+  return standInServices({ records: [record], run, audit });
 }
 
 async function trail(run: () => Promise<RunOutcome>, calls: (dispatch: ReturnType<typeof createMetaDispatcher>) => Promise<void>): Promise<AuditRecord[]> {

@@ -10,8 +10,7 @@ import type { MetaServices } from "../../../src/meta/services.js";
 import type { ToolRecord } from "../../../src/model/tool.js";
 import type { RunOutcome } from "../../../src/exec/executor.js";
 import type { MetaToolName } from "../../../src/meta/reply.js";
-import { Bm25Ranker } from "../../../src/search/bm25.js";
-import { SpanNotes } from "../../../src/observe/telemetry.js";
+import { standInServices } from "../../helpers/meta-services.js";
 import { toolRecord } from "../../helpers/records.js";
 
 const record: ToolRecord = toolRecord("files", "read", {
@@ -23,28 +22,11 @@ const record: ToolRecord = toolRecord("files", "read", {
 });
 
 function services(runs: RunOutcome[] = []): MetaServices {
-  const records = new Map([[record.id, record]]);
-  return {
-    config: { search: { defaultLimit: 5, maxLimit: 50, mode: "bm25" }, budgets: { inlineBytes: 4000, mediaBytes: 1 << 20 } },
-    registry: {
-      get: (id) => records.get(id),
-      namespaces: () => [{ namespace: "files", count: 1 }],
-      namespaceRecords: (ns) => [...records.values()].filter((r) => r.namespace === ns),
-      quarantineOf: () => undefined,
-    },
-    search: { search: () => Promise.reject(new Error("not in this test")), bm25: new Bm25Ranker(), nearTerms: () => [] },
-    executor: { run: async () => runs.shift() ?? { kind: "unknown_tool", id: "?" }, accepts: () => false },
-    backends: { state: () => undefined, states: () => [], whenReady: async () => {}, callTimeoutMs: () => undefined },
-    outputs: {
-      put: async () => ({ handle: "@out_unused000", room: 1 << 20, ownerBytes: 2 << 20 }),
-      get: async () => ({ kind: "missing" }),
-      ttlMs: 60_000,
-      maxBytes: 1 << 20,
-    },
-    resources: { links: undefined as never },
-    telemetry: { measure: (_op, _name, attributes, work) => work(new SpanNotes(attributes)) },
+  return standInServices({
+    records: [record],
+    run: async () => runs.shift() ?? { kind: "unknown_tool", id: "?" },
     redact: (text) => text.replaceAll("hunter2", "[redacted]"),
-  };
+  });
 }
 
 describe("the meta-tools without backends", () => {
