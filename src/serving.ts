@@ -3,19 +3,19 @@
  * when the session starts. Transports (stdio here, HTTP in src/http/) only decide
  * how sessions arrive.
  */
-import type { Server } from "@modelcontextprotocol/sdk/server/index.js";
-import { StdioServerTransport } from "@modelcontextprotocol/sdk/server/stdio.js";
+import { ProtocolError, ProtocolErrorCode, type Server } from "@modelcontextprotocol/server";
+import { serveStdio as serveStdioEntry, StdioServerTransport } from "@modelcontextprotocol/server/stdio";
 import { PassThrough } from "node:stream";
 import type { Metatools } from "./app.js";
 import { instructions } from "./meta/instructions.js";
 import { servedTools } from "./meta/index.js";
 import { scopedFor } from "./meta/scoped.js";
-import { createMcpServer, type ServedTool } from "./server/mcp.js";
+import type { ServedTool } from "./server/definition.js";
+import { createMcpServer } from "./server/mcp.js";
+import { QuestionRelay } from "./server/questions.js";
+import { INTERACTION_TIMEOUT_MS } from "./server/tool-call.js";
 import type { Logger } from "./util/log.js";
-import { ErrorCode, McpError } from "@modelcontextprotocol/sdk/types.js";
 import { LOCAL_PRINCIPAL } from "./security/principal.js";
-
-const RESOURCE_NOT_FOUND = -32002;
 import { packageVersion } from "./util/version.js";
 
 /** Who a session serves and how: every field may be left out (one local user, every tool, a session that lasts). */
@@ -32,10 +32,20 @@ export interface SessionOptions {
   profile?: string;
 }
 
+/** Each app's parked calls (a 2026-07-28 client's call waiting for its answer): every server of the app, per session or per request, finds them. */
+const RELAYS = new WeakMap<Metatools, QuestionRelay>();
+
+function relayOf(app: Metatools): QuestionRelay {
+  let relay = RELAYS.get(app);
+  if (!relay) RELAYS.set(app, (relay = new QuestionRelay(INTERACTION_TIMEOUT_MS)));
+  return relay;
+}
+
 /** An MCP server for one session. */
 export function createSessionServer(app: Metatools, options: SessionOptions = {}): Server {
   const { logger, tools = servedTools(app), principal, oneRequest = false, profile } = options;
   return createMcpServer({
+    questions: relayOf(app),
     oneRequest,
     name: "metatools",
     version: packageVersion(),
@@ -50,15 +60,16 @@ export function createSessionServer(app: Metatools, options: SessionOptions = {}
     readResource: async (uri, { signal, principal: caller }) => {
       const outcome = await app.resources.read(uri, caller ?? LOCAL_PRINCIPAL, signal);
       if (outcome.kind === "ok") return outcome.result;
-      // -32002: "resource not found", as the MCP spec names it.
-      throw new McpError(outcome.kind === "unknown" ? RESOURCE_NOT_FOUND : ErrorCode.InternalError, outcome.message);
+      throw new ProtocolError(outcome.kind === "unknown" ? ProtocolErrorCode.ResourceNotFound : ProtocolErrorCode.InternalError, outcome.message);
     },
   });
 }
 
 /**
- * Serves on stdin/stdout. Backends start at once; the handshake waits for
- * them at most `startupGraceMs` (stdin buffers meanwhile), so the
+ * Serves on stdin/stdout, to a client of either era: its first message
+ * picks (an `initialize`: 2025-11-25 with a session; a request carrying the
+ * 2026-07-28 envelope: stateless). Backends start at once; the first answer
+ * waits for them at most `startupGraceMs` (stdin buffers meanwhile), so the
  * instructions can list what connected, and a slow backend delays nothing more.
  *
  * stdin is read from the first moment, whatever phase startup is in, and
@@ -68,7 +79,7 @@ export function createSessionServer(app: Metatools, options: SessionOptions = {}
  */
 export async function serveStdio(app: Metatools, logger: Logger, options: { profile?: string } = {}): Promise<{ closed: Promise<void> }> {
   const { profile } = options;
-  let server: Server | null = null;
+  let entry: { close(): Promise<void> } | null = null;
   let resolveClosed: () => void;
   const closed = new Promise<void>((resolve) => (resolveClosed = resolve));
   let closing = false;
@@ -79,35 +90,44 @@ export async function serveStdio(app: Metatools, logger: Logger, options: { prof
     // Nothing more is read: a stdin left open (a signal came) no longer holds the process.
     input.stop();
     await app.close();
-    if (server) await server.close().catch(() => {});
+    if (entry) await entry.close().catch(() => {});
     logger.info(`${why}: stopped`);
     resolveClosed();
   };
   for (const signal of ["SIGINT", "SIGTERM"] as const) process.once(signal, () => void shutdown(signal));
   void input.ended.then(() => shutdown("stdin closed"));
-  // The one client's initialize says what it can answer: backends are told exactly that (elicitation, sampling).
+  // The one client's first message says what it can answer: backends are told exactly that (elicitation, sampling).
   const declared = clientCapabilities(await input.firstLine(FIRST_MESSAGE_MS));
   if (closing) return { closed };
   void app.start(declared && { clientFeatures: { elicitation: declared.elicitation !== undefined, sampling: declared.sampling !== undefined } });
   await app.backends.waitForStartup(app.config.timeouts.startupGraceMs);
   if (closing) return { closed };
-  server = createSessionServer(app, { logger, profile });
   const transport = new StdioServerTransport(input.stream);
-  server.onclose = () => void shutdown("the transport closed");
-  await server.connect(transport);
+  // The entry owns the transport: it picks the era from the opening message and pins one server for the connection.
+  entry = serveStdioEntry(() => createSessionServer(app, { logger, profile }), {
+    transport,
+    onerror: (error) => logger.debug(`stdio: ${error.message}`),
+  });
+  const closedTransport = transport.onclose;
+  transport.onclose = () => {
+    closedTransport?.();
+    void shutdown("the transport closed");
+  };
   logger.info(`serving on stdio; ${app.registry.size} tools from ${app.registry.namespaces().length} namespaces so far`);
   return { closed };
 }
 
+const CLIENT_CAPABILITIES_META_KEY = "io.modelcontextprotocol/clientCapabilities";
+
 /** How long `serve` waits for its client's first message before starting the backends anyway (declaring both features). */
 const FIRST_MESSAGE_MS = 1000;
 
-/** The capabilities an `initialize` request declares; undefined for anything else. */
+/** The capabilities a first message declares: an `initialize`'s, or a 2026-07-28 request's envelope; undefined for anything else. */
 function clientCapabilities(line: string | undefined): { elicitation?: unknown; sampling?: unknown } | undefined {
   if (!line) return undefined;
   try {
-    const message = JSON.parse(line) as { method?: unknown; params?: { capabilities?: unknown } };
-    const capabilities = message.method === "initialize" ? message.params?.capabilities : undefined;
+    const message = JSON.parse(line) as { method?: unknown; params?: { capabilities?: unknown; _meta?: Record<string, unknown> } };
+    const capabilities = message.method === "initialize" ? message.params?.capabilities : message.params?._meta?.[CLIENT_CAPABILITIES_META_KEY];
     return capabilities && typeof capabilities === "object" ? (capabilities as { elicitation?: unknown; sampling?: unknown }) : {};
   } catch {
     return undefined;

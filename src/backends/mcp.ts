@@ -1,30 +1,20 @@
 /**
  * An upstream MCP server, reached over stdio, Streamable HTTP or SSE.
  */
-import { Client } from "@modelcontextprotocol/sdk/client/index.js";
-import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
-import {
-  CallToolResultSchema,
-  CreateMessageRequestSchema,
-  ElicitRequestSchema,
-  ErrorCode,
-  LoggingMessageNotificationSchema,
-  McpError,
-  type LoggingLevel,
-  type ReadResourceResult,
-  type Tool,
-} from "@modelcontextprotocol/sdk/types.js";
+import { SdkErrorCode, type Client, type PriorDiscovery, type Tool, type Transport } from "@modelcontextprotocol/client";
+import type { LoggingLevel, ReadResourceResult } from "@modelcontextprotocol/sdk/types.js";
 import type { RemoteBackendSpec, StdioBackendSpec } from "../config/resolved.js";
 import type { UpstreamTool } from "../model/tool.js";
 import type { Redact } from "../util/redact.js";
-import { packageVersion } from "../util/version.js";
-import { NeedsLoginError, type TokenSigner } from "../auth/signer.js";
-import { sdkSchemaValidator } from "./sdk-validator.js";
+import type { TokenSigner } from "../auth/signer.js";
+import { isSdkError, priorOf, probeTimeoutMs, retryAfterProbe } from "./era.js";
+import { callFailure, explainTransportError, needsLogin, OVERSIZED } from "./failures.js";
+import { answerQuestions, backendClient } from "./client.js";
 import { BackendError } from "./errors.js";
 import { spawnProblem } from "./spawn-errors.js";
 import { openTransport, StderrTail, stdioProcess } from "./transports.js";
 import type { GroupWatch } from "./reaper.js";
-import type { Backend, BackendEvent, BackendInfo, CallOptions, ToolCallResult } from "./types.js";
+import type { Backend, BackendEvent, BackendInfo, CallOptions, ProtocolEra, ToolCallResult } from "./types.js";
 import { lastLines } from "../util/text-tail.js";
 import { CallingPeers, TurnTimeout } from "./peers.js";
 import type { ClientFeatures } from "../model/peer.js";
@@ -33,6 +23,8 @@ import { errorMessage } from "../util/errors.js";
 
 export class McpBackend implements Backend {
   private client: Client | undefined;
+  /** The era this server answered with at the last connect: the next connect skips the probe (`server/discover`). */
+  private prior: PriorDiscovery | undefined;
   /** The child's pid while a stdio connection is open. */
   private pid: number | undefined;
   /** The clients whose calls are in progress here: where the server's elicitation and sampling requests go. */
@@ -81,17 +73,34 @@ export class McpBackend implements Backend {
 
   async connect(signal: AbortSignal): Promise<void> {
     this.closing = false;
-    const client = new Client(
-      { name: "metatools", version: packageVersion() },
-      {
-        // A request comes back to the client whose call caused it, or is refused, saying why (peers.ts). Undeclared, the server is told no.
-        capabilities: { ...(this.features.elicitation ? { elicitation: {} } : {}), ...(this.features.sampling ? { sampling: {} } : {}) },
-        jsonSchemaValidator: sdkSchemaValidator(),
-        listChanged: {
-          tools: { autoRefresh: false, debounceMs: 50, onChanged: () => this.listener({ type: "tools_changed" }) },
-        },
-      },
-    );
+    const prior = this.prior;
+    // A failed connect forgets the era: the next one asks the server again (it may have been replaced).
+    this.prior = undefined;
+    try {
+      try {
+        await this.attempt(signal, prior);
+      } catch (error) {
+        const retry = prior === undefined && !signal.aborted && !this.closing ? retryAfterProbe(error) : undefined;
+        if (!retry) throw error;
+        // A fresh transport (and process): the first one was spent by the probe. What it wrote would be told twice.
+        this.stderr.clear();
+        await this.attempt(signal, retry.prior, retry.patientProbe ? this.spec.connectTimeoutMs : undefined);
+      }
+    } catch (error) {
+      const login = needsLogin(error) ?? this.signIn?.needsLogin;
+      if (login) throw new BackendError("needs_login", login.message);
+      const spawn = isRemote(this.spec) ? undefined : spawnProblem(error, this.spec);
+      throw new BackendError("connect_failed", this.describeFailure(spawn?.message ?? error), spawn ? { fix: spawn.fix } : {});
+    }
+  }
+
+  /**
+   * One connection attempt on a fresh client and transport. Without `prior`
+   * the client finds the server's era itself (`server/discover`, falling back
+   * to `initialize`); with it, it skips that probe. Throws what failed, as the SDK reports it.
+   */
+  private async attempt(signal: AbortSignal, prior: PriorDiscovery | undefined, probeMs = probeTimeoutMs(this.spec.connectTimeoutMs)): Promise<void> {
+    const client = backendClient(this.features, probeMs, () => this.listener({ type: "tools_changed" }));
     const transport: Transport = openTransport(this.spec, { stderr: this.stderr, groups: this.groups, signIn: this.signIn });
     client.onclose = () => {
       if (this.client === client && !this.closing) this.listener({ type: "disconnected", error: this.stderrError("connection closed") });
@@ -104,12 +113,9 @@ export class McpBackend implements Backend {
       // so the call fails now (saying why) instead of at its timeout; the backend reconnects.
       if (error.message.includes(OVERSIZED)) void client.close();
     };
-    if (this.features.elicitation)
-      client.setRequestHandler(ElicitRequestSchema, (request, extra) => this.peers.ask("elicitation", request.params, extra.signal));
-    if (this.features.sampling)
-      client.setRequestHandler(CreateMessageRequestSchema, (request, extra) => this.peers.ask("sampling", request.params, extra.signal));
+    answerQuestions(client, this.features, this.peers);
     // A server's log messages go to the listener (and on to clients that asked for them).
-    client.setNotificationHandler(LoggingMessageNotificationSchema, ({ params }) => {
+    client.setNotificationHandler("notifications/message", ({ params }) => {
       if (this.client === client) this.listener({ type: "log", level: params.level, ...(params.logger ? { logger: params.logger } : {}), data: params.data });
     });
     this.transportErrors = [];
@@ -117,41 +123,38 @@ export class McpBackend implements Backend {
     this.client = client;
     this.transport = transport;
     try {
-      await client.connect(transport, { signal, timeout: this.spec.connectTimeoutMs });
+      await client.connect(transport, { signal, timeout: this.spec.connectTimeoutMs, ...(prior ? { prior } : {}) });
       this.pid = stdioProcess(transport)?.pid;
+      this.prior = priorOf(client);
     } catch (error) {
-      this.client = undefined;
+      if (this.client === client) this.client = undefined;
+      // The SDK closes the transport too, the probe's failure included.
       await client.close().catch(() => {});
-      const login = needsLogin(error) ?? this.signIn?.needsLogin;
-      if (login) throw new BackendError("needs_login", login.message);
-      const spawn = isRemote(this.spec) ? undefined : spawnProblem(error, this.spec);
-      throw new BackendError("connect_failed", this.describeFailure(spawn?.message ?? error), spawn ? { fix: spawn.fix } : {});
+      throw error;
     }
   }
 
   info(): BackendInfo | undefined {
     const info = this.client?.getServerVersion();
-    return info ? { name: info.name, version: info.version } : undefined;
+    if (!info) return undefined;
+    const protocolVersion = this.client?.getNegotiatedProtocolVersion();
+    const era: ProtocolEra | undefined = this.client?.getProtocolEra();
+    return { name: info.name, version: info.version, ...(protocolVersion ? { protocolVersion } : {}), ...(era ? { era } : {}) };
   }
 
   async listTools(signal?: AbortSignal): Promise<UpstreamTool[]> {
     const client = this.requireClient();
     if (!client.getServerCapabilities()?.tools) return [];
-    const tools: UpstreamTool[] = [];
-    let cursor: string | undefined;
-    // A misbehaving server could page forever; 1,000 pages is far beyond any real one.
-    for (let page = 0; page < 1000; page++) {
-      const result = await client.listTools(cursor ? { cursor } : undefined, { signal, timeout: this.spec.connectTimeoutMs });
-      for (const tool of result.tools) tools.push(toUpstream(tool));
-      cursor = result.nextCursor;
-      if (!cursor) break;
-    }
-    return tools;
+    // Every page (the SDK walks them, up to MAX_LIST_PAGES), never from the SDK's response cache: a listing follows a change.
+    const result = await client.listTools(undefined, { signal, timeout: this.spec.connectTimeoutMs, cacheMode: "bypass" });
+    return result.tools.map(toUpstream);
   }
 
   async setLogLevel(level: LoggingLevel): Promise<void> {
     const client = this.client;
     if (!client?.getServerCapabilities()?.logging) return;
+    // logging/setLevel is a 2025 request: a 2026-07-28 server has none (it logs as it sees fit).
+    if (client.getProtocolEra() !== "legacy") return;
     await client.setLoggingLevel(level, { timeout: this.spec.connectTimeoutMs }).catch(() => {});
   }
 
@@ -161,9 +164,10 @@ export class McpBackend implements Backend {
     try {
       return await client.readResource({ uri }, { signal: options.signal, timeout: options.timeoutMs });
     } catch (error) {
-      if (error instanceof McpError && error.code === ErrorCode.RequestTimeout)
-        throw new BackendError("timeout", `${this.namespace} did not return ${uri} within ${options.timeoutMs} ms`);
+      // First: the SDK rejects an aborted request as a timeout too.
       if (options.signal?.aborted) throw new BackendError("cancelled", `reading ${uri} from ${this.namespace} was cancelled`);
+      if (isSdkError(error, SdkErrorCode.RequestTimeout))
+        throw new BackendError("timeout", `${this.namespace} did not return ${uri} within ${options.timeoutMs} ms`);
       throw new BackendError("upstream_error", `${this.namespace} could not read ${uri}: ${errorMessage(error)}`);
     }
   }
@@ -179,33 +183,29 @@ export class McpBackend implements Backend {
     }
     try {
       // A raw request, not client.callTool: output validation is the executor's job, with its own error shape.
-      return await client.request({ method: "tools/call", params: { name, arguments: args } }, CallToolResultSchema, {
-        signal: options.signal,
-        timeout: options.timeoutMs,
-        // Progress restarts the timeout, but never past timeoutMs in all.
-        resetTimeoutOnProgress: true,
-        maxTotalTimeout: options.timeoutMs,
-        ...(options.onProgress ? { onprogress: ({ progress, total, message }) => options.onProgress!({ progress, total, message }) } : {}),
-      });
+      // On a 2026-07-28 server a question comes as an `input_required` result: the SDK asks it through the
+      // elicitation/sampling handlers (so the calling client answers it, as a 2025 server's request) and retries.
+      return (await client.request(
+        { method: "tools/call", params: { name, arguments: args } },
+        {
+          signal: options.signal,
+          timeout: options.timeoutMs,
+          // Progress restarts the timeout, but never past timeoutMs in all.
+          resetTimeoutOnProgress: true,
+          maxTotalTimeout: options.timeoutMs,
+          ...(options.onProgress ? { onprogress: ({ progress, total, message }) => options.onProgress!({ progress, total, message }) } : {}),
+        },
+      )) as ToolCallResult;
     } catch (error) {
-      if (error instanceof McpError && error.code === ErrorCode.RequestTimeout) {
-        throw new BackendError("timeout", `${this.namespace}:${name} did not answer within ${options.timeoutMs} ms`);
-      }
-      if (options.signal?.aborted) throw new BackendError("cancelled", `${this.namespace}:${name} was cancelled`);
-      const login = needsLogin(error);
-      if (login) {
-        // Without a usable token no call can work: the manager waits for a sign-in. A missing scope fails this call only.
-        if (login.reason === "login") this.listener({ type: "needs_login", message: login.message });
-        throw new BackendError("needs_login", login.message);
-      }
-      if (error instanceof McpError && error.code === ErrorCode.ConnectionClosed) {
-        throw new BackendError(
-          "backend_down",
-          this.stderrError(`${this.namespace} closed the connection${explainTransportError(this.transportErrors)}`).message,
-        );
-      }
-      if (error instanceof McpError) throw new BackendError("upstream_error", error.message, { upstreamCode: error.code });
-      throw new BackendError("upstream_error", errorMessage(error));
+      // Without a usable token no call can work: the manager waits for a sign-in. A missing scope fails this call only.
+      const login = options.signal?.aborted ? undefined : needsLogin(error);
+      if (login?.reason === "login") this.listener({ type: "needs_login", message: login.message });
+      throw callFailure(error, {
+        what: `${this.namespace}:${name}`,
+        timeoutMs: options.timeoutMs,
+        aborted: options.signal?.aborted === true,
+        closed: () => this.stderrError(`${this.namespace} closed the connection${explainTransportError(this.transportErrors)}`).message,
+      });
     } finally {
       leave();
     }
@@ -256,32 +256,12 @@ export class McpBackend implements Backend {
   }
 }
 
-/** The sign-in refusal behind an error, however the SDK wrapped it. */
-function needsLogin(error: unknown): NeedsLoginError | undefined {
-  for (let e = error, depth = 0; e instanceof Error && depth < 5; e = e.cause, depth++) if (e instanceof NeedsLoginError) return e;
-  return undefined;
-}
-
 /** True when `promise` settles within `ms`. */
 function settles(promise: Promise<unknown> | undefined, ms: number): Promise<boolean> {
   let timer: NodeJS.Timeout | undefined;
   const late = new Promise<boolean>((resolve) => (timer = setTimeout(() => resolve(false), ms)));
   return Promise.race([Promise.resolve(promise).then(() => true), late]).finally(() => clearTimeout(timer));
 }
-
-/** Why a connection closed, in the agent's terms, from the transport's last error. */
-function explainTransportError(messages: readonly string[]): string {
-  const capped = messages.find((m) => m.includes(OVERSIZED));
-  if (capped) return `: ${capped.slice(capped.indexOf(OVERSIZED))}. The backend is reconnected`;
-  const oversized = messages.map((m) => /ReadBuffer exceeded maximum size of (\d+) bytes/.exec(m)).find(Boolean);
-  const message = messages[0];
-  if (oversized)
-    return `: its answer was larger than ${Math.round(Number(oversized[1]) / 2 ** 20)} MiB, the most one MCP stdio message may be; ask for less (a smaller page, range or limit). The backend is restarted`;
-  return message ? ` after an error: ${message}` : "";
-}
-
-/** The start of cappedFetch's error (transports.ts), however the SDK wraps it. */
-const OVERSIZED = "the answer was larger than";
 
 function toUpstream(tool: Tool): UpstreamTool {
   return {

@@ -8,7 +8,7 @@
  * the SDK actually validates with it (an elicitation answer), through the
  * executor's validator, which lets go of a schema when the schema goes.
  */
-import type { jsonSchemaValidator, JsonSchemaValidator } from "@modelcontextprotocol/sdk/validation/types.js";
+import type { jsonSchemaValidator, JsonSchemaValidator } from "@modelcontextprotocol/client";
 import type { JsonSchema } from "../model/tool.js";
 import { SchemaValidator } from "../exec/validator.js";
 

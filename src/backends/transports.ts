@@ -4,10 +4,8 @@
  */
 import type { Stream } from "node:stream";
 import { StringDecoder } from "node:string_decoder";
-import { SSEClientTransport } from "@modelcontextprotocol/sdk/client/sse.js";
-import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
-import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
-import type { FetchLike, Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
+import { SSEClientTransport, StreamableHTTPClientTransport, type FetchLike, type Transport } from "@modelcontextprotocol/client";
+import { StdioClientTransport } from "@modelcontextprotocol/client/stdio";
 import type { TokenSigner } from "../auth/signer.js";
 import type { RemoteBackendSpec, StdioBackendSpec } from "../config/resolved.js";
 import { boundBody, boundEvents, byteWords, TooLargeError } from "../util/bounded-body.js";
@@ -74,6 +72,14 @@ export class StderrTail {
     const shown = ended.filter((line) => line.text.trim()).slice(-this.max);
     for (const line of shown) this.lines.push(line.final ? line.text : this.shorten(this.redact(line.text)));
     if (this.lines.length > this.max) this.lines.splice(0, this.lines.length - this.max);
+  }
+
+  /** Forgets what was written: a new process of the same server starts its own tail. */
+  clear(): void {
+    this.lines = [];
+    this.partial = "";
+    this.cut = undefined;
+    this.nextCheck = LINE_CHARS + SECRET_WINDOW;
   }
 
   text(): string {

@@ -15,7 +15,14 @@ export interface BackendInfo {
   /** The server's self-reported MCP `serverInfo.name`; catalog files match on it. */
   name: string;
   version?: string;
+  /** The MCP protocol version negotiated with the server (e.g. "2025-11-25", "2026-07-28"), for MCP backends. */
+  protocolVersion?: string;
+  /** Which era of MCP the server speaks: "legacy" (`initialize`, up to 2025-11-25) or "modern" (`server/discover`, 2026-07-28 on). */
+  era?: ProtocolEra;
 }
+
+/** The two eras of MCP a backend may speak. */
+export type ProtocolEra = "legacy" | "modern";
 
 /** One MCP progress notification, as the backend sent it. */
 export interface ProgressUpdate {

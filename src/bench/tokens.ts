@@ -89,7 +89,9 @@ export async function tokenEconomics(catalog: string, app: Metatools, tasks: rea
   await client.connect(clientSide);
   try {
     const { tools } = await client.listTools();
-    const definitions = count(JSON.stringify({ tools })) + count(client.getInstructions() ?? "");
+    // What a model is shown of a tool: its name, description, schema and annotations. `_meta` is for the client (such as `anthropic/alwaysLoad`), never in the context.
+    const shown = tools.map(({ _meta, ...tool }) => (void _meta, tool));
+    const definitions = count(JSON.stringify({ tools: shown })) + count(client.getInstructions() ?? "");
     let search = 0;
     let describe = 0;
     let described = 0;

@@ -24,6 +24,8 @@ export interface DoctorBackend {
   quarantined: number;
   /** How long its last connect attempt took (BackendState.connectedInMs); named so in `doctor --json`, which is public. */
   connectMs?: number;
+  /** The MCP revision the backend speaks with metatools (2025-11-25, 2026-07-28), once connected. */
+  protocolVersion?: string;
   /** The server's name and version when ready; the error when not. */
   detail: string;
 }
@@ -124,6 +126,7 @@ export async function diagnose(app: Metatools): Promise<DoctorReport> {
       tools,
       quarantined: quarantined.length,
       ...(state.connectedInMs === undefined ? {} : { connectMs: state.connectedInMs }),
+      ...(state.info?.protocolVersion ? { protocolVersion: state.info.protocolVersion } : {}),
       detail: ready
         ? [server, quarantined.length ? `${quarantined.map((q) => q.name).join(", ")} held until approved` : ""].filter(Boolean).join("; ")
         : (error ?? ""),

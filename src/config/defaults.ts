@@ -80,6 +80,8 @@ export const DEFAULTS = {
   requests: { maxPerCall: 10, maxPerMinute: 60, maxConcurrent: 4, maxTokens: 4096 },
   /** The audit trail of run_tool calls (src/audit/): a file rotated past maxBytes keeping `keep` older ones, or maxRecords in Redis. */
   audit: { enabled: true, maxBytes: 10 << 20, keep: 5, maxRecords: 100_000 },
+  /** What serve tells its clients of the three tools. */
+  serve: { alwaysLoad: true },
   /** Defaults of the tools' own arguments. */
   describe: { examplesMax: 2 },
 } as const;

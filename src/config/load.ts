@@ -163,6 +163,7 @@ function resolveConfig(
     access: m.tools,
     profiles: m.profiles ?? {},
     run: m.run,
+    serve: m.serve,
     store: { ...m.store, url: resolveStoreUrl(m.store.url, where.baseDir) },
     cache: m.cache,
     outputs: m.outputs,

@@ -126,6 +126,8 @@ export interface ResolvedConfig {
   /** Named profiles (src/security/profiles.ts), as written; `default` applies to callers given none. */
   profiles: Record<string, ProfileSpec>;
   run: Metatools["run"];
+  /** What serve tells the clients it serves. */
+  serve: Metatools["serve"];
   store: StoreConfig;
   cache: CacheConfig;
   outputs: Metatools["outputs"];

@@ -118,6 +118,18 @@ export const metatoolsSectionSchema = z
       .strict()
       .optional(),
     requests: requestsSectionSchema.optional(),
+    serve: z
+      .object({
+        alwaysLoad: z
+          .boolean()
+          .optional()
+          .describe(
+            `Mark the three tools \`_meta["anthropic/alwaysLoad"]: true\`, so a client that defers tools behind its own tool search (Claude Code) loads them at once. Default ${DEFAULTS.serve.alwaysLoad}.`,
+          ),
+      })
+      .strict()
+      .optional()
+      .describe("What `metatools serve` tells the clients it serves, on stdio and HTTP."),
     audit: auditSectionSchema,
     catalogs: z.array(z.string()).optional().describe("Extra catalog folders or files, after the built-in one."),
     builtinCatalog: z.boolean().optional().describe(`Load the catalog shipped with metatools. Default ${DEFAULTS.builtinCatalog}.`),

@@ -13,17 +13,19 @@
  * keeps the session until the call ends, which its own deadline bounds.
  */
 import type { ServerResponse } from "node:http";
-import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
+import { CancelledNotificationSchema } from "@modelcontextprotocol/core";
 import {
-  CancelledNotificationSchema,
-  ErrorCode,
   isJSONRPCErrorResponse,
   isJSONRPCNotification,
   isJSONRPCRequest,
   isJSONRPCResultResponse,
   type RequestId,
-} from "@modelcontextprotocol/sdk/types.js";
+  type Transport,
+} from "@modelcontextprotocol/server";
 import type { Logger } from "../util/log.js";
+
+/** The JSON-RPC code of an answer that cannot come because the connection closed (the SDK's 1.x `ConnectionClosed`). */
+const CONNECTION_CLOSED = -32000;
 
 export class Activity {
   private exchanges = 0;
@@ -96,12 +98,23 @@ export class Activity {
       try {
         await send(message, options);
       } catch (error) {
-        this.logger.info(`session ${this.name()}: request ${String(id)} ended after its client left; its answer was dropped`);
+        this.dropped(String(id));
         throw error;
       } finally {
         this.end(id);
       }
     };
+    // The transport reports an answer whose stream is gone (the client left) as an error, and drops it.
+    const failed = transport.onerror;
+    transport.onerror = (error) => {
+      const undeliverable = /^Response for request ID (.+) is undeliverable/.exec(error.message);
+      if (undeliverable) this.dropped(undeliverable[1]!);
+      failed?.(error);
+    };
+  }
+
+  private dropped(id: string): void {
+    this.logger.info(`session ${this.name()}: request ${id} ended after its client left; its answer was dropped`);
   }
 
   /**
@@ -115,7 +128,7 @@ export class Activity {
     await Promise.all(
       open.map((id) =>
         transport
-          .send({ jsonrpc: "2.0", id, error: { code: ErrorCode.ConnectionClosed, message: `${reason}: the session closed before this request was answered` } })
+          .send({ jsonrpc: "2.0", id, error: { code: CONNECTION_CLOSED, message: `${reason}: the session closed before this request was answered` } })
           .catch(() => {}),
       ),
     );

@@ -1,9 +1,13 @@
 /**
  * `/mcp` and `/mcp/<profile>`: the guards (bearer token, profile, body size,
- * rate limit) in order, then a stateless one-request server or a session's.
+ * rate limit) in order, then by the request's era: a 2026-07-28 request (its
+ * envelope in `_meta`) to the SDK's stateless entry, which answers
+ * `server/discover` and checks the `Mcp-Method`/`Mcp-Name` headers; a
+ * 2025-era one to a session's server, or a one-request server when stateless.
  */
 import type { IncomingMessage, ServerResponse } from "node:http";
-import { StreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/streamableHttp.js";
+import { NodeStreamableHTTPServerTransport as StreamableHTTPServerTransport, toNodeHandler, toWebRequest } from "@modelcontextprotocol/node";
+import { createMcpHandler, isLegacyRequest, type AuthInfo } from "@modelcontextprotocol/server";
 import type { Metatools } from "../app.js";
 import type { servedTools } from "../meta/index.js";
 import { ANONYMOUS_PRINCIPAL } from "../security/principal.js";
@@ -29,9 +33,26 @@ export interface McpEndpoint {
   closing: () => boolean;
 }
 
+/** Who a 2026-07-28 request is for, carried to the entry's server factory as its `authInfo`. */
+interface ModernCaller {
+  principal: string;
+  profile: string | undefined;
+}
+
 export function mcpHandler(endpoint: McpEndpoint): (req: IncomingMessage, res: ServerResponse, path: string) => Promise<void> {
   const { app, logger, auth, limiter, sessions, tools } = endpoint;
   const http = app.config.http;
+  // One entry for every 2026-07-28 request: a server per request, for the caller its authInfo names. 2025-era traffic never reaches it.
+  const modern = toNodeHandler(
+    createMcpHandler(
+      ({ authInfo }) => {
+        const caller = authInfo?.extra as ModernCaller | undefined;
+        return createSessionServer(app, { logger, tools, principal: caller?.principal, oneRequest: true, profile: caller?.profile });
+      },
+      { legacy: "reject", onerror: (error) => logger.debug(`mcp (2026-07-28): ${error.message}`), maxRequestBodySize: http.maxBodyBytes },
+    ),
+    { onerror: (error) => logger.warn(`mcp (2026-07-28): ${error.message}`), maxRequestBodySize: http.maxBodyBytes },
+  );
   return async (req, res, path) => {
     const caller: Caller | Refusal = auth.enabled
       ? auth.check(req.headers.authorization)
@@ -53,6 +74,11 @@ export function mcpHandler(endpoint: McpEndpoint): (req: IncomingMessage, res: S
     if (limited) return refuse(res, limited);
     if (endpoint.closing()) return refuse(res, { status: 503, message: "the server is shutting down" });
     await endpoint.startup;
+    if (parsed && !(await isLegacyRequest(await toWebRequest(req, parsed.body), parsed.body))) {
+      const info: AuthInfo = { token: "", clientId: caller.principal, scopes: [], extra: { principal: caller.principal, profile } satisfies ModernCaller };
+      (req as IncomingMessage & { auth?: AuthInfo }).auth = info;
+      return modern(req, res, parsed.body);
+    }
     if (endpoint.stateless) {
       if (!parsed)
         return refuse(res, { status: 405, message: "stateless mode takes POST only (no sessions, no server-sent event stream)", headers: { Allow: "POST" } });

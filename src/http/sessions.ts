@@ -1,5 +1,6 @@
 /**
- * The open MCP sessions of a session-ful HTTP server: one SDK server and
+ * The open MCP sessions of a session-ful HTTP server (2025-11-25 clients;
+ * a 2026-07-28 client has no session, mcp-endpoint.ts): one SDK server and
  * transport each, found by the `mcp-session-id` header, closed when the
  * client ends them (DELETE), when idle too long, or at shutdown. Idle means
  * nothing open (see activity.ts): no request in flight, no event stream
@@ -7,8 +8,8 @@
  */
 import { randomUUID } from "node:crypto";
 import type { IncomingMessage, ServerResponse } from "node:http";
-import type { Server } from "@modelcontextprotocol/sdk/server/index.js";
-import { StreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/streamableHttp.js";
+import { NodeStreamableHTTPServerTransport as StreamableHTTPServerTransport } from "@modelcontextprotocol/node";
+import type { Server } from "@modelcontextprotocol/server";
 import type { Logger } from "../util/log.js";
 import { Activity } from "./activity.js";
 import type { Refusal } from "./guard.js";

@@ -4,6 +4,7 @@
  * to the byte budget here as a last line of defence behind each tool's own fitting.
  */
 import type { MetaServices } from "./services.js";
+import { DEFAULTS } from "../config/defaults.js";
 import { jsonBytes } from "../disclosure/budget.js";
 import { formatCall, hint, recoverable, type NextCall } from "../disclosure/guidance.js";
 import { correctArgs, explainErrors } from "../exec/explain.js";
@@ -14,7 +15,7 @@ import { splitToolId } from "../model/tool.js";
 import { mapStrings } from "../util/data.js";
 import { redactDeep, redactError } from "../util/redact.js";
 import { redactContent } from "../backends/redacting.js";
-import type { CallExtra, ServedTool } from "../server/mcp.js";
+import type { CallExtra, ServedTool } from "../server/definition.js";
 import { auditRun, type AuditedCall } from "./audit.js";
 import { describeTool } from "./describe-tool.js";
 import { scopedFor } from "./scoped.js";
@@ -193,8 +194,13 @@ function outcomeOf(body: Reply): string {
   return /^[a-z][a-z0-9_]{0,39}$/.test(code) ? code : "error";
 }
 
+/** The `_meta` key by which Claude Code loads a tool at once instead of deferring it. */
+export const ALWAYS_LOAD_META_KEY = "anthropic/alwaysLoad";
+
 export function servedTools(services: MetaServices): ServedTool[] {
   const dispatch = createMetaDispatcher(services);
+  // A client that defers tools behind its own search (Claude Code) loads these at once: they are the search.
+  const alwaysLoad = services.config.serve?.alwaysLoad ?? DEFAULTS.serve.alwaysLoad;
   return META_TOOLS.map((tool) => ({
     name: tool.name,
     description: tool.description,
@@ -204,6 +210,7 @@ export function servedTools(services: MetaServices): ServedTool[] {
       ...(tool.annotations.readOnlyHint !== undefined ? { readOnlyHint: tool.annotations.readOnlyHint } : {}),
       ...(tool.annotations.destructiveHint ? { destructiveHint: true } : {}),
     },
+    ...(alwaysLoad ? { _meta: { [ALWAYS_LOAD_META_KEY]: true } } : {}),
     async call(args, extra) {
       const body = await dispatch(tool.name, args, extra);
       // A backend's images, audio, links and resources follow the JSON as content of their own.

@@ -46,4 +46,6 @@ export interface MetaSettings {
   search: Pick<ResolvedConfig["search"], "defaultLimit" | "maxLimit" | "mode">;
   budgets: Pick<ResolvedConfig["budgets"], "inlineBytes" | "mediaBytes">;
   file?: ResolvedConfig["file"];
+  /** What serve tells clients of the three tools; unset: the defaults. */
+  serve?: ResolvedConfig["serve"];
 }

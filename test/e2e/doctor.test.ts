@@ -61,7 +61,7 @@ describe("metatools doctor", () => {
       embedder: { status: string; embedded?: number; total?: number; cached?: number };
     };
     const by = Object.fromEntries(report.backends.map((b) => [b.namespace, b]));
-    expect(by.everything).toMatchObject({ status: "ready", tools: 15, quarantined: 0 });
+    expect(by.everything).toMatchObject({ status: "ready", tools: 15, quarantined: 0, protocolVersion: "2025-11-25" });
     expect(by.broken).toMatchObject({ status: "failed", tools: 0 });
     expect(by.weather).toMatchObject({ status: "quarantined", tools: 2, quarantined: 1 });
     for (const name of ["everything", "broken", "weather"]) expect(by[name]!.connectMs).toBeGreaterThanOrEqual(0);

@@ -50,13 +50,16 @@ describe("a backend that failed to start", () => {
     const { starts, search, config } = setup();
     const first = await search();
     expect(first.code, first.stderr).toBe(0);
-    expect(starts()).toBe(1);
+    // One connect: a server that closes while asked which protocol era it speaks is tried once more as a 2025 one (src/backends/mcp.ts).
+    const once = starts();
+    expect(once).toBeGreaterThanOrEqual(1);
+    expect(once).toBeLessThanOrEqual(2);
     // Started once in this command, failed once, said once (not once per retry).
     expect(told(first.stderr)).toBeLessThanOrEqual(1);
 
     const second = await search();
     expect(second.code, second.stderr).toBe(0);
-    expect(starts()).toBe(1);
+    expect(starts()).toBe(once);
     const body = JSON.parse(second.stdout) as { hits: { id: string }[]; unavailable: Record<string, string>[] };
     expect(body.hits[0]!.id).toBe("everything:get-sum");
     // Still said, with the reason it failed and when it is tried again, once in all (the command's own output).
@@ -70,28 +73,28 @@ describe("a backend that failed to start", () => {
     expect(told(text.stdout) + told(text.stderr)).toBe(1);
     const described = await runCli(["describe", "everything:get-sum", "--json", "--config", config]);
     expect(described.code, described.stderr).toBe(0);
-    expect(starts()).toBe(1);
+    expect(starts()).toBe(once);
 
     // --refresh tries it now.
     const refreshed = await search("--refresh");
     expect(refreshed.code, refreshed.stderr).toBe(0);
     // Started again (and, in a slow command, retried after its first backoff step): each failure said once, not once per try.
-    expect(starts()).toBeGreaterThanOrEqual(2);
+    expect(starts()).toBeGreaterThan(once);
     expect(told(refreshed.stderr)).toBe(1);
   }, 60_000);
 
   it("is tried again at once when its config entry changes, and every time when failureMemoryMs is 0", async () => {
     const edited = setup();
     await edited.search();
-    expect(edited.starts()).toBe(1);
+    const once = edited.starts();
     edited.write(["--changed"]);
     await edited.search();
-    expect(edited.starts()).toBe(2);
+    expect(edited.starts()).toBe(2 * once);
 
     const forgetful = setup({ timeouts: { failureMemoryMs: 0 } });
     await forgetful.search();
     await forgetful.search();
-    expect(forgetful.starts()).toBe(2);
+    expect(forgetful.starts()).toBe(2 * once);
   }, 60_000);
 
   it("is forgotten once it starts: a backend that works again is started and listed as before", async () => {

@@ -2,6 +2,7 @@
  * Test harness: the real app behind the real MCP server, reached by a real
  * MCP client over an in-memory transport pair.
  */
+import { spawn } from "node:child_process";
 import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import { join } from "node:path";
@@ -28,6 +29,15 @@ export const servers = {
     args: [fileURLToPath(new URL("../fixtures/exec-server.mjs", import.meta.url))],
     env: { CALL_LOG: callLog },
   }),
+  /**
+   * A modern-only backend (protocol 2026-07-28, test/fixtures/modern-server.mjs) over stdio: it refuses `initialize`.
+   * Its `slow` tool appends a line to `abortMarker` when its call is cancelled. Over HTTP: startModernHttpBackend.
+   */
+  modern: (abortMarker?: string) => ({
+    command: process.execPath,
+    args: [MODERN_SERVER, "stdio"],
+    ...(abortMarker ? { env: { ABORT_MARKER: abortMarker } } : {}),
+  }),
   /** A backend that tries tool poisoning (test/fixtures/poisoned-server.mjs); `translate` describes itself as told. */
   poisoned: (translateDescription?: string) => ({
     command: process.execPath,
@@ -35,6 +45,33 @@ export const servers = {
     ...(translateDescription ? { env: { TRANSLATE_DESCRIPTION: translateDescription } } : {}),
   }),
 };
+
+const MODERN_SERVER = fileURLToPath(new URL("../fixtures/modern-server.mjs", import.meta.url));
+
+/** The modern-only backend (servers.modern) serving Streamable HTTP on a free port of 127.0.0.1, until close(). */
+export async function startModernHttpBackend(abortMarker?: string): Promise<{ url: string; close(): Promise<void> }> {
+  const child = spawn(process.execPath, [MODERN_SERVER, "http"], {
+    env: { ...process.env, ...(abortMarker ? { ABORT_MARKER: abortMarker } : {}) },
+    stdio: ["ignore", "pipe", "inherit"],
+  });
+  const exited = new Promise<void>((resolve) => child.once("exit", () => resolve()));
+  const url = await new Promise<string>((resolve, reject) => {
+    let out = "";
+    child.stdout!.on("data", (chunk: Buffer) => {
+      out += chunk.toString();
+      const match = /listening (\S+)/.exec(out);
+      if (match) resolve(match[1]!);
+    });
+    child.once("exit", (code) => reject(new Error(`the modern HTTP backend exited (${code}) before listening: ${out}`)));
+  });
+  return {
+    url,
+    async close() {
+      child.kill("SIGTERM");
+      await exited;
+    },
+  };
+}
 
 /** The tool names a call log holds, in order. */
 export function loggedCalls(callLog: string): string[] {

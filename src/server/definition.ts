@@ -1,0 +1,72 @@
+/**
+ * What the MCP plumbing is handed: the served tools, what each call is told
+ * (`CallExtra`), and what a server is made from (`ServerDefinition`).
+ */
+import type { CallToolResult, LoggingLevel, ReadResourceResult, Tool } from "@modelcontextprotocol/server";
+import type { ClientPeer } from "../model/peer.js";
+import type { QuestionRelay } from "./questions.js";
+
+export interface ServedTool {
+  name: string;
+  description: string;
+  inputSchema: Tool["inputSchema"];
+  annotations?: Tool["annotations"];
+  /** Passed on with the definition (`tools/list`), such as `anthropic/alwaysLoad`. */
+  _meta?: Record<string, unknown>;
+  /**
+   * Handles one call. Expected failures are returned as content; a throw is
+   * a fault and becomes `isError: true` with the message as text.
+   */
+  call(args: Record<string, unknown>, extra: CallExtra): Promise<CallToolResult>;
+}
+
+export interface CallExtra {
+  /** Aborted when the client cancels the request (or the session ends). */
+  signal: AbortSignal;
+  /** Present when the client asked for progress (`_meta.progressToken`): sends it a progress notification. */
+  onProgress?: (update: { progress: number; total?: number; message?: string }) => void;
+  /** Who the call is made for, as the server was told (`ServerDefinition.principal`). */
+  principal?: string;
+  /** The client of this session: what it declared, and how to ask it (elicitation, sampling) during this call. */
+  peer?: ClientPeer;
+  /** This session's id, made by the server: calls of one session share it. */
+  session?: string;
+  /** The profile the caller was given (src/security/profiles.ts): which tools it sees, which calls need an approval. Unset: the default profile. */
+  profile?: string;
+  /** A person typed this call (`metatools run` at a terminal): that is its approval. Never set by a server. */
+  typed?: boolean;
+}
+
+export interface ServerDefinition {
+  name: string;
+  version: string;
+  /** Computed when a session starts, so it can describe what is connected then. */
+  instructions: () => string;
+  tools: readonly ServedTool[];
+  /**
+   * Who every call on this server is made for: an opaque id the transport
+   * established (over HTTP, the bearer token's), handed to each call as
+   * `extra.principal`. A server serves one session, and a session one caller.
+   */
+  principal?: string;
+  /** The profile every call on this server gets (src/security/profiles.ts), handed to each as `extra.profile`. */
+  profile?: string;
+  /** The server answers a single request (stateless HTTP): its calls carry no session id. */
+  oneRequest?: boolean;
+  /** Where a 2026-07-28 client's calls wait while a backend's question goes to it as a result; unset: such a client is told it cannot be asked. */
+  questions?: QuestionRelay;
+  /** Where faults are reported (stderr); never stdout. */
+  onFault?: (tool: string, error: unknown) => void;
+  /**
+   * Reads a resource by a link a tool's result handed out (`resources/read`).
+   * No resource is listed: the links come with results. Rejects with an
+   * McpError when the link is unknown or the read fails.
+   */
+  readResource?(uri: string, extra: { signal: AbortSignal; principal?: string }): Promise<ReadResourceResult>;
+  /**
+   * Log messages for this session's client (MCP logging): called once with
+   * the function that sends one; returns how the client's chosen level is
+   * set, and the close that stops the messages when the server closes.
+   */
+  logging?(send: (message: { level: LoggingLevel; logger: string; data: unknown }) => void): { setLevel(level: LoggingLevel): void; close(): void };
+}

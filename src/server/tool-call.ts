@@ -1,0 +1,147 @@
+/**
+ * `tools/call` for the served tools, in either era. A 2025 client is asked a
+ * backend's question by a request pushed on its call (its response stream
+ * over HTTP); a 2026-07-28 client, which cannot be sent one, gets the
+ * question as an `input_required` result and answers in its retry
+ * (questions.ts).
+ */
+import { ElicitResultSchema } from "@modelcontextprotocol/core";
+import {
+  inputRequired,
+  ProtocolError,
+  ProtocolErrorCode,
+  type CallToolRequest,
+  type CallToolResult,
+  type CreateMessageResult,
+  type ElicitRequestFormParams,
+  type ElicitResult,
+  type Server,
+  type ServerContext,
+} from "@modelcontextprotocol/server";
+import type { ClientPeer } from "../model/peer.js";
+import type { ServedTool, ServerDefinition } from "./definition.js";
+import { ParkedCall, QUESTION_KEY, questionRequest, type ParkedState, type QuestionRelay } from "./questions.js";
+
+/** How long a person or a model may take to answer a backend's question (the call's own timeout still applies). */
+export const INTERACTION_TIMEOUT_MS = 10 * 60_000;
+
+type Progress = (update: { progress: number; total?: number; message?: string }) => void;
+
+export interface CallContext {
+  server: Server;
+  definition: ServerDefinition;
+  /** This session's id (2025 sessions); undefined for a server of one request. */
+  session: string | undefined;
+  /** Where 2026-07-28 clients' questions wait, and the codec of their state; undefined: such clients are told they cannot be asked. */
+  relay?: { questions: QuestionRelay; codec: ReturnType<QuestionRelay["codec"]> };
+}
+
+export async function callTool(tools: ReadonlyMap<string, ServedTool>, request: CallToolRequest, ctx: ServerContext, call: CallContext) {
+  const tool = tools.get(request.params.name);
+  if (!tool) throw new ProtocolError(ProtocolErrorCode.InvalidParams, `unknown tool "${request.params.name}"; this server has ${[...tools.keys()].join(", ")}`);
+  const { definition } = call;
+  try {
+    const token = ctx.mcpReq._meta?.progressToken;
+    const sent: Promise<void>[] = [];
+    const onProgress: Progress | undefined =
+      token === undefined
+        ? undefined
+        : (update) => void sent.push(ctx.mcpReq.notify({ method: "notifications/progress", params: { progressToken: token, ...update } }).catch(() => {}));
+    const declared = call.server.getClientCapabilities() ?? {};
+    const args = request.params.arguments ?? {};
+    const common = { principal: definition.principal, profile: definition.profile, session: call.session };
+    // A 2026-07-28 request carries its envelope: its client is asked through results, never a pushed request.
+    if (ctx.mcpReq.envelope !== undefined) {
+      if (call.relay && declared.elicitation !== undefined) return await relayed(tool, args, ctx, call.relay, onProgress, sent, common);
+      const peer: ClientPeer = { id: call.server, elicitation: false, sampling: false, elicit: refuse, createMessage: refuse };
+      const result = await tool.call(args, { signal: ctx.mcpReq.signal, onProgress, peer, ...common });
+      await Promise.all(sent);
+      return result;
+    }
+    // Requests go out tied to this call (over HTTP, on its own response stream), and end with it.
+    const peer: ClientPeer = {
+      id: call.server,
+      elicitation: declared.elicitation !== undefined,
+      sampling: declared.sampling !== undefined,
+      elicit: (params, signal) => ctx.mcpReq.elicitInput(params as ElicitRequestFormParams, { signal, timeout: INTERACTION_TIMEOUT_MS }),
+      createMessage: async (params, signal) =>
+        (await ctx.mcpReq.requestSampling(params as Parameters<typeof ctx.mcpReq.requestSampling>[0], {
+          signal,
+          timeout: INTERACTION_TIMEOUT_MS,
+        })) as CreateMessageResult,
+    };
+    const result = await tool.call(args, { signal: ctx.mcpReq.signal, onProgress, peer, ...common });
+    // Progress must reach the client before the result: it stops listening once the result arrives.
+    await Promise.all(sent);
+    return result;
+  } catch (error) {
+    definition.onFault?.(tool.name, error);
+    const message = error instanceof Error ? error.message : String(error);
+    return { isError: true, content: [{ type: "text" as const, text: `internal error in ${tool.name}: ${message}` }] };
+  }
+}
+
+/** A round of a 2026-07-28 client's call: starts it, or resumes the parked one its state names with its answer; then the result, or the next question. */
+async function relayed(
+  tool: ServedTool,
+  args: Record<string, unknown>,
+  ctx: ServerContext,
+  relay: NonNullable<CallContext["relay"]>,
+  onProgress: Progress | undefined,
+  sent: Promise<void>[],
+  common: { principal?: string; profile?: string; session?: string },
+): Promise<CallToolResult> {
+  const state = ctx.mcpReq.requestState<ParkedState>();
+  let parked: ParkedCall;
+  if (state) {
+    const found = relay.questions.take(state);
+    if (!found)
+      return {
+        isError: true,
+        content: [
+          {
+            type: "text",
+            text: "The call this answer belongs to is over (its question went unanswered too long, or it was answered already); run the tool again.",
+          },
+        ],
+      };
+    parked = found;
+    parked.answer(answerOf(ctx.mcpReq.inputResponses?.[QUESTION_KEY]));
+  } else {
+    const holder: { call?: ParkedCall } = {};
+    // The same client across the rounds: a backend's questions take turns per client (backends/peers.ts).
+    const id = {};
+    parked = holder.call = new ParkedCall((signal, ask) =>
+      tool.call(args, {
+        signal,
+        onProgress: (update) => holder.call?.progress?.(update),
+        peer: { id, elicitation: true, sampling: false, elicit: ask, createMessage: refuse },
+        ...common,
+      }),
+    );
+  }
+  parked.progress = onProgress;
+  try {
+    const step = await parked.next(ctx.mcpReq.signal);
+    if (step.kind === "result") return step.result;
+    const payload = relay.questions.park(parked);
+    return inputRequired({
+      inputRequests: { [QUESTION_KEY]: questionRequest(step.params) },
+      requestState: await relay.codec.mint(payload, ctx),
+    }) as unknown as CallToolResult;
+  } finally {
+    parked.progress = undefined;
+    await Promise.all(sent);
+  }
+}
+
+/** A client's answer as the backend takes it; anything else is "cancel". */
+function answerOf(response: unknown): ElicitResult {
+  const parsed = ElicitResultSchema.safeParse(response);
+  return parsed.success ? (parsed.data as ElicitResult) : { action: "cancel" };
+}
+
+/** What a client that cannot be asked answers; never reached (peers.ts asks only a peer that declared the feature). */
+function refuse(): Promise<never> {
+  return Promise.reject(new Error("this client cannot be asked"));
+}
