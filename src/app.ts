@@ -18,6 +18,7 @@ import { CatalogIndex } from "./catalog/match.js";
 import type { ResolvedConfig } from "./config/resolved.js";
 import type { Credentials } from "./auth/credentials.js";
 import { ResourceLinks } from "./disclosure/resource-links.js";
+import { BackendOfferings } from "./exec/offerings.js";
 import { ResourceReader } from "./exec/resources.js";
 import { ClientLog } from "./observe/client-log.js";
 import { RUN_ENVELOPE_BYTES } from "./meta/result.js";
@@ -72,6 +73,8 @@ export interface Metatools {
   outputs: OutputStore;
   /** Resource links backends return, handed on and read back (`resources/read`, `metatools:read_resource`). */
   resources: ResourceReader;
+  /** Backends' prompts and resources, offered to clients under namespaced names (`prompts/list`, `resources/list`). */
+  offerings: BackendOfferings;
   /** Log messages for clients that asked for them (MCP logging): backends' and metatools' own. */
   clientLog: ClientLog;
   cache: ResultCache;
@@ -149,7 +152,8 @@ export function createMetatools(config: ResolvedConfig, options: AppOptions = {}
     clientLog.publish({ level: log.level, logger: log.logger ? `${namespace}/${log.logger}` : namespace, data: log.data }),
   );
   keepSnapshot(config, backends, registry, gate, snapshot);
-  const resources = new ResourceReader(links, backends, config.timeouts.callMs);
+  const offerings = new BackendOfferings(backends, config.timeouts.callMs, config.budgets.inlineBytes, config.timeouts.startupGraceMs);
+  const resources = new ResourceReader(links, backends, config.timeouts.callMs, offerings);
   const executor = new Executor(registry, backends, cache, {
     defaultTimeoutMs: config.timeouts.callMs,
     rejectUnknownArgs: config.run.rejectUnknownArgs,
@@ -164,6 +168,7 @@ export function createMetatools(config: ResolvedConfig, options: AppOptions = {}
     executor,
     outputs,
     resources,
+    offerings,
     clientLog,
     cache,
     telemetry: options.telemetry ?? new Telemetry(),

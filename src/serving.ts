@@ -44,7 +44,19 @@ function relayOf(app: Metatools): QuestionRelay {
 /** An MCP server for one session. */
 export function createSessionServer(app: Metatools, options: SessionOptions = {}): Server {
   const { logger, tools = servedTools(app), principal, oneRequest = false, profile } = options;
+  // The backends' prompts and resources follow the profile as their tools do: a namespace it hides offers nothing.
+  const scoped = scopedFor(app, profile);
+  const sees = (namespace: string) => scoped.backends.state(namespace) !== undefined;
   return createMcpServer({
+    listResources: (signal) => app.offerings.resources(sees, signal),
+    prompts: {
+      list: (signal) => app.offerings.prompts(sees, signal),
+      get: async (name, args, signal) => {
+        const outcome = await app.offerings.prompt(name, args, sees, signal);
+        if (outcome.kind === "ok") return outcome.result;
+        throw new ProtocolError(outcome.kind === "failed" ? ProtocolErrorCode.InternalError : ProtocolErrorCode.InvalidParams, outcome.message);
+      },
+    },
     questions: relayOf(app),
     oneRequest,
     name: "metatools",
@@ -58,7 +70,7 @@ export function createSessionServer(app: Metatools, options: SessionOptions = {}
     onFault: (tool, error) => logger?.error(`${tool} fault: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`),
     logging: (send) => app.clientLog.open(send),
     readResource: async (uri, { signal, principal: caller }) => {
-      const outcome = await app.resources.read(uri, caller ?? LOCAL_PRINCIPAL, signal);
+      const outcome = await app.resources.read(uri, caller ?? LOCAL_PRINCIPAL, signal, sees);
       if (outcome.kind === "ok") return outcome.result;
       throw new ProtocolError(outcome.kind === "unknown" ? ProtocolErrorCode.ResourceNotFound : ProtocolErrorCode.InternalError, outcome.message);
     },

@@ -5,21 +5,26 @@
  * the configured one, else a Client ID Metadata Document URL where the
  * server takes one, else one registered on the spot (RFC 7591); then the
  * authorization code flow with PKCE (S256) and the resource indicator
- * (RFC 8707), the browser coming back to a listener on 127.0.0.1. The SDK's
- * `auth()` runs each step; this module supplies what it leaves to clients.
+ * (RFC 8707), the browser coming back to a listener on 127.0.0.1, whose
+ * answer must come from the authorization server it was sent to (RFC 9207
+ * `iss`). What is stored (the client, the tokens) is stamped with the
+ * authorization server it came from and is never presented to another. The
+ * SDK's `auth()` runs each step; this module supplies what it leaves to
+ * clients.
  */
 import { randomBytes } from "node:crypto";
+import { IssuerMismatchError, resolveClientMetadata, validateAuthorizationResponseIssuer } from "@modelcontextprotocol/client";
 import { auth, discoverOAuthServerInfo, type OAuthClientProvider, type OAuthDiscoveryState } from "@modelcontextprotocol/sdk/client/auth.js";
 import type { OAuthClientInformationMixed, OAuthClientMetadata, OAuthTokens } from "@modelcontextprotocol/sdk/shared/auth.js";
 import type { FetchLike } from "@modelcontextprotocol/sdk/shared/transport.js";
 import type { OAuthSettings, SignInSpec } from "../config/resolved.js";
 import { packageVersion } from "../util/version.js";
 import type { Credentials, SignIn } from "./credentials.js";
-import { listenLoopback, SignInError } from "./loopback.js";
+import { listenLoopback, SignInError, type IssuerCheck } from "./loopback.js";
 import { oauthFailure, refuseUnsafeEndpoints } from "./oauth-errors.js";
 import { oauthFetch } from "./oauth-fetch.js";
 import { probe } from "./probe.js";
-import { clientOf, expiryOf, union } from "./signer.js";
+import { clientOf, expiryOf, sameIssuer, union } from "./signer.js";
 
 export interface LoginOptions {
   credentials: Credentials;
@@ -77,15 +82,24 @@ async function signIn(spec: SignInSpec, options: LoginOptions, fetchFn: FetchLik
   const previous = stored?.url === spec.url ? stored : undefined;
   const settings = spec.oauth;
   // A configured client (and its secret) belongs to the authorization server it was first used with.
-  const before = previous?.discovery?.authorizationServerUrl;
-  if (settings.clientId && before && !sameServer(before, discovery.authorizationServerUrl)) {
+  const before = previous ? issuerOf(previous) : undefined;
+  const moved = before !== undefined && !sameIssuer(before, discovery.authorizationServerUrl);
+  if (settings.clientId && moved) {
     throw new SignInError(
       "signin_failed",
       `${spec.namespace}: the authorization server is now ${discovery.authorizationServerUrl}, not ${before}, which the configured client ${settings.clientId} was used with; its secret is not sent to another server. If the move is expected, run \`metatools auth logout ${spec.namespace}\` first`,
     );
   }
+  // A registered client (and the tokens) belong to the authorization server they came from: another one gets a sign-in of its own.
+  if (moved)
+    options.say(
+      `  the backend's authorization server is now ${discovery.authorizationServerUrl}, not ${before}, which the stored sign-in came from: its client and tokens are not sent to the new one, which is signed in to anew`,
+    );
+  // A metadata document URL, where the server takes one, is preferred to a client registered before it was configured.
+  const documentPreferred = !!settings.clientMetadataUrl && server?.client_id_metadata_document_supported === true;
+  const storedClient = moved || (documentPreferred && previous?.client?.client_id !== settings.clientMetadataUrl) ? undefined : previous?.client;
   // A client registered for another callback port is registered again, unless that port can be had again.
-  let port = settings.callbackPort ?? portOf(previous?.client) ?? 0;
+  let port = settings.callbackPort ?? portOf(storedClient) ?? 0;
   const loopback = await listenLoopback(port).catch((error: unknown) => {
     if (settings.callbackPort !== undefined) throw error;
     port = 0;
@@ -93,14 +107,20 @@ async function signIn(spec: SignInSpec, options: LoginOptions, fetchFn: FetchLik
   });
   try {
     const state = randomBytes(24).toString("base64url");
-    const flow = new FlowState(spec.namespace, reusable(previous?.client, loopback.port), discovery);
+    const flow = new FlowState(spec.namespace, reusable(storedClient, loopback.port), discovery);
     const provider = flowProvider(settings, loopback.redirectUrl, state, flow, options, supportsPublicClients(server?.token_endpoint_auth_methods_supported));
     // What the server suggests, plus, after a refusal for want of a scope, what the sign-in had and what was missing.
     const suggested = settings.scopes?.join(" ") ?? challenge.scope ?? resourceMetadata?.scopes_supported?.join(" ");
     const scope = previous?.requiredScope ? union(suggested, previous.tokens?.scope, previous.requiredScope) : suggested;
     const request = { serverUrl: spec.url, resourceMetadataUrl: challenge.resourceMetadataUrl, fetchFn, ...(scope ? { scope } : {}) };
     // Waiting before the browser is sent off: a fast one may come back before `auth` returns.
-    const answer = loopback.code(state, options.timeoutMs, options.signal, (why) => options.say(`  ${why}`));
+    const answer = loopback.code(
+      state,
+      options.timeoutMs,
+      options.signal,
+      (why) => options.say(`  ${why}`),
+      issuerCheck(() => flow.discovery ?? discovery),
+    );
     answer.catch(() => {}); // Seen below, or moot when `auth` fails first.
     const first = await auth(provider, request);
     if (first !== "REDIRECT")
@@ -159,16 +179,20 @@ function flowProvider(
   options: LoginOptions,
   publicClients: boolean,
 ): OAuthClientProvider {
-  const metadata: OAuthClientMetadata = {
-    client_name: "metatools",
-    redirect_uris: [redirectUrl],
-    grant_types: ["authorization_code", "refresh_token"],
-    response_types: ["code"],
-    token_endpoint_auth_method: publicClients ? "none" : "client_secret_basic",
-    software_id: "metatools",
-    software_version: packageVersion(),
-    ...(settings.scopes ? { scope: settings.scopes.join(" ") } : {}),
-  };
+  // `application_type` (native: the redirect is a loopback one) and the grant types, as the v2 SDK derives them.
+  const metadata = resolveClientMetadata({
+    redirectUrl,
+    clientMetadata: {
+      client_name: "metatools",
+      redirect_uris: [redirectUrl],
+      grant_types: ["authorization_code", "refresh_token"],
+      response_types: ["code"],
+      token_endpoint_auth_method: publicClients ? "none" : "client_secret_basic",
+      software_id: "metatools",
+      software_version: packageVersion(),
+      ...(settings.scopes ? { scope: settings.scopes.join(" ") } : {}),
+    },
+  }) as OAuthClientMetadata;
   return {
     redirectUrl,
     ...(settings.clientMetadataUrl ? { clientMetadataUrl: settings.clientMetadataUrl } : {}),
@@ -215,12 +239,41 @@ function reusable(client: OAuthClientInformationMixed | undefined, port: number)
   return client;
 }
 
-function sameServer(a: string, b: string): boolean {
-  try {
-    return new URL(a).href.replace(/\/$/, "") === new URL(b).href.replace(/\/$/, "");
-  } catch {
-    return a === b;
-  }
+/**
+ * The check of the authorization response's `iss` (RFC 9207): where the
+ * server's metadata says it sends one, it must be there and be its issuer;
+ * where it does not, one that is there must still be. Without metadata the
+ * server's URL stands for its issuer.
+ */
+function issuerCheck(discovery: () => OAuthDiscoveryState): IssuerCheck {
+  return (iss) => {
+    const { authorizationServerMetadata: server, authorizationServerUrl } = discovery();
+    const expected = server?.issuer ?? String(authorizationServerUrl);
+    const promised = (server as Record<string, unknown> | undefined)?.authorization_response_iss_parameter_supported === true;
+    if (!server && (iss === undefined || sameIssuer(iss, expected))) return undefined;
+    try {
+      validateAuthorizationResponseIssuer({ iss, expectedIssuer: expected, issParameterSupported: promised });
+      return undefined;
+    } catch (error) {
+      if (!(error instanceof IssuerMismatchError)) throw error;
+      return new SignInError(
+        "oauth_issuer_mismatch",
+        iss === undefined
+          ? `the browser came back without the \`iss\` parameter, which ${shownIssuer(expected)} says its answers always carry (RFC 9207): the answer may come from another authorization server, so its code was not used and nothing was stored; run the command again, and tell the server's operator if it happens again`
+          : `the browser came back with an answer from ${shownIssuer(iss)}, not from ${shownIssuer(expected)}, the authorization server this sign-in was sent to (RFC 9207 \`iss\`): its code was not used and nothing was stored; run the command again, and tell the server's operator if it happens again`,
+      );
+    }
+  };
+}
+
+/** An issuer as compared (exactly, RFC 9207), quoted on one line and cut short: a remote party's text. */
+function shownIssuer(issuer: string): string {
+  return JSON.stringify(issuer.length > 200 ? `${issuer.slice(0, 200)}…` : issuer);
+}
+
+/** The authorization server a stored sign-in came from: stamped on its client and tokens, else (written before stamps) the one it discovered. */
+function issuerOf(signIn: SignIn): string | undefined {
+  return signIn.client?.issuer ?? signIn.tokens?.issuer ?? signIn.discovery?.authorizationServerUrl;
 }
 
 /** The callback port a registered client was registered with. */

@@ -1,7 +1,8 @@
 /**
  * The sign-in's redirect target: an HTTP listener on 127.0.0.1 (RFC 8252
  * §7.3) that takes one authorization response on /callback, checks its
- * `state`, and tells the browser's tab how it went.
+ * `state` (and, through the caller's check, its `iss`, RFC 9207), and tells
+ * the browser's tab how it went.
  */
 import { createServer, type Server } from "node:http";
 import type { SignInErrorCode } from "../model/error-codes.js";
@@ -17,12 +18,21 @@ export class SignInError extends MetatoolsError {
   }
 }
 
+/** Looks at an answer's `iss` (undefined when absent): an error ends the sign-in with it, before the code is used. */
+export type IssuerCheck = (iss: string | undefined) => SignInError | undefined;
+
 export interface Loopback {
   /** http://127.0.0.1:PORT/callback */
   readonly redirectUrl: string;
   readonly port: number;
-  /** The authorization code, once a response with this `state` arrives; rejects on a refusal, a wrong state, the timeout, `signal` or `close`. Call it before the browser is sent off, so no answer comes before anyone waits. */
-  code(state: string, timeoutMs: number, signal?: AbortSignal, onRefused?: (why: string) => void): Promise<string>;
+  /**
+   * The authorization code, once a response with this `state` arrives; its
+   * `iss` (RFC 9207), present or not, is handed to `checkIssuer` before the
+   * code is taken. Rejects on a refusal, a wrong state, an `iss` refused, the
+   * timeout, `signal` or `close`. Call it before the browser is sent off, so
+   * no answer comes before anyone waits.
+   */
+  code(state: string, timeoutMs: number, signal?: AbortSignal, onRefused?: (why: string) => void, checkIssuer?: IssuerCheck): Promise<string>;
   close(): Promise<void>;
 }
 
@@ -60,7 +70,7 @@ export async function listenLoopback(port: number): Promise<Loopback> {
   return {
     redirectUrl: `http://127.0.0.1:${bound}/callback`,
     port: bound,
-    code(state, timeoutMs, signal, onRefused) {
+    code(state, timeoutMs, signal, onRefused, checkIssuer) {
       return new Promise<string>((resolve, reject) => {
         let refused = 0;
         const timer = setTimeout(() => {
@@ -95,7 +105,14 @@ export async function listenLoopback(port: number): Promise<Loopback> {
             );
             return { ok: false, text: "This answer does not belong to the sign-in that is waiting, so it was refused." };
           }
+          // The answer's issuer (RFC 9207) is checked before anything else is used: a refusal without one ends the sign-in all the same.
+          const iss = got.get("iss") ?? undefined;
           const error = got.get("error");
+          const wrongIssuer = error && iss === undefined ? undefined : checkIssuer?.(iss);
+          if (wrongIssuer) {
+            finish(wrongIssuer);
+            return { ok: false, text: "This answer does not come from the authorization server the sign-in was sent to, so it was not used." };
+          }
           if (error) {
             const description = got.get("error_description");
             finish(new SignInError("signin_refused", `the authorization server refused the sign-in: ${error}${description ? ` (${description})` : ""}`));

@@ -26,6 +26,8 @@ import { oauthFetch } from "./oauth-fetch.js";
 const REFRESH_BEFORE_MS = 60_000;
 /** Longest a token refresh may take. */
 const REFRESH_TIMEOUT_MS = 15_000;
+/** Longest the look at a refusing backend's metadata (has its authorization server changed?) may take. */
+const MOVED_CHECK_TIMEOUT_MS = 5_000;
 
 /** The server wants a sign-in (or a broader one) that only a person can give. */
 export class NeedsLoginError extends MetatoolsError {
@@ -137,13 +139,45 @@ export class TokenSigner {
   }
 
   private async loginNeeded(response: Response, tokens: OAuthTokens | undefined): Promise<NeedsLoginError> {
-    const { error } = extractWWWAuthenticateParams(response);
+    const { error, resourceMetadataUrl } = extractWWWAuthenticateParams(response);
     await response.body?.cancel();
+    const moved = tokens && resourceMetadataUrl ? await this.movedFrom(resourceMetadataUrl) : undefined;
+    if (moved)
+      return new NeedsLoginError(
+        `${this.namespace} needs a new sign-in: its authorization server is now ${moved.now}, not ${moved.before}, which the stored sign-in came from (its tokens and client are not sent to another server): run \`${this.hooks.loginCommand}\`; a running metatools picks the sign-in up without a restart`,
+        "login",
+      );
     const why = !tokens ? "it answered HTTP 401" : `it refused the stored sign-in (HTTP 401${error ? `, ${error}` : ""}), which could not be renewed`;
     return new NeedsLoginError(
       `${this.namespace} needs a sign-in (${why}): run \`${this.hooks.loginCommand}\`; a running metatools picks the sign-in up without a restart`,
       "login",
     );
+  }
+
+  /**
+   * The authorization server the backend's protected-resource metadata names
+   * now, when it is not the one the stored sign-in came from. Only metadata on
+   * the backend's own origin is asked for, once, briefly; any failure is no answer.
+   */
+  private async movedFrom(metadataUrl: URL): Promise<{ before: string; now: string } | undefined> {
+    if (metadataUrl.origin !== this.origin) return undefined;
+    const signIn = await this.current().catch(() => undefined);
+    const before = signIn?.tokens?.issuer ?? signIn?.discovery?.authorizationServerUrl;
+    if (!before) return undefined;
+    const exchange = oauthFetch({ timeoutMs: MOVED_CHECK_TIMEOUT_MS, redirect: "error" });
+    try {
+      const answer = await exchange.fetch(metadataUrl, { headers: { accept: "application/json" } });
+      if (!answer.ok) {
+        await answer.body?.cancel();
+        return undefined;
+      }
+      const servers = ((await answer.json()) as { authorization_servers?: unknown } | null)?.authorization_servers;
+      if (!Array.isArray(servers) || servers.some((s) => typeof s !== "string") || !servers.length) return undefined;
+      if ((servers as string[]).some((s) => sameIssuer(s, before))) return undefined;
+      return { before, now: servers[0] as string };
+    } catch {
+      return undefined;
+    }
   }
 
   /** One refresh at a time; undefined when the refresh token is gone or refused (a new sign-in is needed). Network failures reject. */
@@ -164,6 +198,8 @@ export class TokenSigner {
       const server = signIn.discovery?.authorizationServerUrl;
       const refreshToken = signIn.tokens?.refresh_token;
       if (!client || !server || !refreshToken) return undefined;
+      // The refresh token and the client go only to the authorization server they came from (a record without stamps: the one it discovered).
+      if (![signIn.tokens?.issuer, signIn.client?.issuer].every((issuer) => issuer === undefined || sameIssuer(issuer, String(server)))) return undefined;
       let received: OAuthTokens;
       // Its answer is read up to 1 MiB at most (oauth-fetch.ts): a server answering 300 MB fails this refresh, nothing more.
       const exchange = oauthFetch({ timeoutMs: REFRESH_TIMEOUT_MS, redirect: "error" });
@@ -199,11 +235,19 @@ export class TokenSigner {
         );
         return undefined;
       }
-      const tokens: OAuthTokens = { ...received, refresh_token: received.refresh_token ?? refreshToken, issuer: signIn.tokens?.issuer };
+      // Stamped with the server they came from; a record written before stamps gets them now.
+      const issuer = signIn.tokens?.issuer ?? String(server);
+      const tokens: OAuthTokens = { ...received, refresh_token: received.refresh_token ?? refreshToken, issuer };
       for (const value of [tokens.access_token, tokens.refresh_token, tokens.id_token]) if (value) this.hooks.secret(value);
       // Kept in memory whatever happens to the write: the server has rotated the refresh token already.
       this.renewed = { from: refreshToken, tokens, expiresAt: expiryOf(tokens) };
-      await view.write((r) => (r && r.tokens?.refresh_token === refreshToken ? { ...r, tokens, expiresAt: expiryOf(tokens) } : r)).catch(() => {});
+      await view
+        .write((r) =>
+          r && r.tokens?.refresh_token === refreshToken
+            ? { ...r, tokens, expiresAt: expiryOf(tokens), ...(r.client && r.client.issuer == null ? { client: { ...r.client, issuer } } : {}) }
+            : r,
+        )
+        .catch(() => {});
       return tokens;
     });
   }
@@ -220,6 +264,15 @@ export function clientOf(settings: OAuthSettings, signIn: SignIn | undefined): O
     };
   }
   return signIn?.client;
+}
+
+/** Two spellings of one authorization server's URL (a trailing slash aside). */
+export function sameIssuer(a: string, b: string): boolean {
+  try {
+    return new URL(a).href.replace(/\/$/, "") === new URL(b).href.replace(/\/$/, "");
+  } catch {
+    return a === b;
+  }
 }
 
 /** When tokens received now expire, from their `expires_in`. */

@@ -2,13 +2,16 @@
  * The SDK client metatools opens to one backend: what it declares, how it
  * finds the backend's protocol era, and where the backend's questions go.
  */
-import { Client, type CreateMessageResult } from "@modelcontextprotocol/client";
-import type { CreateMessageRequest, ElicitRequest } from "@modelcontextprotocol/sdk/types.js";
+import { Client, type CreateMessageResult, type Tool } from "@modelcontextprotocol/client";
+import type { CreateMessageRequest, ElicitRequest, GetPromptResult, Prompt, Resource, ResourceTemplate } from "@modelcontextprotocol/sdk/types.js";
+import type { UpstreamTool } from "../model/tool.js";
 import type { ClientFeatures } from "../model/peer.js";
 import { packageVersion } from "../util/version.js";
 import { MAX_LIST_PAGES } from "./era.js";
+import { callFailure } from "./failures.js";
 import type { CallingPeers } from "./peers.js";
 import { sdkSchemaValidator } from "./sdk-validator.js";
+import type { ListedResources } from "./types.js";
 
 export function backendClient(features: ClientFeatures, probeMs: number, onToolsChanged: () => void): Client {
   return new Client(
@@ -41,4 +44,48 @@ export function answerQuestions(client: Client, features: ClientFeatures, peers:
       "sampling/createMessage",
       async (request, ctx) => (await peers.ask("sampling", request.params as CreateMessageRequest["params"], ctx.mcpReq.signal)) as CreateMessageResult,
     );
+}
+
+type Listing = { signal?: AbortSignal; timeoutMs: number };
+
+/** Every prompt the server lists (all pages, never the SDK's cache); none when it declares no prompts. */
+export async function promptsOf(client: Client, { signal, timeoutMs }: Listing): Promise<Prompt[]> {
+  if (!client.getServerCapabilities()?.prompts) return [];
+  return (await client.listPrompts(undefined, { signal, timeout: timeoutMs, cacheMode: "bypass" })).prompts as Prompt[];
+}
+
+export async function promptOf(client: Client, namespace: string, name: string, args: Record<string, string>, options: Listing): Promise<GetPromptResult> {
+  try {
+    return (await client.getPrompt({ name, arguments: args }, { signal: options.signal, timeout: options.timeoutMs })) as GetPromptResult;
+  } catch (error) {
+    throw callFailure(error, {
+      what: `${namespace}'s prompt ${name}`,
+      timeoutMs: options.timeoutMs,
+      aborted: options.signal?.aborted === true,
+      closed: () => `${namespace} closed the connection`,
+    });
+  }
+}
+
+/** Every resource and resource template the server lists; none when it declares no resources. */
+export async function resourcesOf(client: Client, { signal, timeoutMs }: Listing): Promise<ListedResources> {
+  if (!client.getServerCapabilities()?.resources) return { resources: [], templates: [] };
+  const options = { signal, timeout: timeoutMs, cacheMode: "bypass" as const };
+  const [resources, templates] = await Promise.all([
+    client.listResources(undefined, options),
+    client.listResourceTemplates(undefined, options).catch(() => ({ resourceTemplates: [] })),
+  ]);
+  return { resources: resources.resources as Resource[], templates: templates.resourceTemplates as ResourceTemplate[] };
+}
+
+/** A tool as the server lists it, as metatools keeps it. */
+export function toUpstream(tool: Tool): UpstreamTool {
+  return {
+    name: tool.name,
+    title: tool.title ?? tool.annotations?.title,
+    description: tool.description,
+    inputSchema: tool.inputSchema as UpstreamTool["inputSchema"],
+    outputSchema: tool.outputSchema as UpstreamTool["outputSchema"],
+    annotations: tool.annotations,
+  };
 }

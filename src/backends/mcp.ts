@@ -1,24 +1,25 @@
 /**
  * An upstream MCP server, reached over stdio, Streamable HTTP or SSE.
  */
-import { SdkErrorCode, type Client, type PriorDiscovery, type Tool, type Transport } from "@modelcontextprotocol/client";
-import type { LoggingLevel, ReadResourceResult } from "@modelcontextprotocol/sdk/types.js";
+import { SdkErrorCode, type Client, type PriorDiscovery, type Transport } from "@modelcontextprotocol/client";
+import type { GetPromptResult, LoggingLevel, Prompt, ReadResourceResult } from "@modelcontextprotocol/sdk/types.js";
 import type { RemoteBackendSpec, StdioBackendSpec } from "../config/resolved.js";
 import type { UpstreamTool } from "../model/tool.js";
 import type { Redact } from "../util/redact.js";
 import type { TokenSigner } from "../auth/signer.js";
 import { isSdkError, priorOf, probeTimeoutMs, retryAfterProbe } from "./era.js";
 import { callFailure, explainTransportError, needsLogin, OVERSIZED } from "./failures.js";
-import { answerQuestions, backendClient } from "./client.js";
+import { answerQuestions, backendClient, promptOf, promptsOf, resourcesOf, toUpstream } from "./client.js";
 import { BackendError } from "./errors.js";
 import { spawnProblem } from "./spawn-errors.js";
 import { openTransport, StderrTail, stdioProcess } from "./transports.js";
 import type { GroupWatch } from "./reaper.js";
-import type { Backend, BackendEvent, BackendInfo, CallOptions, ProtocolEra, ToolCallResult } from "./types.js";
+import type { Backend, BackendEvent, BackendInfo, CallOptions, ListedResources, ProtocolEra, ToolCallResult } from "./types.js";
 import { lastLines } from "../util/text-tail.js";
 import { CallingPeers, TurnTimeout } from "./peers.js";
 import type { ClientFeatures } from "../model/peer.js";
 import { isRemote, TRANSPORT_KINDS } from "../model/transport-kinds.js";
+import { settlesWithin } from "../util/abort.js";
 import { errorMessage } from "../util/errors.js";
 
 export class McpBackend implements Backend {
@@ -158,6 +159,18 @@ export class McpBackend implements Backend {
     await client.setLoggingLevel(level, { timeout: this.spec.connectTimeoutMs }).catch(() => {});
   }
 
+  listPrompts(signal?: AbortSignal): Promise<Prompt[]> {
+    return promptsOf(this.requireClient(), { signal, timeoutMs: this.spec.connectTimeoutMs });
+  }
+
+  getPrompt(name: string, args: Record<string, string>, options: { signal?: AbortSignal; timeoutMs: number }): Promise<GetPromptResult> {
+    return promptOf(this.requireClient(), this.namespace, name, args, options);
+  }
+
+  listResources(signal?: AbortSignal): Promise<ListedResources> {
+    return resourcesOf(this.requireClient(), { signal, timeoutMs: this.spec.connectTimeoutMs });
+  }
+
   async readResource(uri: string, options: { signal?: AbortSignal; timeoutMs: number }): Promise<ReadResourceResult> {
     const client = this.requireClient();
     if (!client.getServerCapabilities()?.resources) throw new BackendError("upstream_error", `${this.namespace} serves no resources`);
@@ -230,10 +243,10 @@ export class McpBackend implements Backend {
     this.transport = undefined;
     const closed = client?.close().catch(() => {});
     // A server that never finished its handshake has nothing to finish: it gets a moment, not a second.
-    if (child === undefined || (await settles(closed, connected ? 1000 : 100))) return;
+    if (child === undefined || (await settlesWithin(closed, connected ? 1000 : 100))) return;
     for (const signal of ["SIGTERM", "SIGKILL"] as const) {
       if (!child.signal(signal)) return; // already gone
-      if (await settles(closed, 500)) return;
+      if (await settlesWithin(closed, 500)) return;
     }
   }
 
@@ -254,24 +267,6 @@ export class McpBackend implements Backend {
     const tail = this.stderr.text();
     return new Error(tail ? `${message}; stderr ends with: ${lastLines(tail, TAIL_CHARS)}` : message);
   }
-}
-
-/** True when `promise` settles within `ms`. */
-function settles(promise: Promise<unknown> | undefined, ms: number): Promise<boolean> {
-  let timer: NodeJS.Timeout | undefined;
-  const late = new Promise<boolean>((resolve) => (timer = setTimeout(() => resolve(false), ms)));
-  return Promise.race([Promise.resolve(promise).then(() => true), late]).finally(() => clearTimeout(timer));
-}
-
-function toUpstream(tool: Tool): UpstreamTool {
-  return {
-    name: tool.name,
-    title: tool.title ?? tool.annotations?.title,
-    description: tool.description,
-    inputSchema: tool.inputSchema as UpstreamTool["inputSchema"],
-    outputSchema: tool.outputSchema as UpstreamTool["outputSchema"],
-    annotations: tool.annotations,
-  };
 }
 
 /** How much of a stderr tail an error quotes. */

@@ -21,6 +21,7 @@ import { PassThrough, type Stream } from "node:stream";
 import { ReadBuffer, serializeMessage, type JSONRPCMessage, type Transport } from "@modelcontextprotocol/client";
 import { getDefaultEnvironment } from "@modelcontextprotocol/client/stdio";
 import type { GroupWatch } from "./reaper.js";
+import { settlesWithin } from "../util/abort.js";
 
 export interface ProcessGroupParams {
   command: string;
@@ -118,7 +119,7 @@ export class ProcessGroupTransport implements Transport {
     if (child) {
       const closed = new Promise<void>((resolve) => child.once("close", () => resolve()));
       child.stdin?.end();
-      if (!(await settles(closed, CLOSE_STEP_MS)) && this.signal("SIGTERM") && !(await settles(closed, CLOSE_STEP_MS))) this.signal("SIGKILL");
+      if (!(await settlesWithin(closed, CLOSE_STEP_MS)) && this.signal("SIGTERM") && !(await settlesWithin(closed, CLOSE_STEP_MS))) this.signal("SIGKILL");
     }
     this.readBuffer.clear();
   }
@@ -166,11 +167,4 @@ export class ProcessGroupTransport implements Transport {
       }
     }
   }
-}
-
-/** True when `promise` settles within `ms`. */
-function settles(promise: Promise<unknown>, ms: number): Promise<boolean> {
-  let timer: NodeJS.Timeout | undefined;
-  const late = new Promise<boolean>((resolve) => (timer = setTimeout(() => resolve(false), ms).unref()));
-  return Promise.race([promise.then(() => true), late]).finally(() => clearTimeout(timer));
 }

@@ -9,9 +9,17 @@
 import type { OutputStore } from "../disclosure/outputs.js";
 import type { UpstreamTool } from "../model/tool.js";
 import { redactDeep, redactError, type Redact } from "../util/redact.js";
-import type { ContentBlock, CreateMessageRequest, ElicitRequest, LoggingLevel, ReadResourceResult } from "@modelcontextprotocol/sdk/types.js";
+import type {
+  ContentBlock,
+  CreateMessageRequest,
+  ElicitRequest,
+  GetPromptResult,
+  LoggingLevel,
+  Prompt,
+  ReadResourceResult,
+} from "@modelcontextprotocol/sdk/types.js";
 import { BackendError } from "./errors.js";
-import type { Backend, BackendEvent, BackendInfo, CallOptions, ToolCallResult } from "./types.js";
+import type { Backend, BackendEvent, BackendInfo, CallOptions, ListedResources, ToolCallResult } from "./types.js";
 
 export class RedactingBackend implements Backend {
   /** A tool whose name showed a secret is listed under the redacted name; calls map it back. */
@@ -63,6 +71,20 @@ export class RedactingBackend implements Backend {
 
   setLogLevel(level: LoggingLevel): Promise<void> {
     return this.inner.setLogLevel?.(level) ?? Promise.resolve();
+  }
+
+  async listPrompts(signal?: AbortSignal): Promise<Prompt[]> {
+    return redactDeep(this.inner.listPrompts ? await this.guard(() => this.inner.listPrompts!(signal)) : [], this.redact);
+  }
+
+  async getPrompt(name: string, args: Record<string, string>, options: { signal?: AbortSignal; timeoutMs: number }): Promise<GetPromptResult> {
+    if (!this.inner.getPrompt) throw new BackendError("upstream_error", `${this.namespace} serves no prompts`);
+    const { messages, ...rest } = await this.guard(() => this.inner.getPrompt!(name, args, options));
+    return { ...redactDeep(rest, this.redact), messages: messages.map((m) => ({ ...m, content: redactContent(m.content, this.redact) })) };
+  }
+
+  async listResources(signal?: AbortSignal): Promise<ListedResources> {
+    return redactDeep(this.inner.listResources ? await this.guard(() => this.inner.listResources!(signal)) : { resources: [], templates: [] }, this.redact);
   }
 
   async readResource(uri: string, options: { signal?: AbortSignal; timeoutMs: number }): Promise<ReadResourceResult> {

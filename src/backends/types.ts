@@ -2,7 +2,7 @@
  * The one narrow interface every backend implements: upstream MCP servers,
  * catalog-only tool sets, and built-in backends (code intelligence, metatools' own tools).
  */
-import type { CallToolResult, LoggingLevel, ReadResourceResult } from "@modelcontextprotocol/sdk/types.js";
+import type { CallToolResult, GetPromptResult, LoggingLevel, Prompt, ReadResourceResult, Resource, ResourceTemplate } from "@modelcontextprotocol/sdk/types.js";
 import type { ClientPeer } from "../model/peer.js";
 
 export type { ClientPeer } from "../model/peer.js";
@@ -65,6 +65,12 @@ export interface BackendLog {
   data: unknown;
 }
 
+/** What a backend lists of its resources. */
+export interface ListedResources {
+  resources: Resource[];
+  templates: ResourceTemplate[];
+}
+
 export interface Backend {
   readonly namespace: string;
   readonly kind: TransportKind;
@@ -78,6 +84,12 @@ export interface Backend {
   callTool(name: string, args: Record<string, unknown>, options: CallOptions): Promise<ToolCallResult>;
   /** Asks the server to send log messages of `level` and above (`logging/setLevel`), if it logs. */
   setLogLevel?(level: LoggingLevel): Promise<void>;
+  /** The server's prompts (`prompts/list`, every page); undefined: it serves none. */
+  listPrompts?(signal?: AbortSignal): Promise<Prompt[]>;
+  /** One prompt filled in (`prompts/get`). */
+  getPrompt?(name: string, args: Record<string, string>, options: { signal?: AbortSignal; timeoutMs: number }): Promise<GetPromptResult>;
+  /** The server's resources and resource templates (`resources/list`, `resources/templates/list`, every page). */
+  listResources?(signal?: AbortSignal): Promise<ListedResources>;
   /** Reads one of the backend's resources (`resources/read`); undefined: it serves none. */
   readResource?(uri: string, options: { signal?: AbortSignal; timeoutMs: number }): Promise<ReadResourceResult>;
   /**

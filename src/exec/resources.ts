@@ -11,6 +11,7 @@ import type { ErrorCode } from "../model/error-codes.js";
 import type { BackendManager } from "../backends/manager.js";
 import type { LinkTarget, ResourceLinks } from "../disclosure/resource-links.js";
 import { errorMessage } from "../util/errors.js";
+import type { BackendOfferings, Sees } from "./offerings.js";
 
 export type ReadOutcome =
   | { kind: "ok"; target: LinkTarget; result: ReadResourceResult }
@@ -23,19 +24,23 @@ export class ResourceReader {
     readonly links: ResourceLinks,
     private readonly backends: BackendManager,
     private readonly timeoutMs: number,
+    /** Backends' listed resources, which anyone who sees their namespace may read. */
+    private readonly offerings?: BackendOfferings,
   ) {}
 
-  async read(shared: string, principal: string, signal?: AbortSignal): Promise<ReadOutcome> {
+  /** `sees`: the namespaces the caller's profile shows; with it, a resource a backend lists can be read too, not only a link handed to this caller. */
+  async read(shared: string, principal: string, signal?: AbortSignal, sees?: Sees): Promise<ReadOutcome> {
     let target: LinkTarget | undefined;
     try {
       target = await this.links.resolve(principal, shared);
     } catch (error) {
       return { kind: "failed", code: "store_unavailable", message: `Could not look up ${shared}: ${errorMessage(error)}.` };
     }
+    if (!target && sees) target = await this.offerings?.listed(shared, sees, signal);
     if (!target) {
       return {
         kind: "unknown",
-        message: `${shared} is not a resource link this caller was given, or it expired (links live as long as output handles). Run the call that returned it again for a fresh one.`,
+        message: `${shared} is neither a resource a backend lists (resources/list) nor a link this caller was given, or it expired (links live as long as output handles). Run the call that returned it again for a fresh one.`,
       };
     }
     const status = this.backends.state(target.namespace)?.status;

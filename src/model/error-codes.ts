@@ -219,6 +219,12 @@ export const ERROR_CODES = [
   { code: "oauth_answer_too_large", group: "auth", meaning: "an OAuth answer over the size bound" },
   { code: "oauth_unsafe_url", group: "auth", meaning: "an endpoint named with a scheme other than http(s)" },
   { code: "oauth_resource_mismatch", group: "auth", meaning: "protected-resource metadata names another resource than the server asked" },
+  {
+    code: "oauth_issuer_mismatch",
+    group: "auth",
+    meaning:
+      "the browser came back from another authorization server than the one the sign-in was sent to: its `iss` (RFC 9207) names another issuer, or is missing where the server promises it; the code was not used",
+  },
   { code: "oauth_bad_answer", group: "auth", meaning: "an answer that is not JSON, or not the JSON OAuth expects" },
   { code: "oauth_refused", group: "auth", meaning: "the authorization server refused, with an OAuth error code" },
   { code: "oauth_unreachable", group: "auth", meaning: "no answer: the network, or the deadline" },

@@ -2,7 +2,16 @@
  * What the MCP plumbing is handed: the served tools, what each call is told
  * (`CallExtra`), and what a server is made from (`ServerDefinition`).
  */
-import type { CallToolResult, LoggingLevel, ReadResourceResult, Tool } from "@modelcontextprotocol/server";
+import type {
+  CallToolResult,
+  GetPromptResult,
+  LoggingLevel,
+  Prompt,
+  ReadResourceResult,
+  Resource,
+  ResourceTemplateType as ResourceTemplate,
+  Tool,
+} from "@modelcontextprotocol/server";
 import type { ClientPeer } from "../model/peer.js";
 import type { QuestionRelay } from "./questions.js";
 
@@ -63,6 +72,13 @@ export interface ServerDefinition {
    * McpError when the link is unknown or the read fails.
    */
   readResource?(uri: string, extra: { signal: AbortSignal; principal?: string }): Promise<ReadResourceResult>;
+  /** The backends' resources and templates this caller may see, under metatools:// names (`resources/list`, `resources/templates/list`). */
+  listResources?(signal: AbortSignal): Promise<{ resources: Resource[]; templates: ResourceTemplate[] }>;
+  /** The backends' prompts this caller may see, named `namespace:name`; `get` rejects with a ProtocolError for an unknown or failing one. */
+  prompts?: {
+    list(signal: AbortSignal): Promise<Prompt[]>;
+    get(name: string, args: Record<string, string>, signal: AbortSignal): Promise<GetPromptResult>;
+  };
   /**
    * Log messages for this session's client (MCP logging): called once with
    * the function that sends one; returns how the client's chosen level is

@@ -21,7 +21,12 @@ export function createMcpServer(definition: ServerDefinition): Server {
   const server = new Server(
     { name: definition.name, version: definition.version },
     {
-      capabilities: { tools: { listChanged: false }, ...(definition.readResource ? { resources: {} } : {}), ...(definition.logging ? { logging: {} } : {}) },
+      capabilities: {
+        tools: { listChanged: false },
+        ...(definition.readResource ? { resources: {} } : {}),
+        ...(definition.prompts ? { prompts: {} } : {}),
+        ...(definition.logging ? { logging: {} } : {}),
+      },
       instructions: definition.instructions(),
       // A retry's state is checked (signature, caller, expiry) before any handler runs.
       ...(definition.questions
@@ -53,12 +58,20 @@ export function createMcpServer(definition: ServerDefinition): Server {
   }
   const readResource = definition.readResource;
   if (readResource) {
-    // Nothing is listed: a resource is reached through a link a result gave (the three tools stay the whole surface).
-    server.setRequestHandler("resources/list", async () => ({ resources: [] }));
-    server.setRequestHandler("resources/templates/list", async () => ({ resourceTemplates: [] }));
+    // The backends' listed resources, and beside them any link a result gave (read, never listed).
+    const listed = definition.listResources;
+    server.setRequestHandler("resources/list", async (_request, ctx) => ({ resources: listed ? (await listed(ctx.mcpReq.signal)).resources : [] }));
+    server.setRequestHandler("resources/templates/list", async (_request, ctx) => ({
+      resourceTemplates: listed ? (await listed(ctx.mcpReq.signal)).templates : [],
+    }));
     server.setRequestHandler("resources/read", (request, ctx) =>
       readResource(request.params.uri, { signal: ctx.mcpReq.signal, principal: definition.principal }),
     );
+  }
+  const prompts = definition.prompts;
+  if (prompts) {
+    server.setRequestHandler("prompts/list", async (_request, ctx) => ({ prompts: await prompts.list(ctx.mcpReq.signal) }));
+    server.setRequestHandler("prompts/get", (request, ctx) => prompts.get(request.params.name, request.params.arguments ?? {}, ctx.mcpReq.signal));
   }
   const byName = new Map(definition.tools.map((tool) => [tool.name, tool]));
   server.setRequestHandler("tools/list", async () => ({

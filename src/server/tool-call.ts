@@ -7,11 +7,13 @@
  */
 import { ElicitResultSchema } from "@modelcontextprotocol/core";
 import {
+  CLIENT_CAPABILITIES_META_KEY,
   inputRequired,
   ProtocolError,
   ProtocolErrorCode,
   type CallToolRequest,
   type CallToolResult,
+  type ClientCapabilities,
   type CreateMessageResult,
   type ElicitRequestFormParams,
   type ElicitResult,
@@ -47,7 +49,9 @@ export async function callTool(tools: ReadonlyMap<string, ServedTool>, request: 
       token === undefined
         ? undefined
         : (update) => void sent.push(ctx.mcpReq.notify({ method: "notifications/progress", params: { progressToken: token, ...update } }).catch(() => {}));
-    const declared = call.server.getClientCapabilities() ?? {};
+    // A 2026-07-28 request declares its client's capabilities itself; a 2025 session did once, at initialize.
+    const envelope = ctx.mcpReq.envelope as Record<string, unknown> | undefined;
+    const declared = (envelope?.[CLIENT_CAPABILITIES_META_KEY] as ClientCapabilities | undefined) ?? call.server.getClientCapabilities() ?? {};
     const args = request.params.arguments ?? {};
     const common = { principal: definition.principal, profile: definition.profile, session: call.session };
     // A 2026-07-28 request carries its envelope: its client is asked through results, never a pushed request.

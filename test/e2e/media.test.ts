@@ -146,7 +146,7 @@ describe("resource links", () => {
   });
 
   it("a link never handed out, or handed to another caller, is not found", async () => {
-    await expect(session.client.readResource({ uri: "metatools://media/media://doc/secret" })).rejects.toThrow(/not a resource link this caller was given/);
+    await expect(session.client.readResource({ uri: "metatools://media/media://doc/secret" })).rejects.toThrow(/nor a link this caller was given/);
     const other = await session.app.resources.read("metatools://media/media://doc/readme", "someone-else");
     expect(other.kind).toBe("unknown");
     const refused = await run("metatools:read_resource", { uri: "metatools://media/media://doc/secret" });

@@ -4,7 +4,11 @@
  * a script given as $BROWSER: one test per way of identifying the client,
  * per source of scope, per metadata layout, and the refusals.
  */
+import { existsSync, writeFileSync } from "node:fs";
 import { afterEach, describe, expect, it } from "vitest";
+import type { Credentials, SignIn } from "../../src/auth/credentials.js";
+import { login } from "../../src/auth/login.js";
+import type { SignInSpec } from "../../src/config/resolved.js";
 import { CLIENT_AUTH_METHODS } from "../helpers/oauth/types.js";
 import { type AuthorizeEvent, type OAuthWorld, type RegisterEvent, type TokenEvent, startOAuthWorld, type WorldOptions } from "../helpers/oauth/world.js";
 import { fileMode, signInSetup, tokenFile, type SignInSetup } from "../helpers/signin.js";
@@ -143,5 +147,140 @@ describe("metatools auth login", () => {
     const login = await setup.cli(["auth", "login", "notes"], { FAKE_BROWSER_DENY: "1" });
     expect(login.code).toBe(1);
     expect(login.stderr).toContain("the authorization server refused the sign-in: access_denied");
+  });
+});
+
+/** What a browser does with the authorization URL: follows it to the loopback callback (in-process sign-ins). */
+async function browse(url: URL): Promise<void> {
+  const page = await fetch(url, { redirect: "manual" });
+  await page.body?.cancel();
+  const location = page.headers.get("location");
+  if (location) await (await fetch(location)).text();
+}
+
+/** `login()` run in this process against the world's first server, for the error's code. */
+async function signInHere(w: OAuthWorld): Promise<{ code?: string; message?: string; stored: Map<string, SignIn> }> {
+  const stored = new Map<string, SignIn>();
+  const credentials: Credentials = {
+    where: "memory",
+    read: async (ns) => stored.get(ns),
+    update: async (ns, change) => {
+      const next = change(stored.get(ns));
+      if (next) stored.set(ns, next);
+      else stored.delete(ns);
+      return next;
+    },
+    exclusive: (ns, _holdMs, work) => work({ read: async () => stored.get(ns), write: (change) => credentials.update(ns, change) }),
+    watch: () => () => {},
+    close: async () => {},
+  };
+  const spec = { namespace: "notes", url: w.servers[0]!.url, kind: "http", headers: {}, oauth: {} } as unknown as SignInSpec;
+  try {
+    await login(spec, { credentials, open: browse, say: () => {}, secret: () => {}, timeoutMs: 5000 });
+    return { stored };
+  } catch (error) {
+    return { code: (error as { code?: string }).code, message: (error as Error).message, stored };
+  }
+}
+
+describe("the authorization response's issuer (RFC 9207) and the authorization server's identity", () => {
+  it("refuses an answer whose iss names another server: the code is never redeemed, nothing is stored", async () => {
+    const { world, setup } = await setUp({ issResponse: "wrong" });
+    const login = await setup.cli(["auth", "login", "notes"]);
+    expect(login.code).toBe(1);
+    expect(login.stderr).toContain(`not from "${world.issuer}", the authorization server this sign-in was sent to (RFC 9207`);
+    expect(login.stderr).toContain("https://mix-up.attacker.example");
+    expect(of(world, "authorize")[0]?.outcome).toBe("code");
+    expect(of(world, "token")).toHaveLength(0);
+    expect(existsSync(setup.tokenFile)).toBe(false);
+    const here = await signInHere(world);
+    expect(here.code).toBe("oauth_issuer_mismatch");
+    expect(here.stored.size).toBe(0);
+    expect(of(world, "token")).toHaveLength(0);
+  });
+
+  it("refuses an answer without iss from a server that says it always sends one", async () => {
+    const { world, setup } = await setUp({ issResponse: "missing" });
+    const login = await setup.cli(["auth", "login", "notes"]);
+    expect(login.code).toBe(1);
+    expect(login.stderr).toContain("the browser came back without the `iss` parameter");
+    expect(of(world, "token")).toHaveLength(0);
+    expect(existsSync(setup.tokenFile)).toBe(false);
+    expect((await signInHere(world)).code).toBe("oauth_issuer_mismatch");
+  });
+
+  it("takes an answer without iss from a server that does not promise one, but not one naming another server", async () => {
+    const { setup } = await setUp({ issParameterSupported: false, issResponse: "missing" });
+    await signInAndRun(setup);
+    await world!.close();
+    world = await startOAuthWorld({ issParameterSupported: false, issResponse: "wrong" });
+    const here = await signInHere(world);
+    expect(here.code).toBe("oauth_issuer_mismatch");
+    expect(of(world, "token")).toHaveLength(0);
+  });
+
+  it("takes the right iss, registers as a native application, and stamps the client and tokens with their issuer", async () => {
+    const { world, setup } = await setUp({});
+    await signInAndRun(setup);
+    expect(of(world, "register")[0]?.request).toMatchObject({ application_type: "native", redirect_uris: [expect.stringMatching(/^http:\/\/127\.0\.0\.1:/)] });
+    const stored = tokenFile(setup).backends.notes!;
+    expect(stored.client).toMatchObject({ issuer: world.issuer });
+    expect(stored.tokens).toMatchObject({ issuer: world.issuer });
+  });
+
+  it("never sends what issuer A gave to issuer B when the backend moves: a new sign-in is asked for, and registers with B", async () => {
+    const { world, setup } = await setUp({ authorizationServers: 2 });
+    const [a, b] = world.issuers as [string, string];
+    await signInAndRun(setup);
+    const first = tokenFile(setup).backends.notes!;
+    const clientA = (first.client as { client_id: string }).client_id;
+    world.useAuthorizationServer(1);
+    const refused = await setup.cli(["run", "notes:echo", "--args", '{"text":"hello"}']);
+    expect(refused.code).not.toBe(0);
+    expect(refused.stdout + refused.stderr).toContain(`its authorization server is now ${b}, not ${a}, which the stored sign-in came from`);
+    const atB = () => world.events.filter((e) => (e.kind === "token" || e.kind === "authorize" || e.kind === "register") && e.issuer === b);
+    expect(atB()).toHaveLength(0);
+    const again = await setup.cli(["auth", "login", "notes"]);
+    expect(again.code, again.stderr).toBe(0);
+    expect(again.stderr).toContain(`the backend's authorization server is now ${b}, not ${a}`);
+    const seenAtB = atB();
+    expect(seenAtB.map((e) => e.kind)).toEqual(["register", "authorize", "token"]);
+    const clientB = (seenAtB[0] as RegisterEvent).client_id!;
+    expect(clientB).not.toBe(clientA);
+    expect(JSON.stringify(seenAtB)).not.toContain(clientA);
+    expect(JSON.stringify(seenAtB)).not.toContain(first.tokens!.refresh_token!);
+    const second = tokenFile(setup).backends.notes!;
+    expect(second.client).toMatchObject({ client_id: clientB, issuer: b });
+    expect(second.tokens).toMatchObject({ issuer: b });
+    const run = await setup.cli(["run", "notes:echo", "--args", '{"text":"hello"}']);
+    expect(run.code, run.stderr).toBe(0);
+  });
+
+  it("prefers a Client ID Metadata Document to registering, where the server offers both", async () => {
+    world = await startOAuthWorld({ cimd: true });
+    const setup = signInSetup(world, { notes: { oauth: { clientMetadataUrl: world.cimdUrl } } });
+    await signInAndRun(setup);
+    expect(of(world, "register")).toHaveLength(0);
+    expect(of(world, "authorize")[0]?.params.client_id).toBe(world.cimdUrl);
+    expect(tokenFile(setup).backends.notes?.client).toMatchObject({ client_id: world.cimdUrl, issuer: world.issuer });
+  });
+
+  it("keeps a sign-in stored before issuers were recorded working with its server, and records the issuer at the next refresh", async () => {
+    const { world, setup } = await setUp({ accessTokenTtlSec: 1 });
+    await signInAndRun(setup);
+    const file = tokenFile(setup);
+    const record = file.backends.notes! as unknown as { client: Record<string, unknown>; tokens: Record<string, unknown> };
+    delete record.client.issuer;
+    delete record.tokens.issuer;
+    writeFileSync(setup.tokenFile, JSON.stringify(file));
+    const refreshes = () => of(world, "token").filter((t) => t.grant_type === "refresh_token" && t.status === 200).length;
+    const before = refreshes();
+    await new Promise((resolve) => setTimeout(resolve, 1100));
+    const run = await setup.cli(["run", "notes:echo", "--args", '{"text":"hello"}']);
+    expect(run.code, run.stderr).toBe(0);
+    expect(refreshes()).toBeGreaterThan(before);
+    const renewed = tokenFile(setup).backends.notes!;
+    expect(renewed.tokens).toMatchObject({ issuer: world.issuer });
+    expect(renewed.client).toMatchObject({ issuer: world.issuer });
   });
 });

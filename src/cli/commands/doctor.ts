@@ -5,6 +5,7 @@
  * others checked as usual); 2: the config file itself is invalid (the
  * message names the file and field).
  */
+import { settlesWithin } from "../../util/abort.js";
 import { ConfigError } from "../../util/errors.js";
 import { redactDeep } from "../../util/redact.js";
 import { diagnose, type DoctorReport } from "../doctor.js";
@@ -41,7 +42,7 @@ export async function doctor(argv: string[]): Promise<number> {
     // Backends' own errors are in the report; the log would say them twice. An invalid config, catalog or lock file is found as the app is built.
     return await withApp(values, level, async (app) => {
       // A fast embedder (the built-in one) finishes in well under a second; a slow one is reported as still embedding.
-      await settleWithin(app.search.semantic?.whenIdle(), 3000);
+      await settlesWithin(app.search.semantic?.whenIdle(), 3000);
       // Errors and command lines can quote secrets from the environment: every string of the report is redacted before the table shortens any.
       const report = redactDeep(await diagnose(app), app.redact);
       if (values.json) stdout().json(report);
@@ -51,13 +52,6 @@ export async function doctor(argv: string[]): Promise<number> {
   } catch (error) {
     return invalid(error);
   }
-}
-
-/** Waits for `work`, but no longer than `ms`. */
-async function settleWithin(work: Promise<void> | undefined, ms: number): Promise<void> {
-  let timer: NodeJS.Timeout | undefined;
-  await Promise.race([work, new Promise((resolve) => (timer = setTimeout(resolve, ms)))]);
-  clearTimeout(timer);
 }
 
 export function render(report: DoctorReport, style: Style): string {

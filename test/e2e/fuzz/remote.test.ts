@@ -29,6 +29,7 @@ const KNOWN = new Set([
   "oauth_bad_answer",
   "oauth_refused",
   "oauth_unreachable",
+  "oauth_issuer_mismatch",
   "signin_failed",
   "signin_timeout",
   "needs_login",

@@ -10,7 +10,7 @@ import { redirectUriMatches } from "./clients.js";
 import { mediaType, readBody, redirect, sendJson, sendOAuthError, singleValued } from "./http.js";
 import type { CodeStore, TokenStore } from "./store.js";
 import { tokenEndpoint } from "./token-endpoint.js";
-import { CLIENT_AUTH_METHODS, type WorldEvent } from "./types.js";
+import { CLIENT_AUTH_METHODS, type IssResponse, type WorldEvent } from "./types.js";
 
 export interface AuthorizationServerContext {
   /** Base URL, no trailing slash: http://127.0.0.1:P */
@@ -21,6 +21,10 @@ export interface AuthorizationServerContext {
   defaultResource?: string;
   dcr: boolean;
   cimd: boolean;
+  /** Advertise authorization_response_iss_parameter_supported (RFC 9207). */
+  issParameterSupported: boolean;
+  /** The `iss` sent back to the client's redirect URI: this server's issuer, another one, or none. */
+  issResponse: IssResponse;
   oidcOnly: boolean;
   scopesSupported?: string[];
   clients: ClientRegistry;
@@ -44,7 +48,7 @@ export function oauthMetadata(ctx: AuthorizationServerContext): Record<string, u
     grant_types_supported: ["authorization_code", "refresh_token"],
     code_challenge_methods_supported: ["S256"],
     token_endpoint_auth_methods_supported: [...CLIENT_AUTH_METHODS],
-    authorization_response_iss_parameter_supported: true,
+    ...(ctx.issParameterSupported ? { authorization_response_iss_parameter_supported: true } : {}),
     ...(ctx.scopesSupported ? { scopes_supported: ctx.scopesSupported } : {}),
     ...(ctx.cimd ? { client_id_metadata_document_supported: true } : {}),
   };
@@ -115,7 +119,8 @@ async function authorize(ctx: AuthorizationServerContext, res: ServerResponse, u
     answer(400, "invalid_request");
     return sendOAuthError(res, 400, "invalid_request", "redirect_uri is missing or not registered for this client");
   }
-  const back = { state: params.state, iss: ctx.issuer };
+  const iss = { issuer: ctx.issuer, wrong: "https://mix-up.attacker.example", missing: undefined }[ctx.issResponse];
+  const back = { state: params.state, iss };
   const problem = authorizeProblem(ctx, params);
   if (problem) {
     answer(302, problem[0]);

@@ -81,7 +81,7 @@ function protectedResourceMetadata(ctx: ProtectedServerContext): Record<string, 
 function grantFor(ctx: ProtectedServerContext, authorization: string | undefined): Grant | undefined {
   const match = /^Bearer +([A-Za-z0-9\-._~+/]+=*)$/i.exec(authorization ?? "");
   const grant = match ? ctx.tokens.liveAccessToken(match[1]!) : undefined;
-  return grant?.resource === ctx.resource ? grant : undefined;
+  return grant?.resource === ctx.resource && grant.issuer === ctx.issuer ? grant : undefined;
 }
 
 /** JSON-RPC messages of a body (a message or a batch). */

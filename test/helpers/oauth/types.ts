@@ -5,6 +5,9 @@
 
 export type SpecVersion = "2025-06-18" | "2025-03-26";
 
+/** What the authorization server sends as `iss` (RFC 9207) with its answer: its own issuer, another server's, or nothing. */
+export type IssResponse = "issuer" | "wrong" | "missing";
+
 export type ClientAuthMethod = "client_secret_basic" | "client_secret_post" | "none";
 
 export const CLIENT_AUTH_METHODS: readonly ClientAuthMethod[] = ["client_secret_basic", "client_secret_post", "none"];
@@ -46,6 +49,16 @@ export interface WorldOptions {
   servers?: number;
   /** Publish AS metadata only at /.well-known/openid-configuration. Default false. */
   oidcOnly?: boolean;
+  /** Advertise authorization_response_iss_parameter_supported (RFC 9207) in the AS metadata. Default true. */
+  issParameterSupported?: boolean;
+  /** The `iss` each authorization answer carries. Default "issuer" (the AS's own). */
+  issResponse?: IssResponse;
+  /**
+   * How many authorization servers (2025-06-18 mode), each its own issuer and
+   * origin; the protected servers name the first until `useAuthorizationServer`
+   * moves them. Default 1.
+   */
+  authorizationServers?: number;
 }
 
 export interface WorldServer {
@@ -126,6 +139,10 @@ export type WorldEvent = DiscoveryEvent | RegisterEvent | AuthorizeEvent | Token
 export interface OAuthWorld {
   /** The authorization server's base URL (in 2025-03-26 mode: the first MCP server's origin). */
   issuer: string;
+  /** Every authorization server's base URL (`issuer` first). */
+  issuers: string[];
+  /** Makes every protected server name (and accept tokens of) the authorization server at this index of `issuers` only. */
+  useAuthorizationServer(index: number): void;
   servers: WorldServer[];
   /** An https URL of a client metadata document whose client_id is that URL. */
   cimdUrl: string;

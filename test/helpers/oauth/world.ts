@@ -60,7 +60,10 @@ export async function startOAuthWorld(options: WorldOptions = {}): Promise<OAuth
 
   const cimdHost = await startCimdHost();
   const mcpOrigins = await Promise.all(Array.from({ length: options.servers ?? 1 }, () => startOrigin(record)));
-  const asOrigin = spec === "2025-06-18" ? await startOrigin(record) : undefined;
+  const asOrigins =
+    spec === "2025-06-18" ? await Promise.all(Array.from({ length: Math.max(1, options.authorizationServers ?? 1) }, () => startOrigin(record))) : [];
+  const asOrigin = asOrigins[0];
+  let current = asOrigin?.url;
   const resources = mcpOrigins.map((o) => `${o.url}${MCP_PATH}`);
 
   const addAuthorizationServer = (origin: Origin, served: string[], defaultResource?: string) => {
@@ -76,6 +79,8 @@ export async function startOAuthWorld(options: WorldOptions = {}): Promise<OAuth
         dcr: options.dcr ?? true,
         cimd: options.cimd ?? false,
         oidcOnly: options.oidcOnly ?? false,
+        issParameterSupported: options.issParameterSupported ?? true,
+        issResponse: options.issResponse ?? "issuer",
         scopesSupported: options.asScopesSupported,
         clients,
         codes: new CodeStore(),
@@ -84,7 +89,7 @@ export async function startOAuthWorld(options: WorldOptions = {}): Promise<OAuth
       }),
     );
   };
-  if (asOrigin) addAuthorizationServer(asOrigin, resources);
+  for (const origin of asOrigins) addAuthorizationServer(origin, resources);
 
   const servers: WorldServer[] = mcpOrigins.map((origin, index) => {
     const resource = resources[index]!;
@@ -96,7 +101,10 @@ export async function startOAuthWorld(options: WorldOptions = {}): Promise<OAuth
         spec,
         prmLocation,
         prmUrl,
-        issuer: asOrigin?.url ?? origin.url,
+        // Read at each request: `useAuthorizationServer` moves it.
+        get issuer() {
+          return current ?? origin.url;
+        },
         challengeScope: options.challengeScope,
         scopesSupported: options.scopesSupported,
         toolScopes: options.toolScopes ?? {},
@@ -108,9 +116,15 @@ export async function startOAuthWorld(options: WorldOptions = {}): Promise<OAuth
     return { url: resource, resource, ...(prmUrl ? { prmUrl } : {}) };
   });
 
-  const origins = [...mcpOrigins, ...(asOrigin ? [asOrigin] : [])];
+  const origins = [...mcpOrigins, ...asOrigins];
   return {
     issuer: asOrigin?.url ?? mcpOrigins[0]!.url,
+    issuers: asOrigins.length ? asOrigins.map((o) => o.url) : [mcpOrigins[0]!.url],
+    useAuthorizationServer(index) {
+      const origin = asOrigins[index];
+      if (!origin) throw new Error(`no authorization server ${index} (2025-06-18 mode has ${asOrigins.length})`);
+      current = origin.url;
+    },
     servers,
     cimdUrl: cimdHost.url,
     events,

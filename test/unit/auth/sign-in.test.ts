@@ -8,7 +8,7 @@ import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { openUrl } from "../../../src/auth/browser.js";
 import { FileCredentials } from "../../../src/auth/credentials.js";
-import { listenLoopback } from "../../../src/auth/loopback.js";
+import { listenLoopback, SignInError } from "../../../src/auth/loopback.js";
 import { parseConfig } from "../../../src/config/load.js";
 import { convertServers } from "../../../src/cli/init/convert.js";
 import { GrowingRedactor } from "../../../src/util/redact.js";
@@ -124,6 +124,22 @@ describe("the callback listener", () => {
     await fetch(`${loopback.redirectUrl}?code=wrong&state=other`);
     expect((await fetch(`${loopback.redirectUrl}?code=right&state=s2b`)).status).toBe(200);
     expect(await late).toBe("code right");
+    // The issuer check (RFC 9207) sees each answer's `iss`, present or not, before its code is taken.
+    const seen: (string | undefined)[] = [];
+    const check = (iss: string | undefined) => (
+      seen.push(iss),
+      iss === "https://as.example" ? undefined : new SignInError("oauth_issuer_mismatch", `iss ${iss}`)
+    );
+    const checked = outcome(loopback.code("s4", 5000, undefined, undefined, check));
+    expect((await fetch(`${loopback.redirectUrl}?code=c4&state=s4&iss=https%3A%2F%2Fas.example`)).status).toBe(200);
+    expect(await checked).toBe("code c4");
+    const mixedUp = outcome(loopback.code("s5", 5000, undefined, undefined, check));
+    expect((await fetch(`${loopback.redirectUrl}?code=c5&state=s5&iss=https%3A%2F%2Fevil.example`)).status).toBe(400);
+    expect(await mixedUp).toBe("iss https://evil.example");
+    const without = outcome(loopback.code("s6", 5000, undefined, undefined, check));
+    expect((await fetch(`${loopback.redirectUrl}?code=c6&state=s6`)).status).toBe(400);
+    expect(await without).toBe("iss undefined");
+    expect(seen).toEqual(["https://as.example", "https://evil.example", undefined]);
     const waiting = outcome(loopback.code("s3", 5000));
     await loopback.close();
     expect(await waiting).toBe("sign-in cancelled");
