@@ -9,6 +9,7 @@ import type { Redact } from "../util/redact.js";
 import type { TokenSigner } from "../auth/signer.js";
 import { isSdkError, priorOf, probeTimeoutMs, retryAfterProbe } from "./era.js";
 import { callFailure, explainTransportError, needsLogin, OVERSIZED } from "./failures.js";
+import { callAsTask, runsToolTasks } from "./tasks.js";
 import { answerQuestions, backendClient, promptOf, promptsOf, resourcesOf, toUpstream } from "./client.js";
 import { BackendError } from "./errors.js";
 import { spawnProblem } from "./spawn-errors.js";
@@ -37,6 +38,8 @@ export class McpBackend implements Backend {
   /** The transport's last few errors on this connection. */
   private transportErrors: string[] = [];
   private readonly stderr: StderrTail;
+  /** The tools the server runs only as tasks, from its last listing. */
+  private taskOnly = new Set<string>();
 
   /** `redact` cleans each stderr line as it arrives, before the tail is cut to fit a message; `signIn` signs a remote backend's requests (OAuth). */
   constructor(
@@ -148,6 +151,7 @@ export class McpBackend implements Backend {
     if (!client.getServerCapabilities()?.tools) return [];
     // Every page (the SDK walks them, up to MAX_LIST_PAGES), never from the SDK's response cache: a listing follows a change.
     const result = await client.listTools(undefined, { signal, timeout: this.spec.connectTimeoutMs, cacheMode: "bypass" });
+    this.taskOnly = new Set(result.tools.filter((tool) => tool.execution?.taskSupport === "required").map((tool) => tool.name));
     return result.tools.map(toUpstream);
   }
 
@@ -195,6 +199,8 @@ export class McpBackend implements Backend {
       throw new BackendError("cancelled", `${this.namespace}:${name} was cancelled`);
     }
     try {
+      // A tool that runs only as a task: waited for on the caller's behalf (tasks.ts).
+      if (this.taskOnly.has(name) && runsToolTasks(client)) return await callAsTask(client, name, args, options);
       // A raw request, not client.callTool: output validation is the executor's job, with its own error shape.
       // On a 2026-07-28 server a question comes as an `input_required` result: the SDK asks it through the
       // elicitation/sampling handlers (so the calling client answers it, as a 2025 server's request) and retries.
