@@ -20,6 +20,7 @@ import type { Credentials } from "./auth/credentials.js";
 import { ResourceLinks } from "./disclosure/resource-links.js";
 import { BackendOfferings } from "./exec/offerings.js";
 import { ResourceReader } from "./exec/resources.js";
+import { QuestionRelay } from "./server/questions.js";
 import { ClientLog } from "./observe/client-log.js";
 import { RUN_ENVELOPE_BYTES } from "./meta/result.js";
 import type { ClientFeatures } from "./model/peer.js";
@@ -75,6 +76,8 @@ export interface Metatools {
   resources: ResourceReader;
   /** Backends' prompts and resources, offered to clients under namespaced names (`prompts/list`, `resources/list`). */
   offerings: BackendOfferings;
+  /** Calls waiting for a 2026-07-28 client's answer to a backend's question (src/server/questions.ts). */
+  questions: QuestionRelay;
   /** Log messages for clients that asked for them (MCP logging): backends' and metatools' own. */
   clientLog: ClientLog;
   cache: ResultCache;
@@ -129,6 +132,8 @@ export function createMetatools(config: ResolvedConfig, options: AppOptions = {}
   const cache = new ResultCache(stores.cache, config.cache, logger, identity);
   // Resource links a backend returns are handed on under metatools:// names, read back through it (resources/read, or metatools:read_resource).
   const links = new ResourceLinks(stores.links, config.outputs.ttlMs);
+  // Backends' questions to 2026-07-28 clients, which answer in a retry that may reach another replica.
+  const questions = new QuestionRelay(stores.relay, config.serve.questionTimeoutMs);
   const builtins = builtinBackends(config, outputs, config.budgets.inlineBytes - RUN_ENVELOPE_BYTES, redact, () => resources);
   // What backends are told the client side can answer; filled in by `start`, before any backend connects.
   const clientFeatures: ClientFeatures = { elicitation: true, sampling: true };
@@ -169,6 +174,7 @@ export function createMetatools(config: ResolvedConfig, options: AppOptions = {}
     outputs,
     resources,
     offerings,
+    questions,
     clientLog,
     cache,
     telemetry: options.telemetry ?? new Telemetry(),
@@ -202,7 +208,16 @@ export function createMetatools(config: ResolvedConfig, options: AppOptions = {}
     await backends.close();
     reaper.close();
     await semantic?.close();
-    await Promise.all([stores.cache.close(), stores.outputs.close(), stores.links.close(), learning?.close(), credentials?.close(), audit?.close()]);
+    questions.close();
+    await Promise.all([
+      stores.cache.close(),
+      stores.outputs.close(),
+      stores.links.close(),
+      stores.relay.close(),
+      learning?.close(),
+      credentials?.close(),
+      audit?.close(),
+    ]);
   }
 }
 

@@ -12,8 +12,6 @@ import { servedTools } from "./meta/index.js";
 import { scopedFor } from "./meta/scoped.js";
 import type { ServedTool } from "./server/definition.js";
 import { createMcpServer } from "./server/mcp.js";
-import { QuestionRelay } from "./server/questions.js";
-import { INTERACTION_TIMEOUT_MS } from "./server/tool-call.js";
 import type { Logger } from "./util/log.js";
 import { LOCAL_PRINCIPAL } from "./security/principal.js";
 import { packageVersion } from "./util/version.js";
@@ -32,15 +30,6 @@ export interface SessionOptions {
   profile?: string;
 }
 
-/** Each app's parked calls (a 2026-07-28 client's call waiting for its answer): every server of the app, per session or per request, finds them. */
-const RELAYS = new WeakMap<Metatools, QuestionRelay>();
-
-function relayOf(app: Metatools): QuestionRelay {
-  let relay = RELAYS.get(app);
-  if (!relay) RELAYS.set(app, (relay = new QuestionRelay(INTERACTION_TIMEOUT_MS)));
-  return relay;
-}
-
 /** An MCP server for one session. */
 export function createSessionServer(app: Metatools, options: SessionOptions = {}): Server {
   const { logger, tools = servedTools(app), principal, oneRequest = false, profile } = options;
@@ -57,7 +46,7 @@ export function createSessionServer(app: Metatools, options: SessionOptions = {}
         throw new ProtocolError(outcome.kind === "failed" ? ProtocolErrorCode.InternalError : ProtocolErrorCode.InvalidParams, outcome.message);
       },
     },
-    questions: relayOf(app),
+    questions: app.questions,
     oneRequest,
     name: "metatools",
     version: packageVersion(),

@@ -126,6 +126,14 @@ export const metatoolsSectionSchema = z
           .describe(
             `Mark the three tools \`_meta["anthropic/alwaysLoad"]: true\`, so a client that defers tools behind its own tool search (Claude Code) loads them at once. Default ${DEFAULTS.serve.alwaysLoad}.`,
           ),
+        questionTimeoutMs: z
+          .number()
+          .int()
+          .min(1000)
+          .optional()
+          .describe(
+            `How long a backend's question to a 2026-07-28 client (an \`input_required\` reply of run_tool) waits for the client's retry; then the call is cancelled and its state refused. Default ${msWords(DEFAULTS.serve.questionTimeoutMs)}.`,
+          ),
       })
       .strict()
       .optional()

@@ -15,6 +15,7 @@ import {
   type CallToolResult,
   type ClientCapabilities,
   type CreateMessageResult,
+  type ElicitRequest,
   type ElicitRequestFormParams,
   type ElicitResult,
   type Server,
@@ -98,19 +99,20 @@ async function relayed(
   const state = ctx.mcpReq.requestState<ParkedState>();
   let parked: ParkedCall;
   if (state) {
+    const answer = answerOf(ctx.mcpReq.inputResponses?.[QUESTION_KEY]);
+    // Answered once, whichever replica the retry reaches: a replayed state finds its question claimed.
+    if (!(await relay.questions.claim(state))) return over();
     const found = relay.questions.take(state);
-    if (!found)
-      return {
-        isError: true,
-        content: [
-          {
-            type: "text",
-            text: "The call this answer belongs to is over (its question went unanswered too long, or it was answered already); run the tool again.",
-          },
-        ],
-      };
+    if (!found) {
+      // The call waits in another replica: the answer goes to it through the store, and what came of it comes back.
+      const step = await relay.questions.resumeElsewhere(state, answer, ctx.mcpReq.signal);
+      if (!step) return over();
+      if (step.kind === "error") throw new Error(step.message);
+      if (step.kind === "result") return step.result;
+      return asQuestion(step.params, await relay.codec.mint(step.state, ctx));
+    }
     parked = found;
-    parked.answer(answerOf(ctx.mcpReq.inputResponses?.[QUESTION_KEY]));
+    parked.answer(answer);
   } else {
     const holder: { call?: ParkedCall } = {};
     // The same client across the rounds: a backend's questions take turns per client (backends/peers.ts).
@@ -137,6 +139,24 @@ async function relayed(
     parked.progress = undefined;
     await Promise.all(sent);
   }
+}
+
+/** The question as the client is asked it: `input_required`, with the state its retry sends back. */
+function asQuestion(params: ElicitRequest["params"], requestState: string): CallToolResult {
+  return inputRequired({ inputRequests: { [QUESTION_KEY]: questionRequest(params) }, requestState }) as unknown as CallToolResult;
+}
+
+/** A retry whose call is over (or whose question was answered already). */
+function over(): CallToolResult {
+  return {
+    isError: true,
+    content: [
+      {
+        type: "text",
+        text: "The call this answer belongs to is over (its question went unanswered too long, or it was answered already); run the tool again.",
+      },
+    ],
+  };
 }
 
 /** A client's answer as the backend takes it; anything else is "cancel". */

@@ -67,6 +67,7 @@ export function openStoreParts(config: StoreConfig, outputs: { principalBytes: n
     outputs: out.store,
     quota: out.quota,
     links: openConfiguredStore(config, "links"),
+    relay: openConfiguredStore(config, "relay"),
   };
 }
 

@@ -1,0 +1,117 @@
+/**
+ * A backend's question to a 2026-07-28 client across two stateless replicas
+ * sharing a real Redis: the call asks on replica A (`input_required` from
+ * run_tool), the client's retry reaches replica B, which hands the answer to
+ * A through the store and returns what came of it; a tampered state, one
+ * from another token, one used twice and one past its lifetime are refused.
+ */
+import { writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { servers, tempDir } from "../helpers/harness.js";
+import { startRedis, type RedisServer } from "../helpers/redis.js";
+import { startHttp, TEST_TOKEN, type HttpChild } from "../helpers/serve.js";
+
+const MODERN = "2026-07-28";
+const SECOND_TOKEN = "second-token-0123456789abcdef";
+const ENVELOPE = {
+  "io.modelcontextprotocol/protocolVersion": MODERN,
+  "io.modelcontextprotocol/clientInfo": { name: "raw", version: "1" },
+  "io.modelcontextprotocol/clientCapabilities": { elicitation: { form: {} } },
+};
+/** Short, so a late answer can be shown refused. */
+const QUESTION_TIMEOUT_MS = 3000;
+
+let redis: RedisServer;
+let a: HttpChild;
+let b: HttpChild;
+
+beforeAll(async () => {
+  redis = await startRedis();
+  const dir = tempDir();
+  const config = join(dir, "metatools.json");
+  writeFileSync(
+    config,
+    JSON.stringify({
+      mcpServers: { modern: servers.modern() },
+      metatools: {
+        code: { enabled: false },
+        store: { url: redis.url },
+        serve: { questionTimeoutMs: QUESTION_TIMEOUT_MS },
+        http: { tokens: [SECOND_TOKEN] },
+      },
+    }),
+  );
+  [a, b] = await Promise.all([startHttp(["--config", config, "--stateless"]), startHttp(["--config", config, "--stateless"])]);
+}, 60_000);
+
+afterAll(async () => {
+  await Promise.all([a?.stop(), b?.stop()]);
+  await redis?.stop();
+});
+
+/** `tools/call run_tool` on `replica`, as a 2026-07-28 client: its envelope in `_meta`, its method and name in the headers. */
+async function runTool(replica: HttpChild, params: Record<string, unknown>, token = TEST_TOKEN): Promise<Record<string, unknown>> {
+  const response = await fetch(replica.url, {
+    method: "POST",
+    headers: {
+      "content-type": "application/json",
+      accept: "application/json, text/event-stream",
+      authorization: `Bearer ${token}`,
+      "mcp-protocol-version": MODERN,
+      "mcp-method": "tools/call",
+      "mcp-name": "run_tool",
+    },
+    body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "tools/call", params: { name: "run_tool", ...params, _meta: ENVELOPE } }),
+  });
+  const text = await response.text();
+  const json = response.headers.get("content-type")?.includes("text/event-stream")
+    ? text
+        .split("\n")
+        .filter((l) => l.startsWith("data: "))
+        .at(-1)!
+        .slice(6)
+    : text;
+  return JSON.parse(json) as Record<string, unknown>;
+}
+
+const ASK = { arguments: { tool_id: "modern:ask", args: { env: "prod" } } };
+const ANSWER = { question: { action: "accept", content: { confirm: true } } };
+
+/** Asks on replica `on`: the question and the state its retry sends back. */
+async function ask(on: HttpChild): Promise<{ message: string; requestState: string }> {
+  const reply = await runTool(on, ASK);
+  const result = reply.result as { resultType: string; inputRequests: Record<string, { params: { message: string } }>; requestState: string };
+  expect(result.resultType).toBe("input_required");
+  return { message: result.inputRequests.question!.params.message, requestState: result.requestState };
+}
+
+const textOf = (reply: Record<string, unknown>): string => ((reply.result as { content: { text: string }[] }).content[0]!.text ?? "") as string;
+const refusal = (reply: Record<string, unknown>): string => (reply.error as { message: string } | undefined)?.message ?? "";
+
+describe("a 2026-07-28 client's answer on another replica", () => {
+  it("asked on A and answered on B: B hands the answer to A and returns the result", async () => {
+    const asked = await ask(a);
+    expect(asked.message).toMatch(/^\[modern\] Deploy to prod\?/);
+    const answered = await runTool(b, { ...ASK, inputResponses: ANSWER, requestState: asked.requestState });
+    expect(textOf(answered)).toContain("deployed to prod");
+  }, 30_000);
+
+  it("refuses a tampered state, another token's, and one used twice", async () => {
+    const asked = await ask(a);
+    const tampered = asked.requestState.slice(0, -2) + (asked.requestState.endsWith("A") ? "BB" : "AA");
+    expect(refusal(await runTool(b, { ...ASK, inputResponses: ANSWER, requestState: tampered }))).toMatch(/Invalid or expired requestState/);
+    expect(refusal(await runTool(b, { ...ASK, inputResponses: ANSWER, requestState: asked.requestState }, SECOND_TOKEN))).toMatch(
+      /Invalid or expired requestState/,
+    );
+    expect(textOf(await runTool(b, { ...ASK, inputResponses: ANSWER, requestState: asked.requestState }))).toContain("deployed to prod");
+    expect(textOf(await runTool(a, { ...ASK, inputResponses: ANSWER, requestState: asked.requestState }))).toMatch(/is over .* run the tool again/);
+  }, 30_000);
+
+  it("refuses a state past the question's lifetime", async () => {
+    const asked = await ask(a);
+    await new Promise((resolve) => setTimeout(resolve, QUESTION_TIMEOUT_MS + 1500));
+    const late = await runTool(b, { ...ASK, inputResponses: ANSWER, requestState: asked.requestState });
+    expect(refusal(late)).toMatch(/Invalid or expired requestState/);
+  }, 30_000);
+});
