@@ -14,18 +14,26 @@ export function priorOf(client: Client): PriorDiscovery | undefined {
 }
 
 /**
- * What to try after a first connect (which probed the era) failed, or undefined:
- * nothing to retry. A 2025 server that drops the connection on the unknown
- * `server/discover` (some exit on any request before `initialize`) spent its
- * transport: a fresh one goes straight to `initialize`. A 2026-07-28-only
- * server that did not answer the probe in time over stdio was taken for a
- * 2025 one, and refused `initialize` (-32022): it is probed again, given the whole connect timeout.
+ * What to try after a connect failed, or undefined: nothing to retry. A
+ * 2025 server that drops the connection on the unknown `server/discover`
+ * (some exit on any request before `initialize`) spent its transport: a
+ * fresh one goes straight to `initialize`. A server taken for a 2025 one
+ * (it did not answer the probe in time over stdio, or it was one when last
+ * listed) that refuses `initialize` as 2026-07-28-only (-32022) is probed
+ * again, given the whole connect timeout. `prior`: what the failed connect assumed.
  */
-export function retryAfterProbe(error: unknown): { prior?: PriorDiscovery; patientProbe?: boolean } | undefined {
-  if (isSdkError(error, SdkErrorCode.EraNegotiationFailed) && /closed during the server\/discover probe/.test(error.message))
+export function retryAfterProbe(error: unknown, prior: PriorDiscovery | undefined): { prior?: PriorDiscovery; patientProbe?: boolean } | undefined {
+  if (prior?.kind === "modern") return undefined;
+  if (!prior && isSdkError(error, SdkErrorCode.EraNegotiationFailed) && /closed during the server\/discover probe/.test(error.message))
     return { prior: { kind: "legacy" } };
-  if (error instanceof ProtocolError && error.code === UNSUPPORTED_PROTOCOL_VERSION) return { patientProbe: true };
+  if (refusesLegacy(error)) return { patientProbe: true };
   return undefined;
+}
+
+/** A 2026-07-28-only server's refusal of `initialize` (over HTTP, inside the SDK's error for the POST). */
+function refusesLegacy(error: unknown): boolean {
+  if (error instanceof ProtocolError) return error.code === UNSUPPORTED_PROTOCOL_VERSION;
+  return error instanceof Error && /"code":\s*-32022\b/.test(error.message);
 }
 
 export function isSdkError(error: unknown, code: SdkErrorCode): error is SdkError {

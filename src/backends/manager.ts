@@ -60,6 +60,7 @@ export class BackendManager {
     const entry = this.entries.get(namespace);
     if (!entry || entry.state.status !== "connecting") return;
     entry.preloaded = true;
+    if (info?.era) entry.backend.knownEra?.(info.era);
     entry.state = { ...entry.state, toolCount: tools.length, fromSnapshot: true, ...(info ? { info } : {}) };
     this.emit(entry, tools);
   }

@@ -84,7 +84,7 @@ export class McpBackend implements Backend {
       try {
         await this.attempt(signal, prior);
       } catch (error) {
-        const retry = prior === undefined && !signal.aborted && !this.closing ? retryAfterProbe(error) : undefined;
+        const retry = !signal.aborted && !this.closing ? retryAfterProbe(error, prior) : undefined;
         if (!retry) throw error;
         // A fresh transport (and process): the first one was spent by the probe. What it wrote would be told twice.
         this.stderr.clear();
@@ -136,6 +136,11 @@ export class McpBackend implements Backend {
       await client.close().catch(() => {});
       throw error;
     }
+  }
+
+  /** The era the server spoke when last listed (the snapshot): a 2025 server is greeted with `initialize` at once, no probe first. */
+  knownEra(era: ProtocolEra): void {
+    if (this.prior === undefined && era === "legacy") this.prior = { kind: "legacy" };
   }
 
   info(): BackendInfo | undefined {

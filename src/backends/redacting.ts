@@ -19,7 +19,7 @@ import type {
   ReadResourceResult,
 } from "@modelcontextprotocol/sdk/types.js";
 import { BackendError } from "./errors.js";
-import type { Backend, BackendEvent, BackendInfo, CallOptions, ListedResources, ToolCallResult } from "./types.js";
+import type { Backend, BackendEvent, BackendInfo, CallOptions, ListedResources, ProtocolEra, ToolCallResult } from "./types.js";
 
 export class RedactingBackend implements Backend {
   /** A tool whose name showed a secret is listed under the redacted name; calls map it back. */
@@ -44,6 +44,10 @@ export class RedactingBackend implements Backend {
 
   connect(signal: AbortSignal): Promise<void> {
     return this.guard(() => this.inner.connect(signal));
+  }
+
+  knownEra(era: ProtocolEra): void {
+    this.inner.knownEra?.(era);
   }
 
   info(): BackendInfo | undefined {

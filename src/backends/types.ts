@@ -79,6 +79,8 @@ export interface Backend {
   /** Connects (spawns, handshakes). Rejects with a message that names the cause. */
   connect(signal: AbortSignal): Promise<void>;
   info(): BackendInfo | undefined;
+  /** The era the server spoke when last listed (the snapshot): its next connect may skip asking. */
+  knownEra?(era: ProtocolEra): void;
   /** Every tool, all pages. */
   listTools(signal?: AbortSignal): Promise<UpstreamTool[]>;
   callTool(name: string, args: Record<string, unknown>, options: CallOptions): Promise<ToolCallResult>;

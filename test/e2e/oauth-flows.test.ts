@@ -100,6 +100,12 @@ describe("metatools auth login", () => {
     expect(setup.seen.join("\n")).not.toContain(secret ?? "never-printed");
   });
 
+  it("signs in to a server that lets the handshake through and asks at the next request", async () => {
+    const { world, setup } = await setUp({ openInitialize: true });
+    await signInAndRun(setup);
+    expect(of(world, "authorize")).toHaveLength(1);
+  });
+
   it("asks for the scope the server's 401 names in WWW-Authenticate", async () => {
     const { world, setup } = await setUp({ challengeScope: "notes:read", scopesSupported: ["notes:read", "notes:write", "admin"] });
     await signInAndRun(setup);

@@ -29,6 +29,8 @@ export interface ProtectedServerContext {
   /** The authorization server named in the PRM. */
   issuer: string;
   challengeScope?: string;
+  /** `initialize` and notifications are answered without a token; anything else asks for one. */
+  openInitialize?: boolean;
   scopesSupported?: string[];
   toolScopes: Record<string, string>;
   tokens: TokenStore;
@@ -146,7 +148,7 @@ async function handleMcp(ctx: ProtectedServerContext, req: IncomingMessage, res:
   const event = trackEvent(ctx, req, res, path);
   const authorization = req.headers.authorization;
   const grant = grantFor(ctx, authorization);
-  if (!grant) return unauthorized(ctx, res, authorization !== undefined);
+  if (!grant && !(ctx.openInitialize && req.method === "POST")) return unauthorized(ctx, res, authorization !== undefined);
   if (req.method !== "POST") {
     res.writeHead(405, { allow: "POST" }).end();
     return;
@@ -159,6 +161,12 @@ async function handleMcp(ctx: ProtectedServerContext, req: IncomingMessage, res:
   }
   const list = messages(body);
   event.rpcMethods = list.map((m) => String(m.method));
+  if (!grant) {
+    // Open for the handshake only: the first request that does anything asks for a sign-in.
+    const handshake = list.every((m) => m.method === "initialize" || String(m.method).startsWith("notifications/"));
+    if (!handshake) return unauthorized(ctx, res, authorization !== undefined);
+    return serveMcp(ctx, req, res, body, "");
+  }
   event.tools = list.filter((m) => m.method === "tools/call").map((m) => String(m.params?.name));
   const needed = missingScope(ctx, event.tools, grant);
   if (needed !== undefined) return insufficientScope(ctx, res, needed);

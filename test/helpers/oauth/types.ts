@@ -37,6 +37,8 @@ export interface WorldOptions {
   preRegistered?: PreRegisteredClient[];
   /** `scope="…"` in the 401's WWW-Authenticate; omitted when undefined. */
   challengeScope?: string;
+  /** The MCP servers answer `initialize` (and notifications) without a token, and ask for one at the next request. */
+  openInitialize?: boolean;
   /** PRM `scopes_supported`. */
   scopesSupported?: string[];
   /** AS metadata `scopes_supported`. */

@@ -106,6 +106,7 @@ export async function startOAuthWorld(options: WorldOptions = {}): Promise<OAuth
           return current ?? origin.url;
         },
         challengeScope: options.challengeScope,
+        openInitialize: options.openInitialize,
         scopesSupported: options.scopesSupported,
         toolScopes: options.toolScopes ?? {},
         tokens,
