@@ -12,8 +12,7 @@
  */
 import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { Client as ClientV2, StreamableHTTPClientTransport as HttpV2 } from "@modelcontextprotocol/client";
-import { getDefaultEnvironment as defaultEnvV2, StdioClientTransport as StdioV2 } from "@modelcontextprotocol/client/stdio";
+import { Client as ClientV2 } from "@modelcontextprotocol/client";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { getDefaultEnvironment, StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import { ElicitRequestSchema } from "@modelcontextprotocol/sdk/types.js";
@@ -21,7 +20,8 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { CLI } from "../helpers/cli.js";
 import { eventually } from "../helpers/eventually.js";
 import { servers, tempDir, testHomes } from "../helpers/harness.js";
-import { httpClientTransport, startHttp, TEST_TOKEN, type HttpChild } from "../helpers/serve.js";
+import { httpServe, stdioServe } from "../helpers/modern.js";
+import { httpClientTransport, startHttp, type HttpChild } from "../helpers/serve.js";
 
 type ClientKind = "v1" | "v2-pinned" | "v2-auto";
 type Served = "stdio" | "http";
@@ -85,11 +85,7 @@ async function connect(kind: ClientKind, served: Served): Promise<Driver> {
     asked.push({ message: (request.params as { message: string }).message, id: ctx.mcpReq.id });
     return { action: "accept" as const, content: ANSWER };
   });
-  await client.connect(
-    served === "http"
-      ? new HttpV2(new URL(server.url), { requestInit: { headers: { Authorization: `Bearer ${TEST_TOKEN}` } } })
-      : new StdioV2({ command: process.execPath, args: [CLI, "serve", "--config", config], env: { ...defaultEnvV2(), ...testHomes() }, stderr: "ignore" }),
-  );
+  await client.connect(served === "http" ? httpServe(server.url) : stdioServe(config));
   return {
     asked,
     call: (name, args, options = {}) => client.callTool({ name, arguments: args }, { ...options, timeout: 60_000 }),

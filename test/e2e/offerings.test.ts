@@ -9,11 +9,10 @@
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { Client as ClientV2 } from "@modelcontextprotocol/client";
-import { getDefaultEnvironment, StdioClientTransport } from "@modelcontextprotocol/client/stdio";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { CLI } from "../helpers/cli.js";
-import { servers, tempDir, testHomes } from "../helpers/harness.js";
+import { servers, tempDir } from "../helpers/harness.js";
+import { stdioServe } from "../helpers/modern.js";
 import { httpClientTransport, startHttp, type HttpChild } from "../helpers/serve.js";
 
 const KV_TOKEN = "kv-only-token-0123456789abcdef";
@@ -104,14 +103,7 @@ describe("a profile that hides the namespace", () => {
 describe("a 2026-07-28 client over stdio", () => {
   it("lists and gets the prompts, and reads the resources, as a 2025 client does", async () => {
     const client = new ClientV2({ name: "modern", version: "1" }, { versionNegotiation: { mode: { pin: "2026-07-28" } } });
-    await client.connect(
-      new StdioClientTransport({
-        command: process.execPath,
-        args: [CLI, "serve", "--config", config],
-        env: { ...getDefaultEnvironment(), ...testHomes() },
-        stderr: "ignore",
-      }),
-    );
+    await client.connect(stdioServe(config));
     try {
       expect((await client.listPrompts()).prompts.map((p) => p.name)).toContain("everything:simple-prompt");
       const filled = await client.getPrompt({ name: "everything:simple-prompt" });

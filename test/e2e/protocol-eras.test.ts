@@ -8,22 +8,15 @@
  */
 import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { Client as ClientV2, StreamableHTTPClientTransport } from "@modelcontextprotocol/client";
-import { getDefaultEnvironment, StdioClientTransport } from "@modelcontextprotocol/client/stdio";
+import { Client as ClientV2 } from "@modelcontextprotocol/client";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { CLI } from "../helpers/cli.js";
 import { eventually } from "../helpers/eventually.js";
-import { servers, tempDir, testHomes } from "../helpers/harness.js";
+import { servers, tempDir } from "../helpers/harness.js";
+import { envelope, httpServe, MODERN, postModern, stdioServe } from "../helpers/modern.js";
 import { httpClientTransport, startHttp, TEST_TOKEN, type HttpChild } from "../helpers/serve.js";
 
-const MODERN = "2026-07-28";
-const ENVELOPE = {
-  "io.modelcontextprotocol/protocolVersion": MODERN,
-  "io.modelcontextprotocol/clientInfo": { name: "raw", version: "1" },
-  "io.modelcontextprotocol/clientCapabilities": {},
-};
-
+const ENVELOPE = envelope();
 const SECOND_TOKEN = "second-token-0123456789abcdef";
 
 let server: HttpChild;
@@ -47,38 +40,9 @@ beforeAll(async () => {
 
 afterAll(() => server?.stop());
 
-/** One JSON-RPC request of the 2026-07-28 era: its envelope in `_meta`, its method (and name) in the headers. */
-async function post(
-  method: string,
-  params: Record<string, unknown>,
-  headers: Record<string, string> = {},
-  envelope: Record<string, unknown> = ENVELOPE,
-): Promise<{ status: number; body: Record<string, unknown> }> {
-  const name: Record<string, string> = typeof params.name === "string" ? { "mcp-name": params.name } : {};
-  const response = await fetch(server.url, {
-    method: "POST",
-    headers: {
-      "content-type": "application/json",
-      accept: "application/json, text/event-stream",
-      authorization: `Bearer ${TEST_TOKEN}`,
-      "mcp-protocol-version": MODERN,
-      "mcp-method": method,
-      ...name,
-      ...headers,
-    },
-    body: JSON.stringify({ jsonrpc: "2.0", id: 1, method, params: { ...params, _meta: envelope } }),
-  });
-  const text = await response.text();
-  // A streamed answer (SSE) carries the JSON-RPC message on its last data line.
-  const json = response.headers.get("content-type")?.includes("text/event-stream")
-    ? text
-        .split("\n")
-        .filter((l) => l.startsWith("data: "))
-        .at(-1)!
-        .slice(6)
-    : text;
-  return { status: response.status, body: JSON.parse(json) as Record<string, unknown> };
-}
+/** One JSON-RPC request of the 2026-07-28 era to the server. */
+const post = (method: string, params: Record<string, unknown>, headers: Record<string, string> = {}, meta: Record<string, unknown> = ENVELOPE) =>
+  postModern(server.url, method, params, { headers, meta });
 
 const textOf = (result: unknown): string => ((result as { content: { type: string; text: string }[] }).content[0] as { text: string }).text;
 
@@ -147,7 +111,7 @@ describe("a 2026-07-28 client over raw HTTP, with no handshake", () => {
 describe("SDK clients of both eras on one server", () => {
   it("a v2 client pinned to 2026-07-28 and a 1.x client with a session both search and run, over HTTP", async () => {
     const modern = new ClientV2({ name: "modern", version: "1" }, { versionNegotiation: { mode: { pin: MODERN } } });
-    await modern.connect(new StreamableHTTPClientTransport(new URL(server.url), { requestInit: { headers: { Authorization: `Bearer ${TEST_TOKEN}` } } }));
+    await modern.connect(httpServe(server.url));
     const legacy = new Client({ name: "legacy", version: "1" });
     const transport = httpClientTransport(server.url);
     await legacy.connect(transport);
@@ -168,14 +132,7 @@ describe("SDK clients of both eras on one server", () => {
 
   it("a v2 client pinned to 2026-07-28 over stdio", async () => {
     const modern = new ClientV2({ name: "modern", version: "1" }, { versionNegotiation: { mode: { pin: MODERN } } });
-    await modern.connect(
-      new StdioClientTransport({
-        command: process.execPath,
-        args: [CLI, "serve", "--config", config],
-        env: { ...getDefaultEnvironment(), ...testHomes() },
-        stderr: "ignore",
-      }),
-    );
+    await modern.connect(stdioServe(config));
     try {
       expect(modern.getNegotiatedProtocolVersion()).toBe(MODERN);
       const listed = await modern.listTools();
@@ -196,11 +153,11 @@ async function modernClient(answer: (params: { message: string }) => Record<stri
     asked.push(request.params as { message: string });
     return { action: "accept" as const, content: answer(request.params as { message: string }) as Record<string, string | number | boolean> };
   });
-  await client.connect(new StreamableHTTPClientTransport(new URL(server.url), { requestInit: { headers: { Authorization: `Bearer ${token}` } } }));
+  await client.connect(httpServe(server.url, token));
   return { client, asked };
 }
 
-const ASKING_ENVELOPE = { ...ENVELOPE, "io.modelcontextprotocol/clientCapabilities": { elicitation: { form: {} } } };
+const ASKING_ENVELOPE = envelope({ elicitation: { form: {} } });
 
 describe("a backend's question to a 2026-07-28 client", () => {
   it("from a 2026-07-28 backend (input_required) comes back as input_required from run_tool, and the answer reaches the backend", async () => {
@@ -260,7 +217,7 @@ describe("a backend's question to a 2026-07-28 client", () => {
 describe("progress and cancellation for a 2026-07-28 client", () => {
   it("progress of a 2026-07-28 backend reaches the client, and cancelling the call stops the backend", async () => {
     const client = new ClientV2({ name: "modern", version: "1" }, { versionNegotiation: { mode: { pin: MODERN } } });
-    await client.connect(new StreamableHTTPClientTransport(new URL(server.url), { requestInit: { headers: { Authorization: `Bearer ${TEST_TOKEN}` } } }));
+    await client.connect(httpServe(server.url));
     const controller = new AbortController();
     const steps: number[] = [];
     try {

@@ -10,15 +10,11 @@ import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { servers, tempDir } from "../helpers/harness.js";
 import { startRedis, type RedisServer } from "../helpers/redis.js";
+import { envelope, postModern } from "../helpers/modern.js";
 import { startHttp, TEST_TOKEN, type HttpChild } from "../helpers/serve.js";
 
-const MODERN = "2026-07-28";
 const SECOND_TOKEN = "second-token-0123456789abcdef";
-const ENVELOPE = {
-  "io.modelcontextprotocol/protocolVersion": MODERN,
-  "io.modelcontextprotocol/clientInfo": { name: "raw", version: "1" },
-  "io.modelcontextprotocol/clientCapabilities": { elicitation: { form: {} } },
-};
+const ENVELOPE = envelope({ elicitation: { form: {} } });
 /** Short, so a late answer can be shown refused. */
 const QUESTION_TIMEOUT_MS = 3000;
 
@@ -50,29 +46,9 @@ afterAll(async () => {
   await redis?.stop();
 });
 
-/** `tools/call run_tool` on `replica`, as a 2026-07-28 client: its envelope in `_meta`, its method and name in the headers. */
+/** `tools/call run_tool` on `replica`, as a 2026-07-28 client. */
 async function runTool(replica: HttpChild, params: Record<string, unknown>, token = TEST_TOKEN): Promise<Record<string, unknown>> {
-  const response = await fetch(replica.url, {
-    method: "POST",
-    headers: {
-      "content-type": "application/json",
-      accept: "application/json, text/event-stream",
-      authorization: `Bearer ${token}`,
-      "mcp-protocol-version": MODERN,
-      "mcp-method": "tools/call",
-      "mcp-name": "run_tool",
-    },
-    body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "tools/call", params: { name: "run_tool", ...params, _meta: ENVELOPE } }),
-  });
-  const text = await response.text();
-  const json = response.headers.get("content-type")?.includes("text/event-stream")
-    ? text
-        .split("\n")
-        .filter((l) => l.startsWith("data: "))
-        .at(-1)!
-        .slice(6)
-    : text;
-  return JSON.parse(json) as Record<string, unknown>;
+  return (await postModern(replica.url, "tools/call", { name: "run_tool", ...params }, { token, meta: ENVELOPE })).body;
 }
 
 const ASK = { arguments: { tool_id: "modern:ask", args: { env: "prod" } } };
