@@ -7,8 +7,9 @@
  * Each combination searches, describes and runs; gets both backends'
  * questions in its own era's form (a pushed `elicitation/create` for a 2025
  * client, an `input_required` result its SDK answers for a 2026-07-28 one)
- * and their answers reach the backends; sees progress; and a call it
- * cancels stops the backend's work (the backend says so).
+ * and their answers reach the backends; gets a task-only tool's result as
+ * a plain one; sees progress; and a call it cancels stops the backend's
+ * work (the backend says so).
  */
 import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
@@ -142,6 +143,11 @@ describe.each<[ClientKind, Served]>([
       expect(textOf(result)).toMatch(tool === "modern:ask" ? /deployed to prod/ : /Ada Lovelace/);
     },
   );
+
+  it("gets a 2025 backend's task-only tool as a plain result (metatools waits on the task)", async () => {
+    const result = await driver.call("run_tool", { tool_id: "everything:simulate-research-query", args: { topic: `tides, ${kind}` } });
+    expect(textOf(result)).toContain(`Research Report: tides, ${kind}`);
+  }, 30_000);
 
   it("sees progress, and a call it cancels stops the backend's work", async () => {
     const before = abortedLines();
