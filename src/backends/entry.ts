@@ -91,3 +91,30 @@ export function awaitSignIn(
   entry.retryTimer = setTimeout(again, options.breakerMs);
   entry.retryTimer.unref();
 }
+
+/** The state of a backend that connected and listed `toolCount` tools in `connectedInMs`: whatever it failed with before is gone. */
+export function readyState(state: BackendState, info: BackendState["info"], toolCount: number, connectedInMs: number): BackendState {
+  return {
+    ...state,
+    status: "ready",
+    error: undefined,
+    retryAt: undefined,
+    info,
+    toolCount,
+    connectedInMs,
+    fromSnapshot: undefined,
+    fix: undefined,
+    failedAt: undefined,
+  };
+}
+
+/** The state of a backend whose connect failed (or whose entry cannot be used, `needs_config`), saying why and, when known, the fix. */
+export function failedState(
+  state: BackendState,
+  status: "failed" | "needs_config",
+  error: string,
+  fix: string | undefined,
+  connectedInMs: number,
+): BackendState {
+  return { ...state, status, error, fix, failedAt: new Date().toISOString(), retryAt: undefined, toolCount: 0, connectedInMs };
+}

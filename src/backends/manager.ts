@@ -8,7 +8,7 @@ import type { UpstreamTool } from "../model/tool.js";
 import { isOwnKind } from "../model/transport-kinds.js";
 import { errorMessage } from "../util/errors.js";
 import { noRedaction } from "../util/redact.js";
-import { attemptEnded, attemptsEnded, awaitSignIn, logOnce, settle, type Entry } from "./entry.js";
+import { attemptEnded, attemptsEnded, awaitSignIn, failedState, logOnce, readyState, settle, type Entry } from "./entry.js";
 import { BackendError } from "./errors.js";
 import { BackendLogs } from "./logs.js";
 import { RedactingBackend } from "./redacting.js";
@@ -157,18 +157,7 @@ export class BackendManager {
       const tools = await raceAbort(backend.listTools(abort.signal), abort.signal);
       if (this.closed) return;
       entry.failures = 0;
-      entry.state = {
-        ...entry.state,
-        status: "ready",
-        error: undefined,
-        retryAt: undefined,
-        info: backend.info(),
-        toolCount: tools.length,
-        connectedInMs: took(),
-        fromSnapshot: undefined,
-        fix: undefined,
-        failedAt: undefined,
-      };
+      entry.state = readyState(entry.state, backend.info(), tools.length, took());
       entry.preloaded = false;
       entry.listed = JSON.stringify(tools);
       entry.logged = undefined;
@@ -194,16 +183,7 @@ export class BackendManager {
         const fix = error instanceof BackendError ? error.details.fix : undefined;
         // A config entry that cannot be used is not retried: nothing changes until a person edits it and restarts.
         const status = code === "needs_config" ? "needs_config" : "failed";
-        entry.state = {
-          ...entry.state,
-          status,
-          error: reason,
-          fix,
-          failedAt: new Date().toISOString(),
-          retryAt: undefined,
-          toolCount: 0,
-          connectedInMs: took(),
-        };
+        entry.state = failedState(entry.state, status, reason, fix, took());
         logOnce(entry, this.options.logger, status === "failed" ? "error" : "warn", fix ? `${reason} (fix: ${fix})` : reason);
         if (status === "failed") this.scheduleRetry(entry, attempt + 1);
       }
