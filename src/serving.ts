@@ -38,6 +38,7 @@ export function createSessionServer(app: Metatools, options: SessionOptions = {}
   const sees = (namespace: string) => scoped.backends.state(namespace) !== undefined;
   return createMcpServer({
     listResources: (signal) => app.offerings.resources(sees, signal),
+    complete: (params, signal) => app.offerings.complete(params, sees, signal),
     prompts: {
       list: (signal) => app.offerings.prompts(sees, signal),
       get: async (name, args, signal) => {

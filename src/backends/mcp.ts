@@ -2,7 +2,7 @@
  * An upstream MCP server, reached over stdio, Streamable HTTP or SSE.
  */
 import { SdkErrorCode, type Client, type PriorDiscovery, type Transport } from "@modelcontextprotocol/client";
-import type { GetPromptResult, LoggingLevel, Prompt, ReadResourceResult } from "@modelcontextprotocol/sdk/types.js";
+import type { CompleteRequest, CompleteResult, GetPromptResult, LoggingLevel, Prompt, ReadResourceResult } from "@modelcontextprotocol/sdk/types.js";
 import type { RemoteBackendSpec, StdioBackendSpec } from "../config/resolved.js";
 import type { UpstreamTool } from "../model/tool.js";
 import type { Redact } from "../util/redact.js";
@@ -174,6 +174,12 @@ export class McpBackend implements Backend {
 
   getPrompt(name: string, args: Record<string, string>, options: { signal?: AbortSignal; timeoutMs: number }): Promise<GetPromptResult> {
     return promptOf(this.requireClient(), this.namespace, name, args, options);
+  }
+
+  async complete(params: CompleteRequest["params"], options: { signal?: AbortSignal; timeoutMs: number }): Promise<CompleteResult> {
+    const client = this.requireClient();
+    if (!client.getServerCapabilities()?.completions) return { completion: { values: [] } };
+    return (await client.complete(params as never, { signal: options.signal, timeout: options.timeoutMs })) as CompleteResult;
   }
 
   listResources(signal?: AbortSignal): Promise<ListedResources> {

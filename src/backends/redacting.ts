@@ -10,6 +10,8 @@ import type { OutputStore } from "../disclosure/outputs.js";
 import type { UpstreamTool } from "../model/tool.js";
 import { redactDeep, redactError, type Redact } from "../util/redact.js";
 import type {
+  CompleteRequest,
+  CompleteResult,
   ContentBlock,
   CreateMessageRequest,
   ElicitRequest,
@@ -85,6 +87,11 @@ export class RedactingBackend implements Backend {
     if (!this.inner.getPrompt) throw new BackendError("upstream_error", `${this.namespace} serves no prompts`);
     const { messages, ...rest } = await this.guard(() => this.inner.getPrompt!(name, args, options));
     return { ...redactDeep(rest, this.redact), messages: messages.map((m) => ({ ...m, content: redactContent(m.content, this.redact) })) };
+  }
+
+  async complete(params: CompleteRequest["params"], options: { signal?: AbortSignal; timeoutMs: number }): Promise<CompleteResult> {
+    if (!this.inner.complete) return { completion: { values: [] } };
+    return redactDeep(await this.guard(() => this.inner.complete!(params, options)), this.redact);
   }
 
   async listResources(signal?: AbortSignal): Promise<ListedResources> {

@@ -2,7 +2,17 @@
  * The one narrow interface every backend implements: upstream MCP servers,
  * catalog-only tool sets, and built-in backends (code intelligence, metatools' own tools).
  */
-import type { CallToolResult, GetPromptResult, LoggingLevel, Prompt, ReadResourceResult, Resource, ResourceTemplate } from "@modelcontextprotocol/sdk/types.js";
+import type {
+  CallToolResult,
+  CompleteRequest,
+  CompleteResult,
+  GetPromptResult,
+  LoggingLevel,
+  Prompt,
+  ReadResourceResult,
+  Resource,
+  ResourceTemplate,
+} from "@modelcontextprotocol/sdk/types.js";
 import type { ClientPeer } from "../model/peer.js";
 
 export type { ClientPeer } from "../model/peer.js";
@@ -90,6 +100,8 @@ export interface Backend {
   listPrompts?(signal?: AbortSignal): Promise<Prompt[]>;
   /** One prompt filled in (`prompts/get`). */
   getPrompt?(name: string, args: Record<string, string>, options: { signal?: AbortSignal; timeoutMs: number }): Promise<GetPromptResult>;
+  /** Suggestions for an argument of one of its prompts or resource templates (`completion/complete`); none when it offers none. */
+  complete?(params: CompleteRequest["params"], options: { signal?: AbortSignal; timeoutMs: number }): Promise<CompleteResult>;
   /** The server's resources and resource templates (`resources/list`, `resources/templates/list`, every page). */
   listResources?(signal?: AbortSignal): Promise<ListedResources>;
   /** Reads one of the backend's resources (`resources/read`); undefined: it serves none. */

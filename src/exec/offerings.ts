@@ -6,7 +6,7 @@
  * offers nothing until it is. Everything a backend says has passed the
  * redacting wrapper (backends/redacting.ts).
  */
-import type { GetPromptResult, Prompt, Resource, ResourceTemplate } from "@modelcontextprotocol/sdk/types.js";
+import type { CompleteRequest, CompleteResult, GetPromptResult, Prompt, Resource, ResourceTemplate } from "@modelcontextprotocol/sdk/types.js";
 import { UriTemplate } from "@modelcontextprotocol/server";
 import type { BackendManager } from "../backends/manager.js";
 import type { ListedResources } from "../backends/types.js";
@@ -61,6 +61,31 @@ export class BackendOfferings {
     } catch (error) {
       return { kind: "failed", message: errorMessage(error) };
     }
+  }
+
+  /**
+   * Suggestions for an argument of a backend's prompt (`namespace:name`) or
+   * resource template (`metatools://namespace/...`), asked of that backend
+   * under its own names; none for a name the caller cannot see.
+   */
+  async complete(params: CompleteRequest["params"], sees: Sees, signal?: AbortSignal): Promise<CompleteResult> {
+    const none: CompleteResult = { completion: { values: [] } };
+    const { ref } = params;
+    let namespace: string | undefined;
+    let own: CompleteRequest["params"]["ref"];
+    if (ref.type === "ref/prompt") {
+      namespace = namespaceOf(ref.name);
+      own = { ...ref, name: namespace === undefined ? ref.name : ref.name.slice(namespace.length + 1) };
+    } else {
+      const target = parseShared(ref.uri);
+      namespace = target?.namespace;
+      own = { ...ref, uri: target?.uri ?? ref.uri };
+    }
+    if (namespace === undefined || !sees(namespace)) return none;
+    if (!this.ready(namespace)) await this.awaitReady(namespace);
+    const backend = this.ready(namespace) ? this.backends.backend(namespace) : undefined;
+    if (!backend?.complete) return none;
+    return backend.complete({ ...params, ref: own }, { signal, timeoutMs: this.timeoutMs }).catch(() => none);
   }
 
   /** Every resource and template of the ready backends the caller sees, under metatools:// names. */

@@ -3,6 +3,8 @@
  * (`CallExtra`), and what a server is made from (`ServerDefinition`).
  */
 import type {
+  CompleteRequest,
+  CompleteResult,
   CallToolResult,
   GetPromptResult,
   LoggingLevel,
@@ -74,6 +76,8 @@ export interface ServerDefinition {
   readResource?(uri: string, extra: { signal: AbortSignal; principal?: string }): Promise<ReadResourceResult>;
   /** The backends' resources and templates this caller may see, under metatools:// names (`resources/list`, `resources/templates/list`). */
   listResources?(signal: AbortSignal): Promise<{ resources: Resource[]; templates: ResourceTemplate[] }>;
+  /** Suggestions for an argument of a backend's prompt or resource template (`completion/complete`). */
+  complete?(params: CompleteRequest["params"], signal: AbortSignal): Promise<CompleteResult>;
   /** The backends' prompts this caller may see, named `namespace:name`; `get` rejects with a ProtocolError for an unknown or failing one. */
   prompts?: {
     list(signal: AbortSignal): Promise<Prompt[]>;

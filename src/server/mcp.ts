@@ -25,6 +25,7 @@ export function createMcpServer(definition: ServerDefinition): Server {
         tools: { listChanged: false },
         ...(definition.readResource ? { resources: {} } : {}),
         ...(definition.prompts ? { prompts: {} } : {}),
+        ...(definition.complete ? { completions: {} } : {}),
         ...(definition.logging ? { logging: {} } : {}),
       },
       instructions: definition.instructions(),
@@ -73,6 +74,8 @@ export function createMcpServer(definition: ServerDefinition): Server {
     server.setRequestHandler("prompts/list", async (_request, ctx) => ({ prompts: await prompts.list(ctx.mcpReq.signal) }));
     server.setRequestHandler("prompts/get", (request, ctx) => prompts.get(request.params.name, request.params.arguments ?? {}, ctx.mcpReq.signal));
   }
+  const complete = definition.complete;
+  if (complete) server.setRequestHandler("completion/complete", (request, ctx) => complete(request.params, ctx.mcpReq.signal));
   const byName = new Map(definition.tools.map((tool) => [tool.name, tool]));
   server.setRequestHandler("tools/list", async () => ({
     tools: definition.tools.map(({ name, description, inputSchema, annotations, _meta }) => ({

@@ -2,7 +2,8 @@
  * Backends' prompts and resources offered through metatools, named like
  * their tools (`everything:simple-prompt`, `metatools://everything/...`),
  * through the built server and the public everything server: listed, got
- * and read by a 2025 client over HTTP and a 2026-07-28 client over stdio;
+ * (their arguments completed by the backend) and read by a 2025 client over
+ * HTTP and a 2026-07-28 client over stdio;
  * a profile that hides the namespace sees none of them, and cannot read one
  * by its name.
  */
@@ -58,6 +59,35 @@ describe("a backend's prompts", () => {
       expect(JSON.stringify(filled.messages)).toContain("Lisbon");
       await expect(client.getPrompt({ name: "everything:no-such-prompt" })).rejects.toThrow();
       await expect(client.getPrompt({ name: "simple-prompt" })).rejects.toThrow(/namespace:name/);
+    } finally {
+      await client.close();
+    }
+  });
+});
+
+describe("completion of a backend's prompt arguments", () => {
+  it("asks the backend under its own names, with the arguments already given", async () => {
+    const client = await legacyClient();
+    try {
+      const ref = { type: "ref/prompt" as const, name: "everything:completable-prompt" };
+      const departments = await client.complete({ ref, argument: { name: "department", value: "S" } });
+      expect(departments.completion.values.sort()).toEqual(["Sales", "Support"]);
+      const names = await client.complete({ ref, argument: { name: "name", value: "" }, context: { arguments: { department: "Sales" } } });
+      expect(names.completion.values).toEqual(["David", "Eve", "Frank"]);
+      // A name of no namespace, or of one the caller cannot see, gets nothing.
+      expect(
+        (await client.complete({ ref: { type: "ref/prompt", name: "completable-prompt" }, argument: { name: "department", value: "" } })).completion.values,
+      ).toEqual([]);
+    } finally {
+      await client.close();
+    }
+  });
+
+  it("gives nothing of a namespace the profile hides", async () => {
+    const client = await legacyClient(KV_TOKEN);
+    try {
+      const hidden = await client.complete({ ref: { type: "ref/prompt", name: "everything:completable-prompt" }, argument: { name: "department", value: "" } });
+      expect(hidden.completion.values).toEqual([]);
     } finally {
       await client.close();
     }
