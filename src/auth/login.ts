@@ -24,7 +24,7 @@ import { listenLoopback, SignInError, type IssuerCheck } from "./loopback.js";
 import { oauthFailure, refuseUnsafeEndpoints } from "./oauth-errors.js";
 import { oauthFetch } from "./oauth-fetch.js";
 import { probe } from "./probe.js";
-import { clientOf, expiryOf, sameIssuer, union } from "./signer.js";
+import { clientOf, expiryOf, sameIssuer, union } from "./sign-in-values.js";
 
 export interface LoginOptions {
   credentials: Credentials;

@@ -14,12 +14,13 @@ import {
   TooManyRequestsError,
   UnauthorizedClientError,
 } from "@modelcontextprotocol/sdk/server/auth/errors.js";
-import type { OAuthClientInformationMixed, OAuthTokens } from "@modelcontextprotocol/sdk/shared/auth.js";
+import type { OAuthTokens } from "@modelcontextprotocol/sdk/shared/auth.js";
 import type { FetchLike } from "@modelcontextprotocol/sdk/shared/transport.js";
-import type { OAuthSettings, SignInSpec } from "../config/resolved.js";
+import type { SignInSpec } from "../config/resolved.js";
 import { MetatoolsError } from "../util/errors.js";
 import type { Credentials, SignIn } from "./credentials.js";
 import { oauthFailure } from "./oauth-errors.js";
+import { clientOf, expiryOf, sameIssuer, union } from "./sign-in-values.js";
 import { oauthFetch } from "./oauth-fetch.js";
 
 /** A token this close to its expiry is refreshed before it is sent. */
@@ -253,44 +254,11 @@ export class TokenSigner {
   }
 }
 
-/** The client to present: the one in the config, else the one stored at sign-in. */
-export function clientOf(settings: OAuthSettings, signIn: SignIn | undefined): OAuthClientInformationMixed | undefined {
-  if (settings.clientId) {
-    return {
-      client_id: settings.clientId,
-      ...(settings.clientSecret ? { client_secret: settings.clientSecret } : {}),
-      token_endpoint_auth_method: settings.tokenEndpointAuthMethod ?? (settings.clientSecret ? "client_secret_basic" : "none"),
-      redirect_uris: [],
-    };
-  }
-  return signIn?.client;
-}
-
-/** Two spellings of one authorization server's URL (a trailing slash aside). */
-export function sameIssuer(a: string, b: string): boolean {
-  try {
-    return new URL(a).href.replace(/\/$/, "") === new URL(b).href.replace(/\/$/, "");
-  } catch {
-    return a === b;
-  }
-}
-
-/** When tokens received now expire, from their `expires_in`. */
-export function expiryOf(tokens: OAuthTokens): number | undefined {
-  return tokens.expires_in === undefined ? undefined : Date.now() + tokens.expires_in * 1000;
-}
-
 /** Within a minute of expiry, or half its lifetime for a token that lives less than two. */
 function expiresSoon(signIn: SignIn): boolean {
   if (signIn.expiresAt === undefined) return false;
   const margin = Math.min(REFRESH_BEFORE_MS, ((signIn.tokens?.expires_in ?? 0) * 1000) / 2);
   return signIn.expiresAt - Date.now() < margin;
-}
-
-/** Space-separated scopes, each once. */
-export function union(...scopes: (string | undefined)[]): string | undefined {
-  const all = [...new Set(scopes.flatMap((s) => s?.split(/\s+/).filter(Boolean) ?? []))];
-  return all.length ? all.join(" ") : undefined;
 }
 
 function withBearer(init: RequestInit | undefined, tokens: OAuthTokens | undefined): RequestInit | undefined {

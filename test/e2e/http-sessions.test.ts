@@ -130,13 +130,14 @@ describe.concurrent("metatools serve --http: sessions stay while something is op
 
 describe("metatools serve --http: closing a session with a call open", () => {
   it("on shutdown, answers a call still running after the grace period with an error instead of leaving the client waiting", async () => {
-    const own = await serve(join(tempDir(), "calls.log"), { shutdownGraceMs: 500 });
+    const ownLog = join(tempDir(), "calls.log");
+    const own = await serve(ownLog, { shutdownGraceMs: 500 });
     const { client } = await connect(own.url);
     const started = Date.now();
     const call = client
       .callTool({ name: "run_tool", arguments: { tool_id: "kv:slow", args: { steps: 600, step_ms: 100 } } }, undefined, { timeout: 60_000 })
       .catch((error: unknown) => error);
-    await sleep(1000);
+    await until("the slow call reached the backend", () => loggedCalls(ownLog).includes("slow"), 10_000);
     expect(await own.stop()).toBe(0);
     const error = await call;
     expect(error).toBeInstanceOf(Error);

@@ -15,7 +15,7 @@ import { startHttp, TEST_TOKEN, type HttpChild } from "../helpers/serve.js";
 
 const SECOND_TOKEN = "second-token-0123456789abcdef";
 const ENVELOPE = envelope({ elicitation: { form: {} } });
-/** Short, so a late answer can be shown refused. */
+/** Short, so a late answer can be shown refused, yet long enough for the other tests' answers on a loaded machine. */
 const QUESTION_TIMEOUT_MS = 3000;
 
 let redis: RedisServer;
@@ -86,7 +86,10 @@ describe("a 2026-07-28 client's answer on another replica", () => {
 
   it("refuses a state past the question's lifetime", async () => {
     const asked = await ask(a);
-    await new Promise((resolve) => setTimeout(resolve, QUESTION_TIMEOUT_MS + 1500));
+    // The state is signed, not sealed: it says when it expires, in whole seconds, checked by the second. Wait until the second after.
+    const expires = (JSON.parse(Buffer.from(asked.requestState.split(".")[1]!, "base64url").toString("utf8")) as { exp: number }).exp * 1000;
+    expect(expires).toBeLessThanOrEqual(Date.now() + QUESTION_TIMEOUT_MS + 1000);
+    await new Promise((resolve) => setTimeout(resolve, Math.max(0, expires - Date.now()) + 1050));
     const late = await runTool(b, { ...ASK, inputResponses: ANSWER, requestState: asked.requestState });
     expect(refusal(late)).toMatch(/Invalid or expired requestState/);
   }, 30_000);
