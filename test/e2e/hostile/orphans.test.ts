@@ -116,6 +116,8 @@ describe.skipIf(process.platform === "win32")("children die with the server", ()
     const { dir, config, pidFile } = configFor();
     const { child, exited } = serveStdio(config, dir);
     const pids = await backendPids(pidFile);
+    // Connected, not only started: a backend still in its handshake is stopped without waiting for it (mcp.ts).
+    expect(await until(() => existsSync(`${pidFile}.ready`), 20_000)).toBe(true);
     const started = performance.now();
     child.kill("SIGTERM");
     expect(await exited).toBe(0);
