@@ -203,7 +203,9 @@ describe("a backend's question to a 2026-07-28 client", () => {
         { authorization: `Bearer ${token}` },
         ASKING_ENVELOPE,
       );
-    const tampered = asked.requestState.slice(0, -2) + (asked.requestState.endsWith("A") ? "BB" : "AA");
+    // One character inside the signature, changed: every bit of it counts (the last character's low bits are padding a decoder may ignore).
+    const at = asked.requestState.length - 10;
+    const tampered = asked.requestState.slice(0, at) + (asked.requestState[at] === "A" ? "B" : "A") + asked.requestState.slice(at + 1);
     for (const refused of [await retry(tampered), await retry(asked.requestState, SECOND_TOKEN)]) {
       expect((refused.body.error as { code: number; message: string }).message).toMatch(/Invalid or expired requestState/);
     }
