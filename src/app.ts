@@ -21,6 +21,7 @@ import { ResourceLinks } from "./disclosure/resource-links.js";
 import { BackendOfferings } from "./exec/offerings.js";
 import { ResourceReader } from "./exec/resources.js";
 import { QuestionRelay } from "./server/questions.js";
+import { TaskBoard } from "./server/tasks.js";
 import { ClientLog } from "./observe/client-log.js";
 import { RUN_ENVELOPE_BYTES } from "./meta/result.js";
 import type { ClientFeatures } from "./model/peer.js";
@@ -78,6 +79,8 @@ export interface Metatools {
   offerings: BackendOfferings;
   /** Calls waiting for a 2026-07-28 client's answer to a backend's question (src/server/questions.ts). */
   questions: QuestionRelay;
+  /** Long calls of 2026-07-28 clients that became tasks (src/server/tasks.ts). */
+  tasks: TaskBoard;
   /** Log messages for clients that asked for them (MCP logging): backends' and metatools' own. */
   clientLog: ClientLog;
   cache: ResultCache;
@@ -133,7 +136,15 @@ export function createMetatools(config: ResolvedConfig, options: AppOptions = {}
   // Resource links a backend returns are handed on under metatools:// names, read back through it (resources/read, or metatools:read_resource).
   const links = new ResourceLinks(stores.links, config.outputs.ttlMs);
   // Backends' questions to 2026-07-28 clients, which answer in a retry that may reach another replica.
-  const questions = new QuestionRelay(stores.relay, config.serve.questionTimeoutMs);
+  const shared = stores.relay.kind !== "memory";
+  const questions = new QuestionRelay(stores.relay, config.serve.questionTimeoutMs, shared);
+  // Long calls of 2026-07-28 clients that take tasks: any replica on a shared store answers for them.
+  const tasks = new TaskBoard(stores.relay, {
+    afterMs: config.serve.taskAfterMs,
+    ttlMs: config.serve.taskTtlMs,
+    questionMs: config.serve.questionTimeoutMs,
+    shared,
+  });
   const builtins = builtinBackends(config, outputs, config.budgets.inlineBytes - RUN_ENVELOPE_BYTES, redact, () => resources);
   // What backends are told the client side can answer; filled in by `start`, before any backend connects.
   const clientFeatures: ClientFeatures = { elicitation: true, sampling: true };
@@ -175,6 +186,7 @@ export function createMetatools(config: ResolvedConfig, options: AppOptions = {}
     resources,
     offerings,
     questions,
+    tasks,
     clientLog,
     cache,
     telemetry: options.telemetry ?? new Telemetry(),
@@ -209,6 +221,7 @@ export function createMetatools(config: ResolvedConfig, options: AppOptions = {}
     reaper.close();
     await semantic?.close();
     questions.close();
+    tasks.close();
     await Promise.all([
       stores.cache.close(),
       stores.outputs.close(),

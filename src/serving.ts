@@ -48,6 +48,7 @@ export function createSessionServer(app: Metatools, options: SessionOptions = {}
       },
     },
     questions: app.questions,
+    tasks: app.tasks,
     oneRequest,
     name: "metatools",
     version: packageVersion(),

@@ -81,7 +81,7 @@ export const DEFAULTS = {
   /** The audit trail of run_tool calls (src/audit/): a file rotated past maxBytes keeping `keep` older ones, or maxRecords in Redis. */
   audit: { enabled: true, maxBytes: 10 << 20, keep: 5, maxRecords: 100_000 },
   /** What serve tells its clients of the three tools. */
-  serve: { alwaysLoad: true, questionTimeoutMs: 10 * 60_000 },
+  serve: { alwaysLoad: true, questionTimeoutMs: 10 * 60_000, taskAfterMs: 5000, taskTtlMs: 60 * 60_000 },
   /** Defaults of the tools' own arguments. */
   describe: { examplesMax: 2 },
 } as const;

@@ -134,6 +134,22 @@ export const metatoolsSectionSchema = z
           .describe(
             `How long a backend's question to a 2026-07-28 client (an \`input_required\` reply of run_tool) waits for the client's retry; then the call is cancelled and its state refused. Default ${msWords(DEFAULTS.serve.questionTimeoutMs)}.`,
           ),
+        taskAfterMs: z
+          .number()
+          .int()
+          .min(0)
+          .optional()
+          .describe(
+            `A run_tool call of a 2026-07-28 client that declared the tasks extension (\`io.modelcontextprotocol/tasks\`) and is still running after this long becomes a task: the client gets its id at once and reads its status and result with \`tasks/get\` (any replica on a shared store answers). 0: every such call is a task. Default ${msWords(DEFAULTS.serve.taskAfterMs)}.`,
+          ),
+        taskTtlMs: z
+          .number()
+          .int()
+          .min(1000)
+          .optional()
+          .describe(
+            `How long a task and its result are kept after its last change; then \`tasks/get\` no longer knows it. Default ${msWords(DEFAULTS.serve.taskTtlMs)}.`,
+          ),
       })
       .strict()
       .optional()

@@ -1,6 +1,12 @@
 import type { MetaServices } from "./services.js";
 
 const MAX_NAMESPACES = 30;
+/** The namespace line's budget, in characters (about 350 tokens): namespaces past it are counted, not named. */
+const NAMESPACE_CHARS = 1400;
+/** Words per namespace: what its tools' names say most often. */
+const WORDS_PER_NAMESPACE = 4;
+/** Words of tool names that say nothing of what a server is for. */
+const EMPTY_WORDS = new Set(["get", "set", "the", "and", "for", "with", "from", "all", "new", "tool", "tools", "info", "data", "by", "to", "of"]);
 
 const CODE_LOOP = "Code: code:tree, code:symbols, code:references, code:grep, code:read_file.";
 
@@ -8,15 +14,60 @@ const CODE_LOOP = "Code: code:tree, code:symbols, code:references, code:grep, co
 export function instructions(services: MetaServices): string {
   const namespaces = services.registry.namespaces();
   const pending = services.backends.states().filter((s) => s.status !== "ready" && !s.fromSnapshot);
-  const listed = namespaces.slice(0, MAX_NAMESPACES).map((n) => `${n.namespace} (${n.count})`);
-  if (namespaces.length > MAX_NAMESPACES) listed.push(`…${namespaces.length - MAX_NAMESPACES} more`);
+  const listed: string[] = [];
+  let chars = 0;
+  for (const n of namespaces.slice(0, MAX_NAMESPACES)) {
+    const words = namespaceWords(
+      n.namespace,
+      services.registry.namespaceRecords(n.namespace).map((r) => r.name),
+    );
+    const entry = `${n.namespace} (${n.count})${words.length ? `: ${words.join(", ")}` : ""}`;
+    if (chars + entry.length > NAMESPACE_CHARS) break;
+    listed.push(entry);
+    chars += entry.length + 2;
+  }
+  if (namespaces.length > listed.length) listed.push(`…${namespaces.length - listed.length} more (search_tools finds their tools)`);
   const lines = [
     "Many MCP servers behind three tools; ids are namespace:tool.",
     "1. search_tools({query}): ranked tools with signatures. 2. describe_tool({tool_id}): the schema. 3. run_tool({tool_id, args}).",
     "Replies are compact: hint/warning and next give the exact call for more; obey must_follow. A large result is a handle (@out_…): its next reads slices.",
     ...(namespaces.some((n) => n.namespace === "code") ? [CODE_LOOP] : []),
-    `Namespaces (tools): ${listed.join(", ") || "none yet"}.`,
+    `Namespaces (tools): ${listed.join("; ") || "none yet"}.`,
   ];
   if (pending.length) lines.push(`Not ready yet: ${pending.map((s) => `${s.namespace} (${s.status})`).join(", ")}.`);
   return lines.join("\n");
+}
+
+/**
+ * A few words for what a namespace's tools do: the words their names use
+ * most (read_file, write_file, list_directory → "file, directory, …"),
+ * plurals folded, empty words and the namespace's own name left out. Names
+ * only: a tool's description is the backend's text, and is not repeated to
+ * every client here.
+ */
+export function namespaceWords(namespace: string, names: readonly string[]): string[] {
+  const counts = new Map<string, number>();
+  const own = new Set(namespace.toLowerCase().split(/[^a-z0-9]+/));
+  for (const name of names) {
+    const words = new Set(
+      name
+        .replace(/([a-z0-9])([A-Z])/g, "$1 $2")
+        .toLowerCase()
+        .split(/[^a-z0-9]+/)
+        .map(singular)
+        .filter((w) => w.length > 2 && !/^\d+$/.test(w) && !EMPTY_WORDS.has(w) && !own.has(w)),
+    );
+    for (const word of words) counts.set(word, (counts.get(word) ?? 0) + 1);
+  }
+  return [...counts]
+    .sort((x, y) => y[1] - x[1] || x[0].localeCompare(y[0]))
+    .slice(0, WORDS_PER_NAMESPACE)
+    .map(([word]) => word);
+}
+
+/** "files" → "file", "directories" → "directory"; "address" and "status" stay. */
+function singular(word: string): string {
+  if (word.length > 4 && word.endsWith("ies")) return `${word.slice(0, -3)}y`;
+  if (word.length > 4 && word.endsWith("s") && !/(ss|us|is)$/.test(word)) return word.slice(0, -1);
+  return word;
 }

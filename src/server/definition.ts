@@ -16,6 +16,7 @@ import type {
 } from "@modelcontextprotocol/server";
 import type { ClientPeer } from "../model/peer.js";
 import type { QuestionRelay } from "./questions.js";
+import type { TaskBoard } from "./tasks.js";
 
 export interface ServedTool {
   name: string;
@@ -66,6 +67,8 @@ export interface ServerDefinition {
   oneRequest?: boolean;
   /** Where a 2026-07-28 client's calls wait while a backend's question goes to it as a result; unset: such a client is told it cannot be asked. */
   questions?: QuestionRelay;
+  /** Where a long call of a 2026-07-28 client that takes tasks becomes a task (`tasks/get`, `tasks/update`, `tasks/cancel`); unset: no tasks. */
+  tasks?: TaskBoard;
   /** Where faults are reported (stderr); never stdout. */
   onFault?: (tool: string, error: unknown) => void;
   /**

@@ -9,6 +9,8 @@
 import { randomUUID } from "node:crypto";
 import { Server, type ServerContext } from "@modelcontextprotocol/server";
 import type { ServerDefinition } from "./definition.js";
+import { serveTasks } from "./task-methods.js";
+import { TASKS_EXTENSION } from "./tasks.js";
 import { callTool, type CallContext } from "./tool-call.js";
 
 /** How long a 2026-07-28 client may keep the tool list before asking again: it changes only with what metatools serves. */
@@ -27,6 +29,7 @@ export function createMcpServer(definition: ServerDefinition): Server {
         ...(definition.prompts ? { prompts: {} } : {}),
         ...(definition.complete ? { completions: {} } : {}),
         ...(definition.logging ? { logging: {} } : {}),
+        ...(definition.tasks ? { extensions: { [TASKS_EXTENSION]: {} } } : {}),
       },
       instructions: definition.instructions(),
       // A retry's state is checked (signature, caller, expiry) before any handler runs.
@@ -86,9 +89,11 @@ export function createMcpServer(definition: ServerDefinition): Server {
       ...(_meta ? { _meta } : {}),
     })),
   }));
-  const call: CallContext = { server, definition, session };
+  const owner = definition.principal ?? "local";
+  const call: CallContext = { server, definition, session, owner, tasks: definition.tasks };
   const relay = definition.questions;
-  if (relay) call.relay = { questions: relay, codec: relay.codec(definition.principal ?? "local") };
+  if (relay) call.relay = { questions: relay, codec: relay.codec(owner) };
+  if (definition.tasks) serveTasks(server, definition.tasks, owner);
   server.setRequestHandler("tools/call", (request, ctx) => callTool(byName, request, ctx, call));
   return server;
 }

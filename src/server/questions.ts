@@ -160,6 +160,8 @@ export class QuestionRelay {
     private readonly store: RelayStore,
     /** How long a question waits for its answer: the call is then cancelled. */
     readonly lifetimeMs: number,
+    /** The store is shared with other processes (Redis): a parked call looks there for an answer another replica was given. */
+    private readonly shared = true,
   ) {}
 
   get size(): number {
@@ -186,7 +188,7 @@ export class QuestionRelay {
     timer.unref();
     this.parked.set(id, { call, question, timer });
     const state = { call: id, question };
-    void this.watch(state);
+    if (this.shared) void this.watch(state);
     return state;
   }
 

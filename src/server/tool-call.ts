@@ -3,9 +3,9 @@
  * backend's question by a request pushed on its call (its response stream
  * over HTTP); a 2026-07-28 client, which cannot be sent one, gets the
  * question as an `input_required` result and answers in its retry
- * (questions.ts).
+ * (questions.ts); one that takes tasks gets a call that runs long as a task
+ * (tasks.ts).
  */
-import { ElicitResultSchema } from "@modelcontextprotocol/core";
 import {
   CLIENT_CAPABILITIES_META_KEY,
   inputRequired,
@@ -17,13 +17,13 @@ import {
   type CreateMessageResult,
   type ElicitRequest,
   type ElicitRequestFormParams,
-  type ElicitResult,
   type Server,
   type ServerContext,
 } from "@modelcontextprotocol/server";
 import type { ClientPeer } from "../model/peer.js";
 import type { ServedTool, ServerDefinition } from "./definition.js";
-import { ParkedCall, QUESTION_KEY, questionRequest, type ParkedState, type QuestionRelay } from "./questions.js";
+import { ParkedCall, QUESTION_KEY, questionRequest, type ParkedState, type QuestionRelay, type Step } from "./questions.js";
+import { answerOf, TASKS_EXTENSION, type TaskBoard } from "./tasks.js";
 
 /** How long a person or a model may take to answer a backend's question (the call's own timeout still applies). */
 export const INTERACTION_TIMEOUT_MS = 10 * 60_000;
@@ -37,6 +37,21 @@ export interface CallContext {
   session: string | undefined;
   /** Where 2026-07-28 clients' questions wait, and the codec of their state; undefined: such clients are told they cannot be asked. */
   relay?: { questions: QuestionRelay; codec: ReturnType<QuestionRelay["codec"]> };
+  /** Where long calls of 2026-07-28 clients that take tasks become tasks; undefined: they answer when done. */
+  tasks?: TaskBoard;
+  /** Whose calls these are (the principal, or the local user). */
+  owner: string;
+}
+
+/** How a relayed round reports and whom it serves. */
+interface Round {
+  onProgress: Progress | undefined;
+  sent: Promise<void>[];
+  common: { principal?: string; profile?: string; session?: string };
+  /** The client declared elicitation: a backend's question may go to it. */
+  canAsk: boolean;
+  /** The client takes tasks: a round still running after the board's `afterMs` becomes one. */
+  board: TaskBoard | undefined;
 }
 
 export async function callTool(tools: ReadonlyMap<string, ServedTool>, request: CallToolRequest, ctx: ServerContext, call: CallContext) {
@@ -57,7 +72,10 @@ export async function callTool(tools: ReadonlyMap<string, ServedTool>, request: 
     const common = { principal: definition.principal, profile: definition.profile, session: call.session };
     // A 2026-07-28 request carries its envelope: its client is asked through results, never a pushed request.
     if (ctx.mcpReq.envelope !== undefined) {
-      if (call.relay && declared.elicitation !== undefined) return await relayed(tool, args, ctx, call.relay, onProgress, sent, common);
+      // A client that takes tasks gets one for a call that runs long (tasks.ts).
+      const board = call.tasks && declared.extensions?.[TASKS_EXTENSION] !== undefined ? call.tasks : undefined;
+      if (call.relay && (declared.elicitation !== undefined || board))
+        return await relayed(tool, args, ctx, call.relay, { onProgress, sent, common, canAsk: declared.elicitation !== undefined, board }, call.owner);
       const peer: ClientPeer = { id: call.server, elicitation: false, sampling: false, elicit: refuse, createMessage: refuse };
       const result = await tool.call(args, { signal: ctx.mcpReq.signal, onProgress, peer, ...common });
       await Promise.all(sent);
@@ -92,10 +110,10 @@ async function relayed(
   args: Record<string, unknown>,
   ctx: ServerContext,
   relay: NonNullable<CallContext["relay"]>,
-  onProgress: Progress | undefined,
-  sent: Promise<void>[],
-  common: { principal?: string; profile?: string; session?: string },
+  round: Round,
+  owner: string,
 ): Promise<CallToolResult> {
+  const { onProgress, sent, common, board } = round;
   const state = ctx.mcpReq.requestState<ParkedState>();
   let parked: ParkedCall;
   if (state) {
@@ -121,14 +139,15 @@ async function relayed(
       tool.call(args, {
         signal,
         onProgress: (update) => holder.call?.progress?.(update),
-        peer: { id, elicitation: true, sampling: false, elicit: ask, createMessage: refuse },
+        peer: { id, elicitation: round.canAsk, sampling: false, elicit: ask, createMessage: refuse },
         ...common,
       }),
     );
   }
   parked.progress = onProgress;
   try {
-    const step = await parked.next(ctx.mcpReq.signal);
+    const step = board ? await nextOrTask(parked, ctx.mcpReq.signal, board, owner) : await parked.next(ctx.mcpReq.signal);
+    if (step.kind === "task") return step.result;
     if (step.kind === "result") return step.result;
     const payload = relay.questions.park(parked);
     return inputRequired({
@@ -136,9 +155,34 @@ async function relayed(
       requestState: await relay.codec.mint(payload, ctx),
     }) as unknown as CallToolResult;
   } finally {
-    parked.progress = undefined;
+    // A call that became a task reports to its task from now on.
+    if (parked.progress === onProgress) parked.progress = undefined;
     await Promise.all(sent);
   }
+}
+
+/**
+ * The call's next step, or, if it is not there within the board's
+ * `afterMs`, a task the call goes on as (the client reads it with
+ * `tasks/get`). Until then the request's signal cancels the call; after,
+ * only `tasks/cancel` does.
+ */
+async function nextOrTask(parked: ParkedCall, signal: AbortSignal, board: TaskBoard, owner: string): Promise<Step | { kind: "task"; result: CallToolResult }> {
+  const controller = new AbortController();
+  const onAbort = () => controller.abort(signal.reason);
+  if (signal.aborted) onAbort();
+  else signal.addEventListener("abort", onAbort, { once: true });
+  const pending = parked.next(controller.signal);
+  let timer: NodeJS.Timeout | undefined;
+  try {
+    const first = await Promise.race([pending, new Promise<undefined>((resolve) => (timer = setTimeout(() => resolve(undefined), board.options.afterMs)))]);
+    if (first) return first;
+  } finally {
+    clearTimeout(timer);
+    signal.removeEventListener("abort", onAbort);
+  }
+  const task = await board.adopt(parked, pending, owner, controller);
+  return { kind: "task", result: { ...task, resultType: "task" } as unknown as CallToolResult };
 }
 
 /** The question as the client is asked it: `input_required`, with the state its retry sends back. */
@@ -157,12 +201,6 @@ function over(): CallToolResult {
       },
     ],
   };
-}
-
-/** A client's answer as the backend takes it; anything else is "cancel". */
-function answerOf(response: unknown): ElicitResult {
-  const parsed = ElicitResultSchema.safeParse(response);
-  return parsed.success ? (parsed.data as ElicitResult) : { action: "cancel" };
 }
 
 /** What a client that cannot be asked answers; never reached (peers.ts asks only a peer that declared the feature). */

@@ -65,6 +65,8 @@ describe("three tools over many backends", () => {
     expect(text).toMatch(/describe_tool/);
     expect(text).toMatch(/weather \(\d+\)/);
     expect(text).toMatch(/fs \(\d+\)/);
+    // A few words for each, from its tools' names.
+    expect(text).toMatch(/fs \(\d+\): [a-z, ]*\bfile\b/);
   });
 
   it.each([

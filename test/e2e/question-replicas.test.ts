@@ -4,12 +4,16 @@
  * run_tool), the client's retry reaches replica B, which hands the answer to
  * A through the store and returns what came of it; a tampered state, one
  * from another token, one used twice and one past its lifetime are refused.
+ * A task made on A (a client that takes tasks, a call past
+ * `serve.taskAfterMs`) is read, answered and cancelled through B; a task
+ * whose replica was killed is reported failed, not "working" forever.
  */
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { servers, tempDir } from "../helpers/harness.js";
 import { startRedis, type RedisServer } from "../helpers/redis.js";
+import { eventually } from "../helpers/eventually.js";
 import { envelope, postModern } from "../helpers/modern.js";
 import { startHttp, TEST_TOKEN, type HttpChild } from "../helpers/serve.js";
 
@@ -21,11 +25,12 @@ const QUESTION_TIMEOUT_MS = 3000;
 let redis: RedisServer;
 let a: HttpChild;
 let b: HttpChild;
+let config: string;
 
 beforeAll(async () => {
   redis = await startRedis();
   const dir = tempDir();
-  const config = join(dir, "metatools.json");
+  config = join(dir, "metatools.json");
   writeFileSync(
     config,
     JSON.stringify({
@@ -33,7 +38,7 @@ beforeAll(async () => {
       metatools: {
         code: { enabled: false },
         store: { url: redis.url },
-        serve: { questionTimeoutMs: QUESTION_TIMEOUT_MS },
+        serve: { questionTimeoutMs: QUESTION_TIMEOUT_MS, taskAfterMs: 500 },
         http: { tokens: [SECOND_TOKEN] },
       },
     }),
@@ -95,4 +100,61 @@ describe("a 2026-07-28 client's answer on another replica", () => {
     const late = await runTool(b, { ...ASK, inputResponses: ANSWER, requestState: asked.requestState });
     expect(refusal(late)).toMatch(/Invalid or expired requestState/);
   }, 30_000);
+});
+
+describe("a 2026-07-28 client's task on another replica", () => {
+  const TASK_ENVELOPE = envelope({ elicitation: { form: {} }, extensions: { "io.modelcontextprotocol/tasks": {} } });
+  type Task = { taskId: string; status: string; resultType: string; inputRequests?: Record<string, { params: { message: string } }>; result?: unknown };
+
+  /** Starts `tool` on `on` as a client that takes tasks; its task. */
+  async function start(on: HttpChild, tool: string, args: Record<string, unknown>): Promise<Task> {
+    const reply = await postModern(on.url, "tools/call", { name: "run_tool", arguments: { tool_id: tool, args } }, { meta: TASK_ENVELOPE });
+    const task = reply.body.result as Task;
+    expect(task).toMatchObject({ resultType: "task", status: "working" });
+    return task;
+  }
+
+  /** `method` for the task `taskId` on `on`. */
+  async function taskCall(on: HttpChild, method: string, taskId: string, extra: Record<string, unknown> = {}, token?: string) {
+    return (await postModern(on.url, method, { taskId, ...extra }, { meta: TASK_ENVELOPE, headers: { "mcp-name": taskId }, token })).body;
+  }
+
+  const status = (on: HttpChild, taskId: string) => async () => (await taskCall(on, "tasks/get", taskId)).result as Task;
+  const resultText = (task: Task) => (task.result as { content: { text: string }[] }).content[0]!.text;
+
+  it("made on A, followed and finished through B", async () => {
+    const task = await start(a, "modern:slow", { steps: 6, delayMs: 300 });
+    expect((await status(b, task.taskId)()).status).toMatch(/working|completed/);
+    const done = await eventually(status(b, task.taskId), (t) => t.status === "completed", 15_000);
+    expect(resultText(done)).toContain("done 6");
+  }, 30_000);
+
+  it("asks on A, is answered through B's tasks/update, and the answer reaches the backend", async () => {
+    const task = await start(a, "modern:ask", { env: "staging", delayMs: 1000 });
+    const asking = await eventually(status(b, task.taskId), (t) => t.status === "input_required", 15_000);
+    const [key, question] = Object.entries(asking.inputRequests ?? {})[0]!;
+    expect(question.params.message).toMatch(/^\[modern\] Deploy to staging\?/);
+    expect(await taskCall(b, "tasks/update", task.taskId, { inputResponses: { [key]: { action: "accept", content: { confirm: true } } } })).toMatchObject({
+      result: { resultType: "complete" },
+    });
+    const done = await eventually(status(b, task.taskId), (t) => t.status === "completed", 15_000);
+    expect(resultText(done)).toContain("deployed to staging");
+  }, 30_000);
+
+  it("cancelled through B (and not by another token)", async () => {
+    const task = await start(a, "modern:slow", { steps: 200, delayMs: 100 });
+    expect((await taskCall(b, "tasks/cancel", task.taskId, {}, SECOND_TOKEN)).error).toMatchObject({ code: -32602 });
+    expect((await taskCall(b, "tasks/get", task.taskId, {}, SECOND_TOKEN)).error).toMatchObject({ code: -32602 });
+    expect((await taskCall(b, "tasks/cancel", task.taskId)).result).toMatchObject({ resultType: "complete" });
+    expect((await eventually(status(b, task.taskId), (t) => t.status === "cancelled", 10_000)).status).toBe("cancelled");
+  }, 30_000);
+
+  it("reported failed once the replica running it is killed", async () => {
+    const c = await startHttp(["--config", config, "--stateless"]);
+    const task = await start(c, "modern:slow", { steps: 400, delayMs: 100 });
+    c.child.kill("SIGKILL");
+    await c.stop();
+    const failed = await eventually(status(b, task.taskId), (t) => t.status === "failed", 25_000);
+    expect(failed).toMatchObject({ status: "failed", error: { message: expect.stringMatching(/stopped before it finished/) } });
+  }, 40_000);
 });

@@ -1,0 +1,52 @@
+import { describe, expect, it } from "vitest";
+import { instructions, namespaceWords } from "../../../src/meta/instructions.js";
+import type { MetaServices } from "../../../src/meta/services.js";
+
+/** Services holding `namespaces`, each with its tools' names; every backend ready. */
+function servicesWith(namespaces: Record<string, string[]>): MetaServices {
+  return {
+    registry: {
+      namespaces: () => Object.entries(namespaces).map(([namespace, names]) => ({ namespace, count: names.length })),
+      namespaceRecords: (namespace: string) => (namespaces[namespace] ?? []).map((name) => ({ name })),
+    },
+    backends: { states: () => [] },
+  } as unknown as MetaServices;
+}
+
+describe("namespaceWords", () => {
+  it.each([
+    [
+      "fs",
+      ["read_file", "read_multiple_files", "write_file", "list_directory", "list_allowed_directories", "directory_tree"],
+      ["directory", "file", "list", "read"],
+    ],
+    ["github", ["createIssue", "listIssues", "getPullRequest", "createPullRequest"], ["create", "issue", "pull", "request"]],
+    // The namespace's own name, empty words and numbers say nothing.
+    ["weather", ["get_weather", "get_forecast_v2", "weather_alerts"], ["alert", "forecast"]],
+    ["x", [], []],
+  ])("%s: %j → %j", (namespace, names, words) => {
+    expect(namespaceWords(namespace, names)).toEqual(words);
+  });
+
+  it("keeps words that only look plural", () => {
+    expect(namespaceWords("n", ["get_status", "set_address", "run_analysis"])).toEqual(["address", "analysis", "run", "status"]);
+  });
+});
+
+describe("instructions", () => {
+  it("names each namespace with its count and words", () => {
+    const text = instructions(servicesWith({ fs: ["read_file", "write_file"], weather: ["get_forecast"] }));
+    expect(text).toContain("Namespaces (tools): fs (2): file, read, write; weather (1): forecast.");
+  });
+
+  it("stays within its budget however many namespaces there are, and counts the rest", () => {
+    const many = Object.fromEntries(Array.from({ length: 200 }, (_, i) => [`server${i}`, [`create_widget_${i}`, `delete_gadget_${i}`, `list_sprockets_${i}`]]));
+    const line = instructions(servicesWith(many))
+      .split("\n")
+      .find((l) => l.startsWith("Namespaces"))!;
+    expect(line.length).toBeLessThan(1600);
+    expect(line).toMatch(/…\d+ more \(search_tools finds their tools\)\.$/);
+    const named = line.split("; ").length - 1;
+    expect(Number(/…(\d+) more/.exec(line)![1]) + named).toBe(200);
+  });
+});
