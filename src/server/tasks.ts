@@ -17,34 +17,13 @@
  * unknown, exactly as an id that never existed.
  */
 import { randomUUID } from "node:crypto";
-import { ElicitResultSchema } from "@modelcontextprotocol/core";
-import type { CallToolResult, ElicitResult, InputRequest } from "@modelcontextprotocol/server";
-import { questionRequest, type ParkedCall, type RelayStore, type Step } from "./questions.js";
+import type { CallToolResult, ElicitResult } from "@modelcontextprotocol/server";
+import { answerOf, type ParkedCall, type Step } from "./parked-call.js";
+import { questionRequest, type RelayStore } from "./questions.js";
+import { progressWords, TERMINAL, view, type TaskRecord, type TaskView } from "./task-record.js";
 
 /** The extension's id, in the capabilities of a client that takes tasks and of a server that makes them. */
 export const TASKS_EXTENSION = "io.modelcontextprotocol/tasks";
-
-export type TaskStatus = "working" | "input_required" | "completed" | "failed" | "cancelled";
-
-/** A task as `tasks/get` shows it (and, without its outcome, as `tools/call` creates it). */
-export interface TaskView {
-  taskId: string;
-  status: TaskStatus;
-  statusMessage?: string;
-  createdAt: string;
-  lastUpdatedAt: string;
-  ttlMs: number;
-  pollIntervalMs: number;
-  inputRequests?: Record<string, InputRequest>;
-  result?: CallToolResult;
-  error?: { code: number; message: string };
-}
-
-/** What the store keeps of a task: its view, whose it is, and when its process last said it was alive. */
-interface TaskRecord extends TaskView {
-  owner: string;
-  aliveAt: number;
-}
 
 /** A task this process runs. */
 interface Running {
@@ -67,8 +46,6 @@ const WATCH_MS = 250;
 const PROGRESS_WRITE_MS = 1000;
 /** JSON-RPC's internal error, for a task whose call failed. */
 const INTERNAL_ERROR = -32603;
-
-const TERMINAL: ReadonlySet<TaskStatus> = new Set(["completed", "failed", "cancelled"]);
 
 export interface TaskOptions {
   /** How long a call runs before it becomes a task. */
@@ -280,24 +257,6 @@ export class TaskBoard {
   private read(taskId: string): Promise<TaskRecord | undefined> {
     return this.store.get<TaskRecord>(`task/${taskId}`).catch(() => undefined);
   }
-}
-
-/** What the client reads: the record without whose it is. */
-function view(record: TaskRecord): TaskView {
-  const { owner: _owner, aliveAt: _alive, ...shown } = record;
-  return Object.fromEntries(Object.entries(shown).filter(([, value]) => value !== undefined)) as unknown as TaskView;
-}
-
-/** A progress update as a status message: "3/10: step 3". */
-function progressWords(update: { progress: number; total?: number; message?: string }): string {
-  const count = update.total === undefined ? String(update.progress) : `${update.progress}/${update.total}`;
-  return update.message ? `${count}: ${update.message}` : count;
-}
-
-/** A client's answer as the backend takes it; anything else is "cancel". */
-export function answerOf(response: unknown): ElicitResult {
-  const parsed = ElicitResultSchema.safeParse(response);
-  return parsed.success ? (parsed.data as ElicitResult) : { action: "cancel" };
 }
 
 function sleep(ms: number): Promise<void> {

@@ -22,8 +22,9 @@ import {
 } from "@modelcontextprotocol/server";
 import type { ClientPeer } from "../model/peer.js";
 import type { ServedTool, ServerDefinition } from "./definition.js";
-import { ParkedCall, QUESTION_KEY, questionRequest, type ParkedState, type QuestionRelay, type Step } from "./questions.js";
-import { answerOf, TASKS_EXTENSION, type TaskBoard } from "./tasks.js";
+import { answerOf, ParkedCall, type Step } from "./parked-call.js";
+import { QUESTION_KEY, questionRequest, type ParkedState, type QuestionRelay } from "./questions.js";
+import { TASKS_EXTENSION, type TaskBoard } from "./tasks.js";
 
 /** How long a person or a model may take to answer a backend's question (the call's own timeout still applies). */
 export const INTERACTION_TIMEOUT_MS = 10 * 60_000;
