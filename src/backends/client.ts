@@ -2,12 +2,22 @@
  * The SDK client metatools opens to one backend: what it declares, how it
  * finds the backend's protocol era, and where the backend's questions go.
  */
-import { Client, type CreateMessageResult, type Tool } from "@modelcontextprotocol/client";
-import type { CreateMessageRequest, ElicitRequest, GetPromptResult, Prompt, Resource, ResourceTemplate } from "@modelcontextprotocol/sdk/types.js";
+import { Client, SdkErrorCode, type CreateMessageResult, type Tool } from "@modelcontextprotocol/client";
+import type {
+  CreateMessageRequest,
+  ElicitRequest,
+  GetPromptResult,
+  Prompt,
+  ReadResourceResult,
+  Resource,
+  ResourceTemplate,
+} from "@modelcontextprotocol/sdk/types.js";
+import { errorMessage } from "../util/errors.js";
+import { BackendError } from "./errors.js";
 import type { UpstreamTool } from "../model/tool.js";
 import type { ClientFeatures } from "../model/peer.js";
 import { packageVersion } from "../util/version.js";
-import { MAX_LIST_PAGES } from "./era.js";
+import { isSdkError, MAX_LIST_PAGES } from "./era.js";
 import { callFailure } from "./failures.js";
 import type { CallingPeers } from "./peers.js";
 import { sdkSchemaValidator } from "./sdk-validator.js";
@@ -18,7 +28,7 @@ export function backendClient(features: ClientFeatures, probeMs: number, onTools
     { name: "metatools", version: packageVersion() },
     {
       // A request comes back to the client whose call caused it, or is refused, saying why (peers.ts). Undeclared, the server is told no.
-      capabilities: { ...(features.elicitation ? { elicitation: {} } : {}), ...(features.sampling ? { sampling: {} } : {}) },
+      capabilities: declaredCapabilities(features),
       jsonSchemaValidator: sdkSchemaValidator(),
       // Both eras: a 2025 server's `initialize`, or a 2026-07-28 server's `server/discover` (whose questions come back
       // inside `input_required` results, answered through the same handlers, then the call is retried).
@@ -28,6 +38,11 @@ export function backendClient(features: ClientFeatures, probeMs: number, onTools
       listChanged: { tools: { autoRefresh: false, debounceMs: 50, onChanged: onToolsChanged } },
     },
   );
+}
+
+/** What metatools tells a backend its side can answer: what the clients it serves can (elicitation, sampling). */
+export function declaredCapabilities(features: ClientFeatures): { elicitation?: Record<string, never>; sampling?: Record<string, never> } {
+  return { ...(features.elicitation ? { elicitation: {} } : {}), ...(features.sampling ? { sampling: {} } : {}) };
 }
 
 /**
@@ -88,4 +103,17 @@ export function toUpstream(tool: Tool): UpstreamTool {
     outputSchema: tool.outputSchema as UpstreamTool["outputSchema"],
     annotations: tool.annotations,
   };
+}
+
+/** `uri` read from the server, its failures as BackendErrors. */
+export async function resourceOf(client: Client, namespace: string, uri: string, options: Listing): Promise<ReadResourceResult> {
+  if (!client.getServerCapabilities()?.resources) throw new BackendError("upstream_error", `${namespace} serves no resources`);
+  try {
+    return (await client.readResource({ uri }, { signal: options.signal, timeout: options.timeoutMs })) as ReadResourceResult;
+  } catch (error) {
+    // First: the SDK rejects an aborted request as a timeout too.
+    if (options.signal?.aborted) throw new BackendError("cancelled", `reading ${uri} from ${namespace} was cancelled`);
+    if (isSdkError(error, SdkErrorCode.RequestTimeout)) throw new BackendError("timeout", `${namespace} did not return ${uri} within ${options.timeoutMs} ms`);
+    throw new BackendError("upstream_error", `${namespace} could not read ${uri}: ${errorMessage(error)}`);
+  }
 }

@@ -1,26 +1,28 @@
 /**
  * An upstream MCP server, reached over stdio, Streamable HTTP or SSE.
  */
-import { SdkErrorCode, type Client, type PriorDiscovery, type Transport } from "@modelcontextprotocol/client";
+import type { Client, PriorDiscovery, Transport } from "@modelcontextprotocol/client";
 import type { CompleteRequest, CompleteResult, GetPromptResult, LoggingLevel, Prompt, ReadResourceResult } from "@modelcontextprotocol/sdk/types.js";
 import type { RemoteBackendSpec, StdioBackendSpec } from "../config/resolved.js";
 import type { UpstreamTool } from "../model/tool.js";
 import type { Redact } from "../util/redact.js";
 import type { TokenSigner } from "../auth/signer.js";
-import { isSdkError, priorOf, probeTimeoutMs, retryAfterProbe } from "./era.js";
+import { priorOf, probeTimeoutMs, retryAfterProbe } from "./era.js";
 import { callFailure, explainTransportError, needsLogin, OVERSIZED } from "./failures.js";
-import { callAsTask, runsToolTasks } from "./tasks.js";
-import { answerQuestions, backendClient, promptOf, promptsOf, resourcesOf, toUpstream } from "./client.js";
+import { answerQuestions, backendClient, declaredCapabilities, promptOf, promptsOf, resourceOf, resourcesOf, toUpstream } from "./client.js";
+import { sendCall } from "./call-routes.js";
+import { takesTasks, type ModernCaller } from "./modern-tasks.js";
+import { RawChannel } from "./raw-channel.js";
 import { BackendError } from "./errors.js";
 import { spawnProblem } from "./spawn-errors.js";
 import { openTransport, StderrTail, stdioProcess } from "./transports.js";
+import { stopServer } from "./process-group.js";
 import type { GroupWatch } from "./reaper.js";
 import type { Backend, BackendEvent, BackendInfo, CallOptions, ListedResources, ProtocolEra, ToolCallResult } from "./types.js";
 import { lastLines } from "../util/text-tail.js";
 import { CallingPeers, TurnTimeout } from "./peers.js";
 import type { ClientFeatures } from "../model/peer.js";
 import { isRemote, TRANSPORT_KINDS } from "../model/transport-kinds.js";
-import { settlesWithin } from "../util/abort.js";
 import { errorMessage } from "../util/errors.js";
 
 export class McpBackend implements Backend {
@@ -29,6 +31,8 @@ export class McpBackend implements Backend {
   private prior: PriorDiscovery | undefined;
   /** The child's pid while a stdio connection is open. */
   private pid: number | undefined;
+  /** Set for a 2026-07-28 backend that takes tasks: how its calls are made (modern-tasks.ts). */
+  private modern: ModernCaller | undefined;
   /** The clients whose calls are in progress here: where the server's elicitation and sampling requests go. */
   private readonly peers: CallingPeers;
   /** The transport of the connection being made or in use: a server still starting is stopped through it too. */
@@ -130,6 +134,10 @@ export class McpBackend implements Backend {
       await client.connect(transport, { signal, timeout: this.spec.connectTimeoutMs, ...(prior ? { prior } : {}) });
       this.pid = stdioProcess(transport)?.pid;
       this.prior = priorOf(client);
+      // A 2026-07-28 backend that takes tasks: its calls go beside the SDK client, which cannot read a task (modern-tasks.ts).
+      this.modern = takesTasks(client)
+        ? { client, channel: new RawChannel(transport), capabilities: declaredCapabilities(this.features), ask: this.peers.ask.bind(this.peers) }
+        : undefined;
     } catch (error) {
       if (this.client === client) this.client = undefined;
       // The SDK closes the transport too, the probe's failure included.
@@ -186,18 +194,8 @@ export class McpBackend implements Backend {
     return resourcesOf(this.requireClient(), { signal, timeoutMs: this.spec.connectTimeoutMs });
   }
 
-  async readResource(uri: string, options: { signal?: AbortSignal; timeoutMs: number }): Promise<ReadResourceResult> {
-    const client = this.requireClient();
-    if (!client.getServerCapabilities()?.resources) throw new BackendError("upstream_error", `${this.namespace} serves no resources`);
-    try {
-      return await client.readResource({ uri }, { signal: options.signal, timeout: options.timeoutMs });
-    } catch (error) {
-      // First: the SDK rejects an aborted request as a timeout too.
-      if (options.signal?.aborted) throw new BackendError("cancelled", `reading ${uri} from ${this.namespace} was cancelled`);
-      if (isSdkError(error, SdkErrorCode.RequestTimeout))
-        throw new BackendError("timeout", `${this.namespace} did not return ${uri} within ${options.timeoutMs} ms`);
-      throw new BackendError("upstream_error", `${this.namespace} could not read ${uri}: ${errorMessage(error)}`);
-    }
+  readResource(uri: string, options: { signal?: AbortSignal; timeoutMs: number }): Promise<ReadResourceResult> {
+    return resourceOf(this.requireClient(), this.namespace, uri, options);
   }
 
   async callTool(name: string, args: Record<string, unknown>, options: CallOptions): Promise<ToolCallResult> {
@@ -210,22 +208,13 @@ export class McpBackend implements Backend {
       throw new BackendError("cancelled", `${this.namespace}:${name} was cancelled`);
     }
     try {
-      // A tool that runs only as a task: waited for on the caller's behalf (tasks.ts).
-      if (this.taskOnly.has(name) && runsToolTasks(client)) return await callAsTask(client, name, args, options);
-      // A raw request, not client.callTool: output validation is the executor's job, with its own error shape.
-      // On a 2026-07-28 server a question comes as an `input_required` result: the SDK asks it through the
-      // elicitation/sampling handlers (so the calling client answers it, as a 2025 server's request) and retries.
-      return (await client.request(
-        { method: "tools/call", params: { name, arguments: args } },
-        {
-          signal: options.signal,
-          timeout: options.timeoutMs,
-          // Progress restarts the timeout, but never past timeoutMs in all.
-          resetTimeoutOnProgress: true,
-          maxTotalTimeout: options.timeoutMs,
-          ...(options.onProgress ? { onprogress: ({ progress, total, message }) => options.onProgress!({ progress, total, message }) } : {}),
-        },
-      )) as ToolCallResult;
+      return await sendCall(
+        client,
+        { taskOnly: this.taskOnly.has(name), modern: this.modern?.client === client ? this.modern : undefined },
+        name,
+        args,
+        options,
+      );
     } catch (error) {
       // Without a usable token no call can work: the manager waits for a sign-in. A missing scope fails this call only.
       const login = options.signal?.aborted ? undefined : needsLogin(error);
@@ -258,13 +247,13 @@ export class McpBackend implements Backend {
     this.client = undefined;
     this.pid = undefined;
     this.transport = undefined;
-    const closed = client?.close().catch(() => {});
-    // A server that never finished its handshake has nothing to finish: it gets a moment, not a second.
-    if (child === undefined || (await settlesWithin(closed, connected ? 1000 : 100))) return;
-    for (const signal of ["SIGTERM", "SIGKILL"] as const) {
-      if (!child.signal(signal)) return; // already gone
-      if (await settlesWithin(closed, 500)) return;
-    }
+    this.modern?.channel.close(new Error("the connection closed"));
+    this.modern = undefined;
+    await stopServer(
+      client?.close().catch(() => {}),
+      child,
+      connected,
+    );
   }
 
   private requireClient(): Client {

@@ -168,3 +168,21 @@ export class ProcessGroupTransport implements Transport {
     }
   }
 }
+
+/**
+ * Waits for a closing connection (`closed`), stopping its server's process
+ * if it does not end: SIGTERM, then SIGKILL, half a second apart. A server
+ * that never finished its handshake has nothing to finish: it gets a
+ * moment, not a second.
+ */
+export async function stopServer(
+  closed: Promise<unknown> | undefined,
+  child: { signal(signal: NodeJS.Signals): boolean } | undefined,
+  connected: boolean,
+): Promise<void> {
+  if (child === undefined || (await settlesWithin(closed, connected ? 1000 : 100))) return;
+  for (const signal of ["SIGTERM", "SIGKILL"] as const) {
+    if (!child.signal(signal)) return; // already gone
+    if (await settlesWithin(closed, 500)) return;
+  }
+}

@@ -7,8 +7,9 @@
  * call still running after `serve.taskAfterMs` becomes a task whose result
  * the client reads with `tasks/get`; a question asked after that goes to the
  * client as the task's input and its answer (`tasks/update`) reaches the
- * backend; a 2025 backend's task-only tool becomes the client's task; a
- * cancelled task stops the backend's work (the backend says so).
+ * backend; a 2025 backend's task-only tool, and a 2026-07-28 backend's
+ * task (which asks halfway), become the client's task; a cancelled task
+ * stops the backend's work, its task included (the backend says so).
  */
 import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
@@ -57,7 +58,8 @@ describe.each(["http", "stdio"] as const)("a client that takes tasks, metatools 
     client = await connectTaskClient(served === "http" ? { url: server.url } : { config }, {
       onInputRequest: (async (request: ApplicationInputRequest) => {
         asked.push(request);
-        return { action: "accept", content: { confirm: true } };
+        const message = String((request.params as { message?: string } | undefined)?.message);
+        return { action: "accept", content: /Publish/.test(message) ? { publish: true } : { confirm: true } };
       }) as never,
     });
   }, 30_000);
@@ -100,6 +102,27 @@ describe.each(["http", "stdio"] as const)("a client that takes tasks, metatools 
     expect(execution.kind).toBe("task");
     expect(textOf(resultFromTaskOutcome((await execution.settle()).outcome))).toContain(`Research Report: tides, ${served}`);
   }, 40_000);
+
+  it("gets a 2026-07-28 backend's task, which asks halfway, as its own task; the answer reaches the backend's task", async () => {
+    const before = asked.length;
+    const execution = await run("modern:report", { topic: `tides-${served}`, steps: 6, delayMs: 300, confirm: true });
+    expect(execution.kind).toBe("task");
+    expect(textOf(resultFromTaskOutcome((await execution.settle()).outcome))).toContain(`report on tides-${served} (as a task)`);
+    expect(asked.slice(before).map((r) => (r.params as { message: string }).message)).toEqual([`[modern] Publish the report on tides-${served}?`]);
+  }, 30_000);
+
+  it("cancels a task that follows a backend's task, and the backend's task is cancelled", async () => {
+    const before = abortedLines();
+    const execution = await run("modern:report", { topic: "long", steps: 300, delayMs: 100 });
+    expect(execution.kind).toBe("task");
+    await execution.cancel();
+    expect((await execution.settle()).outcome).toMatchObject({ status: "cancelled" });
+    await eventually(
+      () => (existsSync(aborted) ? readFileSync(aborted, "utf8") : ""),
+      (text) => /aborted task/.test(text) && abortedLines() > before,
+      10_000,
+    );
+  }, 30_000);
 
   it("cancels a task, and the backend's work stops", async () => {
     const before = abortedLines();

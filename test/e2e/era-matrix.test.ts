@@ -149,6 +149,11 @@ describe.each<[ClientKind, Served]>([
     expect(textOf(result)).toContain(`Research Report: tides, ${kind}`);
   }, 30_000);
 
+  it("gets a 2026-07-28 backend's task as a plain result (metatools follows the task)", async () => {
+    const result = await driver.call("run_tool", { tool_id: "modern:report", args: { topic: `ebb, ${kind}` } });
+    expect(textOf(result)).toContain(`report on ebb, ${kind} (as a task)`);
+  }, 30_000);
+
   it("sees progress, and a call it cancels stops the backend's work", async () => {
     const before = abortedLines();
     const controller = new AbortController();
