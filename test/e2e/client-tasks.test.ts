@@ -11,15 +11,13 @@
  * task (which asks halfway), become the client's task; a cancelled task
  * stops the backend's work, its task included (the backend says so).
  */
-import { existsSync, readFileSync, writeFileSync } from "node:fs";
-import { join } from "node:path";
+import { existsSync, readFileSync } from "node:fs";
 import { Client as ClientV2 } from "@modelcontextprotocol/client";
 import { resultFromTaskOutcome, type ApplicationInputRequest } from "@modelcontextprotocol/ext-tasks/client";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { eventually } from "../helpers/eventually.js";
-import { servers, tempDir } from "../helpers/harness.js";
-import { envelope, httpServe, MODERN, postModern } from "../helpers/modern.js";
-import { startHttp, type HttpChild } from "../helpers/serve.js";
+import { envelope, httpServe, MODERN, postModern, startEraServer } from "../helpers/modern.js";
+import type { HttpChild } from "../helpers/serve.js";
 import { connectTaskClient, type TaskClient } from "../helpers/task-client.js";
 
 const SECOND_TOKEN = "second-token-0123456789abcdef";
@@ -29,26 +27,16 @@ const AFTER_MS = 800;
 let server: HttpChild;
 let config: string;
 let aborted: string;
+let abortedLines: () => number;
 
 beforeAll(async () => {
-  const dir = tempDir();
-  config = join(dir, "metatools.json");
-  aborted = join(dir, "aborted.log");
-  writeFileSync(
-    config,
-    JSON.stringify({
-      mcpServers: { everything: servers.everything(), modern: servers.modern(aborted) },
-      metatools: { code: { enabled: false }, serve: { taskAfterMs: AFTER_MS }, http: { tokens: [SECOND_TOKEN] } },
-    }),
-  );
-  server = await startHttp(["--config", config]);
+  ({ server, config, aborted, abortedLines } = await startEraServer({ settings: { serve: { taskAfterMs: AFTER_MS }, http: { tokens: [SECOND_TOKEN] } } }));
 }, 30_000);
 
 afterAll(() => server?.stop());
 
 type ToolResult = { content: { type: string; text?: string }[]; isError?: boolean };
 const textOf = (result: unknown) => (result as ToolResult).content.map((c) => c.text ?? "").join("\n");
-const abortedLines = () => (existsSync(aborted) ? readFileSync(aborted, "utf8").split("\n").filter(Boolean).length : 0);
 
 describe.each(["http", "stdio"] as const)("a client that takes tasks, metatools over %s", (served) => {
   let client: TaskClient;

@@ -11,8 +11,6 @@
  * a plain one; sees progress; and a call it cancels stops the backend's
  * work (the backend says so).
  */
-import { existsSync, readFileSync, writeFileSync } from "node:fs";
-import { join } from "node:path";
 import { Client as ClientV2 } from "@modelcontextprotocol/client";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { getDefaultEnvironment, StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
@@ -20,9 +18,9 @@ import { ElicitRequestSchema } from "@modelcontextprotocol/sdk/types.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { CLI } from "../helpers/cli.js";
 import { eventually } from "../helpers/eventually.js";
-import { servers, tempDir, testHomes } from "../helpers/harness.js";
-import { httpServe, stdioServe } from "../helpers/modern.js";
-import { httpClientTransport, startHttp, type HttpChild } from "../helpers/serve.js";
+import { testHomes } from "../helpers/harness.js";
+import { httpServe, startEraServer, stdioServe } from "../helpers/modern.js";
+import { httpClientTransport, type HttpChild } from "../helpers/serve.js";
 
 type ClientKind = "v1" | "v2-pinned" | "v2-auto";
 type Served = "stdio" | "http";
@@ -40,17 +38,10 @@ interface Driver {
 
 let server: HttpChild;
 let config: string;
-let aborted: string;
+let abortedLines: () => number;
 
 beforeAll(async () => {
-  const dir = tempDir();
-  config = join(dir, "metatools.json");
-  aborted = join(dir, "aborted.log");
-  writeFileSync(
-    config,
-    JSON.stringify({ mcpServers: { everything: servers.everything(), modern: servers.modern(aborted) }, metatools: { code: { enabled: false } } }),
-  );
-  server = await startHttp(["--config", config]);
+  ({ server, config, abortedLines } = await startEraServer());
 }, 30_000);
 
 afterAll(() => server?.stop());
@@ -97,7 +88,6 @@ async function connect(kind: ClientKind, served: Served): Promise<Driver> {
 
 const textOf = (result: unknown): string => ((result as { content: { text?: string }[] }).content[0]?.text ?? "") as string;
 const body = (result: unknown) => JSON.parse(textOf(result)) as Record<string, unknown>;
-const abortedLines = () => (existsSync(aborted) ? readFileSync(aborted, "utf8").split("\n").filter(Boolean).length : 0);
 
 describe.each<[ClientKind, Served]>([
   ["v1", "stdio"],

@@ -6,15 +6,15 @@
  * a v2 SDK client pinned to 2026-07-28 over HTTP and over stdio, and a 1.x
  * client with its session beside them on the same server.
  */
-import { existsSync, readFileSync, writeFileSync } from "node:fs";
+import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { Client as ClientV2 } from "@modelcontextprotocol/client";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { eventually } from "../helpers/eventually.js";
-import { servers, tempDir } from "../helpers/harness.js";
-import { envelope, httpServe, MODERN, postModern, stdioServe } from "../helpers/modern.js";
-import { httpClientTransport, startHttp, TEST_TOKEN, type HttpChild } from "../helpers/serve.js";
+import { servers } from "../helpers/harness.js";
+import { envelope, httpServe, MODERN, postModern, startEraServer, stdioServe } from "../helpers/modern.js";
+import { httpClientTransport, TEST_TOKEN, type HttpChild } from "../helpers/serve.js";
 
 const ENVELOPE = envelope();
 const SECOND_TOKEN = "second-token-0123456789abcdef";
@@ -25,17 +25,10 @@ let config: string;
 let aborted: string;
 
 beforeAll(async () => {
-  const dir = tempDir();
-  config = join(dir, "metatools.json");
-  aborted = join(dir, "aborted.log");
-  writeFileSync(
-    config,
-    JSON.stringify({
-      mcpServers: { kv: servers.exec(join(dir, "calls.log")), everything: servers.everything(), modern: servers.modern(aborted) },
-      metatools: { code: { enabled: false }, http: { tokens: [SECOND_TOKEN] } },
-    }),
-  );
-  server = await startHttp(["--config", config]);
+  ({ server, config, aborted } = await startEraServer({
+    more: (dir) => ({ kv: servers.exec(join(dir, "calls.log")) }),
+    settings: { http: { tokens: [SECOND_TOKEN] } },
+  }));
 }, 30_000);
 
 afterAll(() => server?.stop());

@@ -3,11 +3,13 @@
  * envelope in `_meta` and the method (and name) in the headers, and the
  * SDK v2 client's transports to the built server (stdio) or an HTTP child.
  */
+import { existsSync, readFileSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/client";
 import { getDefaultEnvironment, StdioClientTransport } from "@modelcontextprotocol/client/stdio";
 import { CLI } from "./cli.js";
-import { testHomes } from "./harness.js";
-import { TEST_TOKEN } from "./serve.js";
+import { servers, tempDir, testHomes } from "./harness.js";
+import { startHttp, TEST_TOKEN, type HttpChild } from "./serve.js";
 
 export const MODERN = "2026-07-28";
 
@@ -49,15 +51,7 @@ export async function postModern(
     },
     body: JSON.stringify({ jsonrpc: "2.0", id: 1, method, params: { ...params, _meta: options.meta ?? envelope() } }),
   });
-  const text = await response.text();
-  const json = response.headers.get("content-type")?.includes("text/event-stream")
-    ? text
-        .split("\n")
-        .filter((l) => l.startsWith("data: "))
-        .at(-1)!
-        .slice(6)
-    : text;
-  return { status: response.status, body: JSON.parse(json) as Record<string, unknown> };
+  return { status: response.status, body: answerJson(await response.text(), response.headers.get("content-type")) as Record<string, unknown> };
 }
 
 /** `metatools serve --config config` on stdio, for an SDK v2 client. */
@@ -73,4 +67,48 @@ export function stdioServe(config: string): StdioClientTransport {
 /** An SDK v2 client's transport to an HTTP child, with `token`. */
 export function httpServe(url: string, token = TEST_TOKEN): StreamableHTTPClientTransport {
   return new StreamableHTTPClientTransport(new URL(url), { requestInit: { headers: { Authorization: `Bearer ${token}` } } });
+}
+
+/** metatools over HTTP with both eras behind it: the everything server (2025) and the modern fixture, plus `more` servers and `settings`. */
+export interface EraServer {
+  server: HttpChild;
+  config: string;
+  /** Where the modern fixture notes each call (or task) it saw cancelled. */
+  aborted: string;
+  /** Lines noted there so far. */
+  abortedLines(): number;
+}
+
+export async function startEraServer(
+  options: { more?: (dir: string) => Record<string, unknown>; settings?: Record<string, unknown> } = {},
+): Promise<EraServer> {
+  const dir = tempDir();
+  const config = join(dir, "metatools.json");
+  const aborted = join(dir, "aborted.log");
+  writeFileSync(
+    config,
+    JSON.stringify({
+      mcpServers: { ...options.more?.(dir), everything: servers.everything(), modern: servers.modern(aborted) },
+      metatools: { code: { enabled: false }, ...options.settings },
+    }),
+  );
+  const server = await startHttp(["--config", config]);
+  return {
+    server,
+    config,
+    aborted,
+    abortedLines: () => (existsSync(aborted) ? readFileSync(aborted, "utf8").split("\n").filter(Boolean).length : 0),
+  };
+}
+
+/** The JSON of an answer read as text: the body itself, or a stream's last `data:` line. */
+export function answerJson(text: string, contentType: string | null): unknown {
+  const json = contentType?.includes("text/event-stream")
+    ? text
+        .split("\n")
+        .filter((line) => line.startsWith("data: "))
+        .at(-1)!
+        .slice(6)
+    : text;
+  return JSON.parse(json);
 }

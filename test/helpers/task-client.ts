@@ -8,7 +8,7 @@
 import { Client } from "@modelcontextprotocol/client";
 import type { Transport } from "@modelcontextprotocol/client";
 import { createTaskSessionFromClient, type JsonRpcResponse, type TaskEnabledSession, type WithTasksOptions } from "@modelcontextprotocol/ext-tasks/client";
-import { httpServe, MODERN, stdioServe } from "./modern.js";
+import { answerJson, httpServe, MODERN, stdioServe } from "./modern.js";
 import { TEST_TOKEN } from "./serve.js";
 
 type Dispatch = (request: unknown, options?: { signal?: AbortSignal }) => Promise<JsonRpcResponse>;
@@ -38,15 +38,7 @@ export function httpDispatch(url: string, token = TEST_TOKEN): Dispatch {
       },
       body: JSON.stringify({ jsonrpc: "2.0", id: `raw-${++id}`, method, params }),
     });
-    const text = await response.text();
-    const json = response.headers.get("content-type")?.includes("text/event-stream")
-      ? text
-          .split("\n")
-          .filter((line) => line.startsWith("data: "))
-          .at(-1)!
-          .slice(6)
-      : text;
-    return answerOf(JSON.parse(json));
+    return answerOf(answerJson(await response.text(), response.headers.get("content-type")));
   };
 }
 
