@@ -43,6 +43,11 @@ export interface DoctorEmbedder {
   /** Embeddings kept in the cache file (of every tool this embedder has seen, not only today's). */
   cached?: number;
   error?: string;
+  /** An embedding service: how long a query's embedding took just now, or why it failed. */
+  latencyMs?: number;
+  queryError?: string;
+  /** Namespaces whose tools could not be embedded (ranked by BM25 alone until a retry succeeds), with why. */
+  failures?: { namespace: string; why: string }[];
 }
 
 export interface DoctorLearning {
@@ -146,12 +151,24 @@ export async function diagnose(app: Metatools): Promise<DoctorReport> {
       fix: `start it, or check metatools.store.url (${maskUrl(config.store.url)}); until then results are not cached and large outputs cannot be kept`,
     });
 
-  const embedder = embedderStatus(app);
+  const embedder = await probeService(app, embedderStatus(app));
   if (embedder.status === "failed")
     problems.push({
       subject: "embedder",
       problem: embedder.error ?? "failed",
       fix: "fix metatools.search.embedder (see docs/retrieval.md); search runs on BM25 alone meanwhile",
+    });
+  if (embedder.queryError)
+    problems.push({
+      subject: "embedder",
+      problem: `the embedding service did not embed a query just now: ${embedder.queryError}`,
+      fix: "check that the service runs and answers within metatools.search.embedder.queryTimeoutMs; meanwhile each search ranks with BM25 and says so",
+    });
+  for (const failure of embedder.failures ?? [])
+    problems.push({
+      subject: "embedder",
+      problem: `the tools of ${failure.namespace} could not be embedded: ${failure.why}`,
+      fix: "they rank by BM25 alone until a retry succeeds (every few minutes); check the embedding service",
     });
 
   const learning: DoctorLearning = !app.learner
@@ -193,6 +210,22 @@ function embedderStatus(app: Metatools): DoctorEmbedder {
     ...(cacheFile ? { cacheFile, cached: embedder ? EmbeddingCache.countIn(cacheFile, embedder.dimensions) : 0 } : {}),
     ...(semantic.error ? { error: semantic.error } : {}),
   };
+}
+
+/** An embedding service is asked for one query's embedding, timed: whether it answers now, and how fast. */
+async function probeService(app: Metatools, status: DoctorEmbedder): Promise<DoctorEmbedder> {
+  const semantic = app.search.semantic;
+  const failures = semantic?.failures.map(([namespace, why]) => ({ namespace, why })) ?? [];
+  const withFailures = failures.length ? { ...status, failures } : status;
+  const embedder = semantic?.embedder;
+  if (status.type !== "openai" || !embedder) return withFailures;
+  const started = performance.now();
+  try {
+    await embedder.embed(["doctor"], "query");
+    return { ...withFailures, latencyMs: Math.round(performance.now() - started) };
+  } catch (error) {
+    return { ...withFailures, queryError: errorMessage(error) };
+  }
 }
 
 /** Backends configured twice under different names (config/same-server.ts): each adds the same tools, so search lists every one twice. */

@@ -21,6 +21,8 @@ export const DEFAULTS = {
     // semanticWeight: for an embedder that names no weight of its own (`use` names 1.5).
     fusion: { k: 3, semanticWeight: 1.25, bm25Confidence: 20 },
   },
+  /** An embedder of type `openai` (an OpenAI-compatible embedding service). */
+  openai: { batchSize: 64, concurrency: 2, timeoutMs: 30_000, queryTimeoutMs: 1500 },
   /** An embedder of type `transformers`. */
   transformers: { dtype: "q8", pooling: "mean", allowDownload: false },
   budgets: { inlineBytes: 10_000, mediaBytes: 1 << 20 },

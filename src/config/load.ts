@@ -196,6 +196,10 @@ function resolveEmbedder(spec: Exclude<Metatools["search"]["embedder"], false>, 
   if (spec.type === "builtin") return { type: "builtin" };
   if (spec.type === "static") return { type: "static", vectors: resolve(baseDir, spec.vectors) };
   if (spec.type === "use") return spec.model === undefined ? { type: "use" } : { type: "use", model: resolve(baseDir, spec.model) };
+  if (spec.type === "openai") {
+    const { queryPrefix = "", documentPrefix = "", url, ...service } = fillDefaults(spec, DEFAULTS.openai);
+    return { ...service, url: url.replace(/\/+$/, ""), queryPrefix, documentPrefix };
+  }
   const { model, queryPrefix = "", documentPrefix = "", ...settings } = fillDefaults(spec, DEFAULTS.transformers);
   const local = resolve(baseDir, model);
   return { ...settings, model: settings.allowDownload && !existsSync(local) ? model : local, queryPrefix, documentPrefix };

@@ -161,6 +161,20 @@ export type EmbedderConfig =
   | { type: "static"; vectors: string }
   /** A sentence-embedding model folder run by transformers.js. */
   | { type: "transformers"; model: string; dtype: "fp32" | "q8"; pooling: "mean" | "cls"; queryPrefix: string; documentPrefix: string; allowDownload: boolean }
+  /** An OpenAI-compatible embedding service (`POST {url}/embeddings`); url without a trailing slash. */
+  | {
+      type: "openai";
+      url: string;
+      model: string;
+      apiKey?: string;
+      dimensions?: number;
+      queryPrefix: string;
+      documentPrefix: string;
+      batchSize: number;
+      concurrency: number;
+      timeoutMs: number;
+      queryTimeoutMs: number;
+    }
   /** Universal Sentence Encoder lite run by TensorFlow.js; no model means the installed weights package. */
   | { type: "use"; model?: string };
 

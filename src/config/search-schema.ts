@@ -48,6 +48,49 @@ const embedderSchema = z
         .strict(),
       z
         .object({
+          type: z.literal("openai"),
+          url: z
+            .url({ protocol: /^https?$/ })
+            .describe(
+              "The service's base URL, up to `/v1`: metatools posts to `{url}/embeddings`. Ollama `http://127.0.0.1:11434/v1`, Hugging Face TEI `http://127.0.0.1:8080/v1`, vLLM `http://127.0.0.1:8000/v1`, LM Studio `http://127.0.0.1:1234/v1`, OpenAI `https://api.openai.com/v1`.",
+            ),
+          model: z.string().min(1).describe("The model the service embeds with (`nomic-embed-text`, `BAAI/bge-small-en-v1.5`, `text-embedding-3-small`, …)."),
+          apiKey: z
+            .string()
+            .min(1)
+            .optional()
+            .describe("Sent as `Authorization: Bearer …`, and nowhere else. Write it as `${VAR}`: it is then kept out of every output, log and cache file."),
+          dimensions: z
+            .number()
+            .int()
+            .min(1)
+            .max(16384)
+            .optional()
+            .describe(
+              "Asked of the service (for models that can shorten their vectors) and checked against its answers. Default: whatever the service answers.",
+            ),
+          queryPrefix: z.string().optional().describe('Prepended to queries, for models trained with one (nomic: "search_query: ", e5: "query: ").'),
+          documentPrefix: z.string().optional().describe('Prepended to tool texts (nomic: "search_document: ", e5: "passage: ").'),
+          batchSize: z.number().int().min(1).max(2048).optional().describe(`Texts per request when tools are embedded. Default ${DEFAULTS.openai.batchSize}.`),
+          concurrency: z.number().int().min(1).max(16).optional().describe(`Requests at once when tools are embedded. Default ${DEFAULTS.openai.concurrency}.`),
+          timeoutMs: z
+            .number()
+            .int()
+            .min(100)
+            .optional()
+            .describe(`How long one request of tool texts may take; a failed one is tried twice more. Default ${msWords(DEFAULTS.openai.timeoutMs)}.`),
+          queryTimeoutMs: z
+            .number()
+            .int()
+            .min(50)
+            .optional()
+            .describe(
+              `How long a search waits for its query's embedding: past it (or when the service fails), that search is ranked without vectors and says so. Default ${msWords(DEFAULTS.openai.queryTimeoutMs)}.`,
+            ),
+        })
+        .strict(),
+      z
+        .object({
           type: z.literal("use"),
           model: z
             .string()

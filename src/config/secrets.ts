@@ -69,6 +69,7 @@ export function secretReason(name: string, at: Reference): string | undefined {
   if (looksLikeCredential(name)) return "its name looks like a credential";
   const [top, second, third, key] = at.path;
   if (top === "metatools" && second === "http" && third === "tokens") return "it is a bearer token";
+  if (top === "metatools" && second === "search" && third === "embedder" && key === "apiKey") return "it is the embedding service's API key";
   const before = at.template.slice(0, at.start);
   const after = at.template.slice(at.end);
   const authority = /[a-z][a-z0-9+.-]*:\/\/([^/?#\s]*)$/i.exec(before);
@@ -89,6 +90,7 @@ export function secretReason(name: string, at: Reference): string | undefined {
 /** Rule 2: a place that often carries credentials under another name. */
 export function mayHoldSecrets(path: readonly string[]): boolean {
   if (path[0] === "mcpServers") return ["env", "headers", "url", "args"].includes(path[2] ?? "");
+  if (path[0] === "metatools" && path[1] === "search" && path[2] === "embedder") return path[3] === "url";
   return path[0] === "metatools" && path[1] === "store" && path[2] === "url";
 }
 

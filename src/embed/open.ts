@@ -1,4 +1,4 @@
-/** The configured embedder, loaded: the built-in table, static word vectors, the Universal Sentence Encoder, or a transformers.js model. */
+/** The configured embedder, loaded: the built-in table, static word vectors, an embedding service, the Universal Sentence Encoder, or a transformers.js model. */
 import type { EmbedderConfig } from "../config/resolved.js";
 import { loadBuiltinEmbedder } from "./builtin.js";
 import { StaticEmbedder } from "./static.js";
@@ -7,6 +7,10 @@ import type { Embedder } from "./types.js";
 export async function openEmbedder(spec: EmbedderConfig): Promise<Embedder> {
   if (spec.type === "builtin") return loadBuiltinEmbedder();
   if (spec.type === "static") return StaticEmbedder.fromFile(spec.vectors);
+  if (spec.type === "openai") {
+    const { OpenAIEmbedder } = await import("./openai.js");
+    return OpenAIEmbedder.load(spec);
+  }
   if (spec.type === "use") {
     const { UseEmbedder } = await import("./use.js");
     return UseEmbedder.load(spec.model);

@@ -197,11 +197,13 @@ export class SearchEngine {
     if (this.semantic.error) return { mode: "bm25", note: `semantic search is unavailable (${this.semantic.error}); ranked with bm25` };
     const mode = requested === "auto" ? "hybrid" : requested;
     // Only namespaces the caller may see are named (src/meta/scoped.ts).
-    const indexing = this.semantic.indexing.filter(seen);
-    return {
-      mode,
-      note: indexing.length && mode !== "bm25" ? `still embedding ${indexing.join(", ")}: their tools are ranked by bm25 alone until done` : undefined,
-    };
+    const failed = this.semantic.failures.filter(([namespace]) => seen(namespace));
+    const indexing = this.semantic.indexing.filter((namespace) => seen(namespace) && !failed.some(([n]) => n === namespace));
+    const notes = [
+      ...(indexing.length ? [`still embedding ${indexing.join(", ")}: their tools are ranked by bm25 alone until done`] : []),
+      ...failed.map(([namespace, why]) => `embedding ${namespace} failed (${why}): its tools are ranked by bm25 alone until it is tried again`),
+    ];
+    return { mode, note: notes.length && mode !== "bm25" ? notes.join("; ") : undefined };
   }
 
   /** Index words near a query's words, for hints when nothing matched at all. */

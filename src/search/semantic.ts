@@ -5,6 +5,11 @@
  * background (a model can take a while) and indexing follows; until a
  * namespace is indexed, search says so and ranks it by BM25 alone. An
  * embedder that cannot load leaves search on BM25, with the reason.
+ *
+ * An embedder that runs elsewhere (an embedding service) may be down for a
+ * while: one that could not load is tried again, and so is a namespace
+ * whose tools could not be embedded (30 s, then twice as long each time, up
+ * to 10 minutes); meanwhile search says which namespaces rank by BM25 alone.
  */
 import { EmbeddingCache, textHash } from "../embed/cache.js";
 import type { Embedder } from "../embed/types.js";
@@ -16,6 +21,10 @@ import { embeddingText } from "./documents.js";
 import { queryParts } from "./query-parts.js";
 import type { RankOptions } from "./types.js";
 import { VectorIndex, type VectorHit } from "./vectors.js";
+
+/** The first wait before an embedder or a namespace that failed is tried again, and the longest. */
+const RETRY_FIRST_MS = 30_000;
+const RETRY_MAX_MS = 10 * 60_000;
 
 /** Texts per embed call: large enough to batch, small enough to report progress. */
 const BATCH = 64;
@@ -46,6 +55,11 @@ export class SemanticIndex {
   private phase: "waiting" | "loading" | "closed" = "waiting";
   private readonly pending = new Map<string, Promise<void>>();
   private readonly generation = new Map<string, number>();
+  /** Each namespace's latest tools, to embed again when a failed embedder or namespace is retried. */
+  private readonly latest = new Map<string, readonly ToolRecord[]>();
+  /** Namespaces whose embedding failed, and why; each waits for its retry. */
+  private readonly failedNamespaces = new Map<string, string>();
+  private readonly retries = new Map<string, { timer: NodeJS.Timeout; delayMs: number }>();
 
   constructor(
     load: () => Promise<Embedder>,
@@ -78,8 +92,41 @@ export class SemanticIndex {
         (error: unknown) => {
           this.failure = errorMessage(error);
           logger.error(`semantic search is off: ${this.failure}`);
+          if (retryable(error)) this.retryLater("", () => void this.reload(load, cache));
         },
       );
+  }
+
+  /** Loads the embedder again (it runs elsewhere, and was not there); once it is, every namespace is embedded. */
+  private async reload(load: () => Promise<Embedder>, cache: { dir: string | undefined; maxBytes?: number }): Promise<void> {
+    if (this.phase === "closed" || this.loaded) return;
+    try {
+      const embedder = await load();
+      if ((this.phase as string) === "closed") return void (await embedder.close?.());
+      this.loaded = {
+        embedder,
+        vectors: new VectorIndex(embedder.dimensions),
+        cache: new EmbeddingCache(embedder.id, embedder.dimensions, cache.dir, cache.maxBytes),
+      };
+      this.failure = undefined;
+      this.retries.delete("");
+      this.logger.info(`semantic search: ${embedder.id} answers now (${embedder.dimensions} dimensions)`);
+      for (const [namespace, records] of this.latest) void this.replaceNamespace(namespace, records);
+    } catch (error) {
+      this.failure = errorMessage(error);
+      this.retryLater("", () => void this.reload(load, cache));
+    }
+  }
+
+  /** Runs `retry` after this key's next wait (30 s, doubling up to 10 minutes); a later retry of the same key replaces it. */
+  private retryLater(key: string, retry: () => void): void {
+    if (this.phase === "closed") return;
+    const previous = this.retries.get(key);
+    if (previous) clearTimeout(previous.timer);
+    const delayMs = previous ? Math.min(RETRY_MAX_MS, previous.delayMs * 2) : RETRY_FIRST_MS;
+    const timer = setTimeout(retry, delayMs);
+    timer.unref();
+    this.retries.set(key, { timer, delayMs });
   }
 
   /** Why the semantic leg cannot be used: the embedder did not load, or an embedding run failed. */
@@ -100,6 +147,11 @@ export class SemanticIndex {
     return this.loaded?.cache.file;
   }
 
+  /** Namespaces whose tools could not be embedded, with why: they rank by BM25 alone until a retry succeeds. */
+  get failures(): [namespace: string, why: string][] {
+    return [...this.failedNamespaces];
+  }
+
   /** Namespaces still being embedded (all of them while the embedder loads). */
   get indexing(): string[] {
     return [...this.pending.keys()];
@@ -109,11 +161,29 @@ export class SemanticIndex {
   replaceNamespace(namespace: string, records: readonly ToolRecord[]): Promise<void> {
     const generation = (this.generation.get(namespace) ?? 0) + 1;
     this.generation.set(namespace, generation);
+    this.latest.set(namespace, records);
     const run = this.ready
-      .then(() => this.loaded && this.embedNamespace(this.loaded, namespace, records, generation))
+      .then(async () => {
+        if (!this.loaded) return;
+        await this.embedNamespace(this.loaded, namespace, records, generation);
+        this.failedNamespaces.delete(namespace);
+        const retry = this.retries.get(namespace);
+        if (retry) clearTimeout(retry.timer);
+        this.retries.delete(namespace);
+      })
       .catch((error: unknown) => {
-        this.failure = `embedding ${namespace} failed: ${errorMessage(error)}`;
-        this.logger.error(this.failure);
+        const why = `embedding ${namespace} failed: ${errorMessage(error)}`;
+        if (!retryable(error)) {
+          this.failure = why;
+          this.logger.error(why);
+          return;
+        }
+        // A service that did not answer: this namespace ranks by BM25 alone until it is tried again.
+        if (!this.failedNamespaces.has(namespace)) this.logger.warn(`${why}; its tools rank by bm25 alone until it is tried again`);
+        this.failedNamespaces.set(namespace, errorMessage(error));
+        this.retryLater(namespace, () => {
+          if (this.generation.get(namespace) === generation) void this.replaceNamespace(namespace, records);
+        });
       })
       .finally(() => {
         if (this.pending.get(namespace) === run) this.pending.delete(namespace);
@@ -132,6 +202,8 @@ export class SemanticIndex {
   async close(): Promise<void> {
     const loading = this.phase === "loading";
     this.phase = "closed";
+    for (const { timer } of this.retries.values()) clearTimeout(timer);
+    this.retries.clear();
     if (!loading) return;
     await this.ready;
     await this.loaded?.embedder.close?.();
@@ -189,4 +261,9 @@ export class SemanticIndex {
       hashes.map((h) => known.get(h)!),
     );
   }
+}
+
+/** A failure of an embedder that runs elsewhere (it says so): worth another try later. */
+function retryable(error: unknown): boolean {
+  return (error as { retryable?: unknown } | null)?.retryable === true;
 }

@@ -125,7 +125,9 @@ function embedderLine(embedder: DoctorReport["embedder"], mark: Record<"ok" | "b
   const name = `${embedder.type === "builtin" ? "built-in" : (embedder.type ?? "embedder")}${embedder.id ? ` (${embedder.id}, ${embedder.dimensions} dimensions)` : ""}`;
   if (embedder.status === "failed") return `${mark.bad} ${name}: ${embedder.error}`;
   const cache = embedder.cacheFile ? `, ${embedder.cached} cached in ${embedder.cacheFile}` : ", cached in memory only";
-  return `${mark.ok} ${name}: ${embedder.embedded} of ${embedder.total} tools embedded${embedder.status === "indexing" ? " (still embedding)" : ""}${cache}`;
+  const service =
+    embedder.latencyMs !== undefined ? `, a query in ${embedder.latencyMs} ms` : embedder.queryError ? `, a query failed just now: ${embedder.queryError}` : "";
+  return `${embedder.queryError ? mark.bad : mark.ok} ${name}: ${embedder.embedded} of ${embedder.total} tools embedded${embedder.status === "indexing" ? " (still embedding)" : ""}${cache}${service}`;
 }
 
 /** The first line of a message, shortened for a table cell; the problems list below the table has it whole. */

@@ -65,7 +65,11 @@ describe("config errors name the file and the field", () => {
     [{ metatools: { http: { tokens: ["short"] } } }, "metatools.http.tokens[0]", /at least 16 characters/],
     [{ metatools: { http: { allowedOrigins: ["not an origin"] } } }, "metatools.http.allowedOrigins[0]", /URL/i],
     // A union's errors speak of the branch meant: the embedder object, or what the field takes at all.
-    [{ metatools: { search: { embedder: { type: "glove" } } } }, "metatools.search.embedder.type", /'builtin' \| 'static' \| 'transformers' \| 'use'/],
+    [
+      { metatools: { search: { embedder: { type: "glove" } } } },
+      "metatools.search.embedder.type",
+      /'builtin' \| 'static' \| 'transformers' \| 'openai' \| 'use'/,
+    ],
     [{ metatools: { search: { embedder: { type: "static" } } } }, "metatools.search.embedder.vectors", /expected string/],
     [{ metatools: { search: { embedder: { type: "builtin", vectors: "x" } } } }, "metatools.search.embedder", /unknown field\(s\) "vectors"/],
     [{ metatools: { search: { embedder: true } } }, "metatools.search.embedder", /expected object or false/],
@@ -126,6 +130,27 @@ describe("config resolution", () => {
     });
     // No config file at all: the same default.
     expect(loadConfig({ cwd: tempDir(), env }).search.embedder).toEqual({ type: "builtin" });
+  });
+
+  it("resolves an embedding service: its defaults, the URL without a trailing slash, and its ${VAR} key a secret", () => {
+    const embedder = { type: "openai", url: "http://127.0.0.1:11434/v1/", model: "nomic-embed-text", apiKey: "${EMBED_KEY}", queryPrefix: "search_query: " };
+    const config = parseConfig({ metatools: { search: { embedder } } }, { file: FILE, env: { EMBED_KEY: "sk-0123456789abcdef0123" } });
+    expect(config.search.embedder).toEqual({
+      type: "openai",
+      url: "http://127.0.0.1:11434/v1",
+      model: "nomic-embed-text",
+      apiKey: "sk-0123456789abcdef0123",
+      queryPrefix: "search_query: ",
+      documentPrefix: "",
+      batchSize: 64,
+      concurrency: 2,
+      timeoutMs: 30_000,
+      queryTimeoutMs: 1500,
+    });
+    expect(config.secrets.map((secret) => secret.value)).toContain("sk-0123456789abcdef0123");
+    expect(() =>
+      parseConfig({ metatools: { search: { embedder: { ...embedder, url: "file:///etc/passwd" } } } }, { file: FILE, env: { EMBED_KEY: "x".repeat(20) } }),
+    ).toThrow(/metatools\.search\.embedder\.url/);
   });
 
   it("resolves a SQLite store path against the config file's folder, and keeps a Redis URL as written", () => {
