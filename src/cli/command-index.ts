@@ -104,7 +104,8 @@ export const COMMAND_INDEX: readonly CommandEntry[] = [
     group: "measure",
     summary:
       "retrieval quality on a dataset (tools.jsonl + queries.jsonl): hit@k, MRR, nDCG, recall, in the configured mode (hybrid by default) or all three; --names: every tool searched by its name in 8 spellings; --replay: what search learns from use (even queries replayed as history, odd ones measured before and after)",
-    synopsis: "DIR [--mode bm25|semantic|hybrid|all] [--embedder builtin|use | --vectors FILE] [--limit K] [--names | --replay [--replay-noise P]] [--json]",
+    synopsis:
+      "DIR [--mode bm25|semantic|hybrid|all] [--embedder builtin|use | --vectors FILE] [--limit K] [--misses N] [--names | --replay [--replay-noise P]] [--json]",
     load: () => import("./commands/eval.js"),
   },
 ];

@@ -12,6 +12,8 @@ export interface EvalQuery {
   id: string;
   query: string;
   relevant: string[];
+  /** The part of the set the query belongs to (a set's own `split` field), reported apart. */
+  split?: string;
 }
 
 export interface Dataset {
@@ -31,7 +33,7 @@ export function loadDataset(dir: string): Dataset {
     .split("\n")
     .forEach((line, i) => {
       if (!line.trim()) return;
-      let row: { id?: unknown; query?: unknown; relevant?: unknown };
+      let row: { id?: unknown; query?: unknown; relevant?: unknown; split?: unknown };
       try {
         row = JSON.parse(line) as typeof row;
       } catch (error) {
@@ -40,7 +42,12 @@ export function loadDataset(dir: string): Dataset {
       if (typeof row.query !== "string" || !Array.isArray(row.relevant)) {
         throw new MetatoolsError("dataset_invalid", `${queriesFile}:${i + 1}: needs "query" (string) and "relevant" (array of tool ids)`);
       }
-      queries.push({ id: String(row.id ?? i + 1), query: row.query, relevant: row.relevant.map(String) });
+      queries.push({
+        id: String(row.id ?? i + 1),
+        query: row.query,
+        relevant: row.relevant.map(String),
+        ...(typeof row.split === "string" && row.split ? { split: row.split } : {}),
+      });
     });
   return { dir, toolsFile, queries };
 }

@@ -26,12 +26,26 @@ export interface EvalOptions {
   fusion?: FusionSettings;
   /** Told as tools are embedded ("embedding") and queries ranked (the mode's name). */
   onProgress?: (stage: string, done: number, total: number) => void;
+  /** Keep this many failed queries per mode (the relevant tool not ranked first), worst first. */
+  misses?: number;
 }
 
-export async function evaluateDataset(dir: string, modes: readonly EvalMode[], options: EvalOptions = {}): Promise<Partial<Record<EvalMode, Metrics>>> {
+/** A query whose relevant tool was not ranked first: what was expected, where it came (undefined: not in the top 10), and what came first. */
+export interface Miss {
+  id: string;
+  query: string;
+  expected: string[];
+  rank: number | undefined;
+  top: string[];
+}
+
+/** A mode's metrics, per split when the set has them, and its worst misses when asked for. */
+export type ModeResult = Metrics & { splits?: Record<string, Metrics>; misses?: Miss[] };
+
+export async function evaluateDataset(dir: string, modes: readonly EvalMode[], options: EvalOptions = {}): Promise<Partial<Record<EvalMode, ModeResult>>> {
   return withDataset(dir, modes, options, async (app, queries) => {
-    const out: Partial<Record<EvalMode, Metrics>> = {};
-    for (const mode of modes) out[mode] = await rankAll(app, queries, mode, options.onProgress);
+    const out: Partial<Record<EvalMode, ModeResult>> = {};
+    for (const mode of modes) out[mode] = await rankAll(app, queries, mode, options.onProgress, options.misses);
     return out;
   });
 }
@@ -74,8 +88,16 @@ export async function withDataset<T>(
 }
 
 /** Every query ranked by the real search engine in `mode`, the metrics averaged. */
-export async function rankAll(app: Metatools, queries: readonly EvalQuery[], mode: EvalMode, progress?: EvalOptions["onProgress"]): Promise<Metrics> {
+export async function rankAll(
+  app: Metatools,
+  queries: readonly EvalQuery[],
+  mode: EvalMode,
+  progress?: EvalOptions["onProgress"],
+  keepMisses = 0,
+): Promise<ModeResult> {
   const acc = createAccumulator();
+  const splits = new Map<string, ReturnType<typeof createAccumulator>>();
+  const misses: Miss[] = [];
   const prefix = `${NAMESPACE}:`;
   for (const [i, q] of queries.entries()) {
     if (i % 25 === 0) progress?.(mode, i, queries.length);
@@ -83,13 +105,23 @@ export async function rankAll(app: Metatools, queries: readonly EvalQuery[], mod
     // A search that fell back (an embedding that failed) must not be scored under the mode asked for.
     if (outcome.mode !== mode && outcome.mode !== "browse")
       throw new MetatoolsError("mode_unavailable", `query ${q.id} was ranked with ${outcome.mode}, not ${mode}: ${outcome.modeNote ?? "no reason given"}`);
-    acc.add(
-      outcome.hits.map((h) => h.record.id.slice(prefix.length)),
-      q.relevant,
-    );
+    const ranked = outcome.hits.map((h) => h.record.id.slice(prefix.length));
+    acc.add(ranked, q.relevant);
+    if (q.split) {
+      if (!splits.has(q.split)) splits.set(q.split, createAccumulator());
+      splits.get(q.split)!.add(ranked, q.relevant);
+    }
+    const first = ranked.findIndex((id) => q.relevant.includes(id));
+    if (keepMisses > 0 && first !== 0)
+      misses.push({ id: q.id, query: q.query, expected: q.relevant, rank: first < 0 ? undefined : first + 1, top: ranked.slice(0, 3) });
   }
   progress?.(mode, queries.length, queries.length);
-  return acc.result(app.registry.namespaceRecords(NAMESPACE).length);
+  const tools = app.registry.namespaceRecords(NAMESPACE).length;
+  const result: ModeResult = acc.result(tools);
+  if (splits.size) result.splits = Object.fromEntries([...splits].sort(([a], [b]) => a.localeCompare(b)).map(([split, a]) => [split, a.result(tools)]));
+  // Worst first: not found at all, then found lowest.
+  if (keepMisses > 0) result.misses = misses.sort((a, b) => (b.rank ?? 11) - (a.rank ?? 11) || a.id.localeCompare(b.id)).slice(0, keepMisses);
+  return result;
 }
 
 /** The exact-name check (names.ts) over a dataset's tools, in the given mode. */

@@ -85,6 +85,31 @@ describe("metatools eval", () => {
     expect(JSON.parse(json.stdout).hybrid).toMatchObject({ queries: 4, tools: 6 });
   });
 
+  it("--misses N lists the failed queries worst first, with the expected tool and the top 3; a split field gets rows of its own", async () => {
+    const dir = tempDir();
+    writeFileSync(join(dir, "tools.jsonl"), TOOLS.map((t) => JSON.stringify(t)).join("\n"));
+    const queries = [
+      ...QUERIES.map((q) => ({ ...q, split: "plain" })),
+      // Words no tool has, and a tool it cannot find: a miss.
+      { id: "5", query: "zebra quokka", relevant: ["calendar::create_event"], split: "odd" },
+    ];
+    writeFileSync(join(dir, "queries.jsonl"), queries.map((q) => JSON.stringify(q)).join("\n"));
+    const { code, stdout } = await runCli(["eval", dir, "--mode", "bm25", "--misses", "2"], { cwd: dir });
+    expect(code).toBe(0);
+    expect(stdout).toMatch(/^bm25\s+(\d\.\d{4}\s+){6}\s*5\s+6$/m);
+    expect(stdout).toMatch(/^ {2}odd\s+0\.0000\s+(\d\.\d{4}\s+){5}\s*1\s+6$/m);
+    expect(stdout).toMatch(/^ {2}plain\s+(\d\.\d{4}\s+){6}\s*4\s+6$/m);
+    expect(stdout).toMatch(/bm25: the 2 worst of the queries whose tool was not first\n/);
+    expect(stdout).toMatch(/\n {2}5 "zebra quokka"\n {4}expected calendar::create_event \(not in the top 10\); top: /);
+    const json = JSON.parse((await runCli(["eval", dir, "--mode", "bm25", "--misses", "9", "--json"], { cwd: dir })).stdout);
+    const misses = json.bm25.misses as { id: string; rank?: number; expected: string[] }[];
+    expect(misses.find((m) => m.id === "5")).toEqual({ id: "5", query: "zebra quokka", expected: ["calendar::create_event"], top: expect.any(Array) });
+    // Worst first: those not found at all, then by how far down their tool came.
+    const ranks = misses.map((m) => m.rank ?? 11);
+    expect(ranks).toEqual([...ranks].sort((a, b) => b - a));
+    expect(Object.keys(json.bm25.splits)).toEqual(["odd", "plain"]);
+  });
+
   it("--mode all reports bm25, semantic and hybrid with the built-in embedder", async () => {
     const dir = writeDataset();
     const { code, stdout } = await runCli(["eval", dir, "--mode", "all"], { cwd: dir });

@@ -3,6 +3,7 @@ import { loadConfig } from "../../config/load.js";
 import type { EmbedderConfig, SearchMode } from "../../config/resolved.js";
 import { SPELLINGS } from "../../eval/names.js";
 import { replayDataset, type ReplayResult } from "../../eval/replay.js";
+import type { Metrics } from "../../eval/metrics.js";
 import { EVAL_MODES, evaluateDataset, evaluateNames, type EvalMode, type EvalOptions } from "../../eval/run.js";
 import { flag, oneOf, parseFlags, SHARED, UsageError } from "../flags.js";
 import { defineCommand } from "../command.js";
@@ -14,12 +15,16 @@ export const command = defineCommand({
   group: "measure",
   summary:
     "retrieval quality on a dataset (tools.jsonl + queries.jsonl): hit@k, MRR, nDCG, recall, in the configured mode (hybrid by default) or all three; --names: every tool searched by its name in 8 spellings; --replay: what search learns from use (even queries replayed as history, odd ones measured before and after)",
-  usage: (f) => `DIR [${f.mode}] [${f.embedder} | ${f.vectors}] [${f.limit}] [${f.names} | ${f.replay} [${f["replay-noise"]}]] [${f.json}]`,
+  usage: (f) => `DIR [${f.mode}] [${f.embedder} | ${f.vectors}] [${f.limit}] [${f.misses}] [${f.names} | ${f.replay} [${f["replay-noise"]}]] [${f.json}]`,
   flags: {
     mode: flag.oneOf([...EVAL_MODES, "all"], "the ranking to measure, or all three (default: the config's)"),
-    embedder: flag.oneOf(["builtin", "use"], "embed with the table shipped with metatools, or the Universal Sentence Encoder (default: the config's)"),
+    embedder: flag.oneOf(
+      ["builtin", "use"],
+      "embed with the table shipped with metatools, or the Universal Sentence Encoder (default: the config's, which may name an embedding service)",
+    ),
     vectors: flag.string("FILE", "embed with this word-vectors file (metatools vectors import builds one)"),
     limit: flag.int("K", 1, "measure on K queries spread over the file (default all)"),
+    misses: flag.int("N", 1, "list the N worst failed queries per mode (the relevant tool not first): what was expected, where it came, and the top 3"),
     names: flag.boolean("search every tool by its name, in 8 spellings"),
     replay: flag.boolean("replay even queries as history, measure odd ones before and after"),
     "replay-noise": flag.string("P", "with --replay: the share of replayed runs that go to a wrong tool, 0 to 1 (default 0)"),
@@ -67,6 +72,7 @@ export async function evaluate(argv: string[]): Promise<number> {
     embedder: embedder ?? false,
     embeddingCache: config.search.embeddingCache,
     fusion: config.search.fusion,
+    misses: values.misses,
     onProgress: (stage, done, total) =>
       view.update(
         stage === "embedding" ? "embedding tools" : `${stage} queries`,
@@ -91,9 +97,22 @@ export async function evaluate(argv: string[]): Promise<number> {
     return 0;
   }
   const columns = ["hit@1", "hit@5", "hit@10", "mrr@10", "ndcg@10", "recall@10"] as const;
-  const lines = [`${"mode".padEnd(9)}${columns.map((c) => c.padStart(10)).join("")}   queries  tools`];
+  // A set with a `split` field: each part on a row of its own, under its mode.
+  const width = Math.max(9, ...Object.values(results).flatMap((m) => Object.keys(m.splits ?? {}).map((split) => split.length + 4)));
+  const lines = [`${"mode".padEnd(width)}${columns.map((c) => c.padStart(10)).join("")}   queries  tools`];
+  const row = (label: string, m: Metrics) =>
+    `${label.padEnd(width)}${columns.map((c) => m[c].toFixed(4).padStart(10)).join("")}   ${String(m.queries).padStart(7)}  ${m.tools}`;
   for (const [mode, m] of Object.entries(results)) {
-    lines.push(`${mode.padEnd(9)}${columns.map((c) => m[c].toFixed(4).padStart(10)).join("")}   ${String(m.queries).padStart(7)}  ${m.tools}`);
+    lines.push(row(mode, m));
+    for (const [split, s] of Object.entries(m.splits ?? {})) lines.push(row(`  ${split}`, s));
+  }
+  for (const [mode, m] of Object.entries(results)) {
+    if (!m.misses) continue;
+    lines.push("", `${mode}: ${m.misses.length ? `the ${m.misses.length} worst of the queries whose tool was not first` : "every query's tool came first"}`);
+    for (const miss of m.misses)
+      lines.push(
+        `  ${miss.id} "${miss.query}"\n    expected ${miss.expected.join(" or ")} (${miss.rank === undefined ? "not in the top 10" : `rank ${miss.rank}`}); top: ${miss.top.join(", ") || "nothing"}`,
+      );
   }
   stdout().write(`${lines.join("\n")}\n`);
   return 0;
