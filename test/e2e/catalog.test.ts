@@ -17,7 +17,7 @@ describe("shipped catalog schema", () => {
     const { parse } = await import("yaml");
     const schema = JSON.parse(readFileSync(join(BUILTIN_CATALOG_DIR, "catalog.schema.json"), "utf8"));
     const validator = new SchemaValidator();
-    for (const file of ["server-everything.yaml", "server-filesystem.yaml"]) {
+    for (const file of ["server-everything.yaml", "server-filesystem.yaml", "server-memory.yaml"]) {
       expect(validator.validate(schema, parse(readFileSync(join(BUILTIN_CATALOG_DIR, file), "utf8")))).toEqual({ ok: true });
     }
   });
@@ -50,20 +50,25 @@ describe("malformed catalog files", () => {
 describe("shipped docs against the real servers", () => {
   let session: Session;
   beforeAll(async () => {
-    session = await openSession({ mcpServers: { ev: servers.everything(), files: servers.filesystem(tempDir()) } });
+    session = await openSession({
+      mcpServers: { ev: servers.everything(), files: servers.filesystem(tempDir()), mem: servers.memory(join(tempDir(), "memory.jsonl")) },
+    });
   });
   afterAll(() => session?.close());
 
   const entries = loadCatalogs([BUILTIN_CATALOG_DIR]);
   const validator = new SchemaValidator();
 
-  it("loads entries for both servers", () => {
-    expect(entries.filter((e) => e.file.endsWith("server-everything.yaml")).length).toBeGreaterThan(5);
-    expect(entries.filter((e) => e.file.endsWith("server-filesystem.yaml")).length).toBeGreaterThan(5);
+  /** The namespace each shipped server file's server has here. */
+  const NAMESPACES: Record<string, string> = { "server-everything.yaml": "ev", "server-filesystem.yaml": "files", "server-memory.yaml": "mem" };
+
+  it("loads entries for every server", () => {
+    for (const file of Object.keys(NAMESPACES)) expect(entries.filter((e) => e.file.endsWith(file)).length).toBeGreaterThan(5);
   });
 
   // Entries for upstream servers match by name (their namespace is the user's choice); built-in ones by full id.
-  const idOf = (e: (typeof entries)[number]) => (e.match.includes(":") ? e.match : `${e.file.endsWith("server-everything.yaml") ? "ev" : "files"}:${e.match}`);
+  const idOf = (e: (typeof entries)[number]) =>
+    e.match.includes(":") ? e.match : `${Object.entries(NAMESPACES).find(([file]) => e.file.endsWith(file))![1]}:${e.match}`;
   it.each(entries.map((e) => [idOf(e), e] as const))("%s documents a real tool, and its examples are valid calls", (id, entry) => {
     const record = session.app.registry.get(id);
     expect(record, `no tool ${id}`).toBeDefined();

@@ -23,6 +23,12 @@ const require = createRequire(import.meta.url);
 export const servers = {
   everything: () => ({ command: process.execPath, args: [require.resolve("@modelcontextprotocol/server-everything/dist/index.js"), "stdio"] }),
   filesystem: (dir: string) => ({ command: process.execPath, args: [require.resolve("@modelcontextprotocol/server-filesystem/dist/index.js"), dir] }),
+  /** The public memory server, keeping its knowledge graph in `file`. */
+  memory: (file: string) => ({
+    command: process.execPath,
+    args: [require.resolve("@modelcontextprotocol/server-memory/dist/index.js")],
+    env: { MEMORY_FILE_PATH: file },
+  }),
   /** The executor fixture (test/fixtures/exec-server.mjs); every call it receives is appended to `callLog`. */
   exec: (callLog: string) => ({
     command: process.execPath,
