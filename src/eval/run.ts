@@ -39,8 +39,20 @@ export interface Miss {
   top: string[];
 }
 
-/** A mode's metrics, per split when the set has them, and its worst misses when asked for. */
-export type ModeResult = Metrics & { splits?: Record<string, Metrics>; misses?: Miss[] };
+/**
+ * The map search adds when it is unsure (src/search/overview.ts), measured: the share of queries it
+ * was shown for; the share whose relevant tool was in the top 10, and in the top 10 or the map; the
+ * mean size of a map shown (characters of its JSON ÷ 4, about tokens).
+ */
+export interface MapMeasure {
+  shown: number;
+  inTop10: number;
+  inTop10OrMap: number;
+  tokensWhenShown: number;
+}
+
+/** A mode's metrics, per split when the set has them, its worst misses when asked for, and the map's measure. */
+export type ModeResult = Metrics & { splits?: Record<string, Metrics>; misses?: Miss[]; map?: MapMeasure };
 
 export async function evaluateDataset(dir: string, modes: readonly EvalMode[], options: EvalOptions = {}): Promise<Partial<Record<EvalMode, ModeResult>>> {
   return withDataset(dir, modes, options, async (app, queries) => {
@@ -98,6 +110,7 @@ export async function rankAll(
   const acc = createAccumulator();
   const splits = new Map<string, ReturnType<typeof createAccumulator>>();
   const misses: Miss[] = [];
+  const maps = { shown: 0, inTop10: 0, inTop10OrMap: 0, chars: 0 };
   const prefix = `${NAMESPACE}:`;
   for (const [i, q] of queries.entries()) {
     if (i % 25 === 0) progress?.(mode, i, queries.length);
@@ -112,12 +125,28 @@ export async function rankAll(
       splits.get(q.split)!.add(ranked, q.relevant);
     }
     const first = ranked.findIndex((id) => q.relevant.includes(id));
+    const inTop10 = first >= 0 && first < 10;
+    const mapped = outcome.map?.some((place) => place.ids.some((id) => q.relevant.includes(id.slice(prefix.length)))) ?? false;
+    if (outcome.map) {
+      maps.shown++;
+      maps.chars += JSON.stringify(outcome.map.map(({ ids: _ids, ...place }) => place)).length;
+    }
+    if (inTop10) maps.inTop10++;
+    if (inTop10 || mapped) maps.inTop10OrMap++;
     if (keepMisses > 0 && first !== 0)
       misses.push({ id: q.id, query: q.query, expected: q.relevant, rank: first < 0 ? undefined : first + 1, top: ranked.slice(0, 3) });
   }
   progress?.(mode, queries.length, queries.length);
   const tools = app.registry.namespaceRecords(NAMESPACE).length;
   const result: ModeResult = acc.result(tools);
+  const n = queries.length || 1;
+  const share = (x: number) => Math.round((x / n) * 10000) / 10000;
+  result.map = {
+    shown: share(maps.shown),
+    inTop10: share(maps.inTop10),
+    inTop10OrMap: share(maps.inTop10OrMap),
+    tokensWhenShown: maps.shown ? Math.round(maps.chars / maps.shown / 4) : 0,
+  };
   if (splits.size) result.splits = Object.fromEntries([...splits].sort(([a], [b]) => a.localeCompare(b)).map(([split, a]) => [split, a.result(tools)]));
   // Worst first: not found at all, then found lowest.
   if (keepMisses > 0) result.misses = misses.sort((a, b) => (b.rank ?? 11) - (a.rank ?? 11) || a.id.localeCompare(b.id)).slice(0, keepMisses);

@@ -53,6 +53,8 @@ export type SearchReply = {
   by_namespace?: { namespace: string; count: number }[];
   by_namespace_overflow?: number;
   hits: SearchHitReply[];
+  /** Search is unsure of these hits: where the tool may be, each place with its tools' names (src/search/overview.ts). */
+  map?: { namespace: string; group?: string; tools: string[]; more?: number }[];
   unavailable?: UnavailableBackend[];
 } & Envelope;
 

@@ -97,6 +97,9 @@ function present(
     ...(byNamespace.entries.length > 1 || byNamespace.omitted ? { by_namespace: byNamespace.entries } : {}),
     ...(byNamespace.omitted ? { by_namespace_overflow: byNamespace.omitted } : {}),
     hits: hits.map((hit) => formatHit(hit, services.backends.state(hit.record.namespace)?.status)),
+    ...(outcome.map
+      ? { map: outcome.map.map(({ namespace, group, tools, more }) => ({ namespace, ...(group ? { group } : {}), tools, ...(more ? { more } : {}) })) }
+      : {}),
     ...extra,
     ...guidanceFields(guide(request, outcome, shown, services, notes)),
   };
@@ -122,6 +125,10 @@ function guide(request: SearchRequest, outcome: SearchOutcome, shown: number, se
   if (outcome.modeNote) notes.push(outcome.modeNote + ".");
   if (outcome.relaxed)
     notes.push(`No tool matched a word of "${request.query}" exactly (or it has only common words such as "the"); these are prefix and typo-tolerant matches.`);
+  if (outcome.map?.length)
+    notes.push(
+      `Search is unsure of these hits: map lists where the tool may be, with its tools' names; describe one by its id (namespace:name), or search again with namespace set to one of them.`,
+    );
 
   for (const { namespace, suggestions } of outcome.unknownNamespaces) {
     // A configured backend that is down has no tools now: said so, not that it does not exist.

@@ -16,6 +16,7 @@ import { tagFilter } from "./filters.js";
 import { fuseSignals, type FusionSettings } from "./fusion.js";
 import type { IndexCache } from "./index-cache.js";
 import { LexicalIndexes } from "./lexical.js";
+import { isUnsure, mapOf, type MapEntry } from "./overview.js";
 import type { SemanticIndex } from "./semantic.js";
 import { createSignals, MODE_SIGNALS, type RankingMode, type SignalList, type SignalName, type SignalRequest, type SignalSources } from "./signals/index.js";
 import { TUNING } from "./tuning.js";
@@ -54,6 +55,8 @@ export interface SearchOutcome {
   unknownNamespaces: { namespace: string; suggestions: string[] }[];
   /** Tools among the first hits that what was learned from use put there (src/learn/). */
   learned: string[];
+  /** Set when the ranking is a guess: where the tool may be, with the names of the tools there (overview.ts). */
+  map?: MapEntry[];
 }
 
 export type { LearnedSource } from "./signals/index.js";
@@ -144,17 +147,38 @@ export class SearchEngine {
       mode = "bm25";
       lists = await this.produce(mode, asked);
     }
-    const result = fuseSignals([...lists.values()], { k: this.fusion.k, bm25Confidence: this.fusion.bm25Confidence, pool: TUNING.pool, top: options.top });
+    // Deep enough for the map when search is unsure (overview.ts); the page is cut from it.
+    const depth = Math.max(options.top, TUNING.overview.pool);
+    const result = fuseSignals([...lists.values()], { k: this.fusion.k, bm25Confidence: this.fusion.bm25Confidence, pool: TUNING.pool, top: depth });
     const byNamespace = [...result.counts.entries()]
       .map(([namespace, count]) => ({ namespace, count }))
       .sort((a, b) => b.count - a.count || a.namespace.localeCompare(b.namespace));
     const hits: SearchHit[] = [];
-    for (const r of result.hits.slice(request.offset)) {
+    for (const r of result.hits.slice(request.offset, options.top)) {
       const record = this.registry.get(r.id);
       if (record) hits.push({ record, score: r.score });
     }
     const relaxed = [...lists.values()].some((list) => list.approximate === true);
-    return { mode, modeNote: note, relaxed, total: result.total, hits, byNamespace, unknownNamespaces, learned: this.raised(lists.get("learned"), hits) };
+    // A guess is said to be one, with a map of where the tool may be (overview.ts): on the first page of a search, not a browse.
+    const map =
+      mode !== "browse" && request.offset === 0 && result.hits.length > 0 && isUnsure(lists, relaxed)
+        ? mapOf(
+            result.hits.map((r) => this.registry.get(r.id)).filter((r): r is ToolRecord => r !== undefined),
+            (namespace) => this.registry.namespaceRecords(namespace),
+            options.accept,
+          )
+        : undefined;
+    return {
+      mode,
+      modeNote: note,
+      relaxed,
+      total: result.total,
+      hits,
+      byNamespace,
+      unknownNamespaces,
+      learned: this.raised(lists.get("learned"), hits),
+      ...(map ? { map } : {}),
+    };
   }
 
   /**

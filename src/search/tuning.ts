@@ -159,6 +159,15 @@ export const TUNING = {
   learned: { trust: 6, halfAgreement: 0.2, floor: 0.05, depth: 30, shown: 3 },
 
   /**
+   * When search is unsure (overview.ts): the leading words matched weakly
+   * (BM25's best score under `strength`) and the signals' first tools
+   * disagree, or no word matched exactly. The reply then maps the `units`
+   * namespaces (or a namespace's groups) its first `pool` hits fall in,
+   * each with its tools' names, within `chars` characters of names.
+   */
+  overview: { strength: 20, pool: 20, units: 3, chars: 700 },
+
+  /**
    * Exact names (exact.ts): the longest name, in words, indexed and looked
    * for within an identifier; a name shared by more than `maxShared` tools
    * is generic and wins only as the whole query.

@@ -5,7 +5,8 @@
  * memory tool in the top 3 (a write, a delete, a read). Without the catalog
  * the memory server's own words (entities, observations, knowledge graph)
  * leave these requests with nothing useful in the top 3; that is shown too,
- * so the test fails if the catalog stops mattering.
+ * so the test fails if the catalog stops mattering. A search that is unsure
+ * says so, with a map of the namespaces its tool may be in.
  */
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -50,6 +51,16 @@ describe("the memory server with the shipped catalog", () => {
       found.filter((id) => kind.includes(id)),
       `top 3: ${found.join(", ")}`,
     ).not.toEqual([]);
+  });
+
+  it("says when it is unsure, with a map of where the tool may be; a confident search carries none", async () => {
+    const unsure = await session.call("search_tools", { query: "what do you know about Ada" });
+    expect(JSON.stringify(unsure)).toContain("Search is unsure of these hits");
+    const memory = (unsure.map as { namespace: string; tools: string[] }[]).find((place) => place.namespace === "memory");
+    expect(memory?.tools).toEqual(expect.arrayContaining(["search_nodes", "open_nodes", "read_graph"]));
+    const sure = await session.call("search_tools", { query: "read a text file" });
+    expect(sure.hits[0].id).toBe("fs:read_text_file");
+    expect(sure.map).toBeUndefined();
   });
 });
 

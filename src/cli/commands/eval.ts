@@ -107,6 +107,13 @@ export async function evaluate(argv: string[]): Promise<number> {
     for (const [split, s] of Object.entries(m.splits ?? {})) lines.push(row(`  ${split}`, s));
   }
   for (const [mode, m] of Object.entries(results)) {
+    if (!m.map) continue;
+    const pct = (x: number) => `${(x * 100).toFixed(1)}%`;
+    lines.push(
+      `map (${mode}): shown when unsure, for ${pct(m.map.shown)} of queries; the tool in the top 10 for ${pct(m.map.inTop10)}, in the top 10 or the map for ${pct(m.map.inTop10OrMap)}; about ${m.map.tokensWhenShown} tokens when shown`,
+    );
+  }
+  for (const [mode, m] of Object.entries(results)) {
     if (!m.misses) continue;
     lines.push("", `${mode}: ${m.misses.length ? `the ${m.misses.length} worst of the queries whose tool was not first` : "every query's tool came first"}`);
     for (const miss of m.misses)
