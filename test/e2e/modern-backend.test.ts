@@ -91,6 +91,24 @@ describe.each(["stdio", "http"] as const)("a modern-only backend over %s", (tran
     }
   });
 
+  it("its task is followed to its result, its question reaching the client and its status messages coming as progress", async () => {
+    const session = await connect();
+    try {
+      const progress: string[] = [];
+      const result = await session.client.callTool(
+        { name: "run_tool", arguments: { tool_id: "modern:report", args: { topic: "tides", steps: 4, delayMs: 150, confirm: true } } },
+        undefined,
+        { onprogress: (p) => void (p.message && progress.push(p.message)), timeout: 30_000 },
+      );
+      // This client answers every question { confirm: true }: the task got the answer, and publishes nothing.
+      expect(JSON.stringify(result)).toContain("report on tides kept private");
+      expect(session.asked.map((q) => q.message)).toEqual(["[modern] Publish the report on tides?"]);
+      expect(progress.some((message) => /section \d of 4/.test(message))).toBe(true);
+    } finally {
+      await session.close();
+    }
+  }, 30_000);
+
   it("its progress reaches the client", async () => {
     const session = await connect();
     try {
