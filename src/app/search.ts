@@ -6,6 +6,7 @@
 import { join } from "node:path";
 import { cacheHome } from "../config/env.js";
 import type { ResolvedConfig } from "../config/resolved.js";
+import { loadBuiltinEmbedder } from "../embed/builtin.js";
 import { openEmbedder } from "../embed/open.js";
 import { openLearning, type Learning } from "../learn/open.js";
 import type { ToolRegistry } from "../registry/registry.js";
@@ -28,9 +29,10 @@ export interface SearchParts {
 export function openSearch(config: ResolvedConfig, registry: ToolRegistry, logger: Logger, redact: Redact, backgroundDelayMs?: number): SearchParts {
   const embedder = config.search.embedder;
   const background = backgroundDelayMs ? new Promise<void>((resolve) => setTimeout(resolve, backgroundDelayMs).unref()) : undefined;
-  const semantic =
-    embedder &&
-    new SemanticIndex(() => openEmbedder(embedder), { dir: config.search.embeddingCache, maxBytes: config.search.embeddingCacheMaxBytes }, logger, background);
+  const cache = { dir: config.search.embeddingCache, maxBytes: config.search.embeddingCacheMaxBytes };
+  // An embedding service may be down or slow: the built-in table keeps an index beside it, which ranks a query the service cannot.
+  const fallback = embedder && embedder.type === "openai" ? new SemanticIndex(async () => loadBuiltinEmbedder(), cache, logger, background) : undefined;
+  const semantic = embedder && new SemanticIndex(() => openEmbedder(embedder), cache, logger, background, fallback);
   // Large namespaces' analyzed indexes are kept per config, so a restart over 10,000 tools does not analyze them again.
   const indexCache = config.file ? new IndexCache(join(cacheHome(), "index"), config.file, packageVersion()) : undefined;
   // What search learns from use: with the memory store in a learning file per config (kept across restarts), else in the store replicas share.

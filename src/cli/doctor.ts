@@ -156,13 +156,15 @@ export async function diagnose(app: Metatools): Promise<DoctorReport> {
     problems.push({
       subject: "embedder",
       problem: embedder.error ?? "failed",
-      fix: "fix metatools.search.embedder (see docs/retrieval.md); search runs on BM25 alone meanwhile",
+      fix: app.search.semantic?.fallback
+        ? "start the embedding service, or fix metatools.search.embedder (see docs/retrieval.md); meanwhile the built-in embedder ranks meaning"
+        : "fix metatools.search.embedder (see docs/retrieval.md); search runs on BM25 alone meanwhile",
     });
   if (embedder.queryError)
     problems.push({
       subject: "embedder",
       problem: `the embedding service did not embed a query just now: ${embedder.queryError}`,
-      fix: "check that the service runs and answers within metatools.search.embedder.queryTimeoutMs; meanwhile each search ranks with BM25 and says so",
+      fix: "check that the service runs and answers within metatools.search.embedder.queryTimeoutMs; meanwhile each search ranks meaning with the built-in embedder and says so",
     });
   for (const failure of embedder.failures ?? [])
     problems.push({

@@ -116,7 +116,7 @@ export async function rankAll(
     if (i % 25 === 0) progress?.(mode, i, queries.length);
     const outcome = await app.search.search({ query: q.query, limit: 10, offset: 0, namespaces: [NAMESPACE], tags: [], mode: mode as SearchMode });
     // A search that fell back (an embedding that failed) must not be scored under the mode asked for.
-    if (outcome.mode !== mode && outcome.mode !== "browse")
+    if (outcome.fellBack || (outcome.mode !== mode && outcome.mode !== "browse"))
       throw new MetatoolsError("mode_unavailable", `query ${q.id} was ranked with ${outcome.mode}, not ${mode}: ${outcome.modeNote ?? "no reason given"}`);
     const ranked = outcome.hits.map((h) => h.record.id.slice(prefix.length));
     acc.add(ranked, q.relevant);

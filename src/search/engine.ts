@@ -57,6 +57,8 @@ export interface SearchOutcome {
   learned: string[];
   /** Set when the ranking is a guess: where the tool may be, with the names of the tools there (overview.ts). */
   map?: MapEntry[];
+  /** A list was made another way than configured (the meaning ranked by the built-in embedder while the service failed); `modeNote` says why. */
+  fellBack?: boolean;
 }
 
 export type { LearnedSource } from "./signals/index.js";
@@ -147,6 +149,10 @@ export class SearchEngine {
       mode = "bm25";
       lists = await this.produce(mode, asked);
     }
+    // A list made another way than asked (the meaning ranked by a fallback embedder) says so.
+    const listNotes = [...lists.values()].flatMap((list) => (list.note ? [list.note] : []));
+    if (listNotes.length) note = [note, ...listNotes].filter(Boolean).join("; ");
+    const fellBack = listNotes.length > 0;
     // Deep enough for the map when search is unsure (overview.ts); the page is cut from it.
     const depth = Math.max(options.top, TUNING.overview.pool);
     const result = fuseSignals([...lists.values()], { k: this.fusion.k, bm25Confidence: this.fusion.bm25Confidence, pool: TUNING.pool, top: depth });
@@ -178,6 +184,7 @@ export class SearchEngine {
       unknownNamespaces,
       learned: this.raised(lists.get("learned"), hits),
       ...(map ? { map } : {}),
+      ...(fellBack ? { fellBack } : {}),
     };
   }
 
@@ -218,7 +225,9 @@ export class SearchEngine {
           }
         : { mode: "bm25" };
     }
-    if (this.semantic.error) return { mode: "bm25", note: `semantic search is unavailable (${this.semantic.error}); ranked with bm25` };
+    // An embedding service that is not there: its fallback (the built-in table) ranks meaning meanwhile, and says so.
+    if (this.semantic.error && !this.semantic.fallback?.embedder)
+      return { mode: "bm25", note: `semantic search is unavailable (${this.semantic.error}); ranked with bm25` };
     const mode = requested === "auto" ? "hybrid" : requested;
     // Only namespaces the caller may see are named (src/meta/scoped.ts).
     const failed = this.semantic.failures.filter(([namespace]) => seen(namespace));

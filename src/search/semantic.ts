@@ -68,6 +68,12 @@ export class SemanticIndex {
     private readonly logger: Logger,
     /** Loading starts once this settles (and the event loop has turned): a start answers its first requests first. */
     after: Promise<void> = Promise.resolve(),
+    /**
+     * For an embedder that runs elsewhere: a second index (the built-in
+     * table) kept beside this one, which ranks a query this one cannot
+     * (the service down or slow, or not loaded yet).
+     */
+    readonly fallback?: SemanticIndex,
   ) {
     // Each step of loading waits for a turn of the event loop, so requests that arrive meanwhile are served between them.
     this.ready = after
@@ -159,6 +165,7 @@ export class SemanticIndex {
 
   /** Re-indexes one namespace; a newer call for the same namespace supersedes an older one still running. */
   replaceNamespace(namespace: string, records: readonly ToolRecord[]): Promise<void> {
+    void this.fallback?.replaceNamespace(namespace, records);
     const generation = (this.generation.get(namespace) ?? 0) + 1;
     this.generation.set(namespace, generation);
     this.latest.set(namespace, records);
@@ -200,6 +207,7 @@ export class SemanticIndex {
 
   /** Closes the embedder; one not loading yet never loads, and closing does not wait for the delay before its load. */
   async close(): Promise<void> {
+    await this.fallback?.close();
     const loading = this.phase === "loading";
     this.phase = "closed";
     for (const { timer } of this.retries.values()) clearTimeout(timer);
@@ -214,6 +222,31 @@ export class SemanticIndex {
     if (!this.loaded) return [];
     const { embedder, vectors } = this.loaded;
     return vectors.search(await embedder.embed(queryParts(query), "query"), options);
+  }
+
+  /**
+   * The nearest tools by this index, or, when it cannot rank the query and
+   * has a fallback, by the fallback, saying why (`note`) and whose
+   * embedder ranked them. Rejects when neither can.
+   */
+  async rank(query: string, options: RankOptions): Promise<{ hits: VectorHit[]; embedder: Embedder | undefined; note?: string }> {
+    const fallback = this.fallback;
+    if (!fallback) return { hits: await this.search(query, options), embedder: this.embedder };
+    let why: string;
+    if (!this.loaded) why = this.failure ?? "it is not loaded yet";
+    else {
+      try {
+        return { hits: await this.search(query, options), embedder: this.embedder };
+      } catch (error) {
+        why = errorMessage(error);
+      }
+    }
+    const hits = await fallback.search(query, options);
+    return {
+      hits,
+      embedder: fallback.embedder,
+      note: `the embedding service could not embed the query (${why}); its meaning was ranked with the built-in embedder`,
+    };
   }
 
   private async embedNamespace({ embedder, vectors, cache }: Loaded, namespace: string, records: readonly ToolRecord[], generation: number): Promise<void> {

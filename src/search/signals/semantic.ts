@@ -20,13 +20,13 @@ export class SemanticSignal implements RankingSignal {
   ) {}
 
   async produce({ query, options }: SignalRequest): Promise<SignalList> {
-    const hits = this.index
-      ? await this.index.search(query, { ...options, top: TUNING.pool }).catch((error: unknown) => {
+    const ranked = this.index
+      ? await this.index.rank(query, { ...options, top: TUNING.pool }).catch((error: unknown) => {
           throw new Error(`embedding the query failed (${errorMessage(error)})`, { cause: error });
         })
-      : [];
-    const weight = this.weight ?? this.index?.embedder?.fusionWeight ?? DEFAULTS.search.fusion.semanticWeight;
-    return { hits: similar(hits), weight, defers: true };
+      : { hits: [], embedder: undefined };
+    const weight = this.weight ?? ranked.embedder?.fusionWeight ?? DEFAULTS.search.fusion.semanticWeight;
+    return { hits: similar(ranked.hits), weight, defers: true, ...(ranked.note ? { note: ranked.note } : {}) };
   }
 }
 

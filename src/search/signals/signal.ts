@@ -48,6 +48,8 @@ export interface SignalList {
   pinned?: boolean;
   /** Its matches are approximate (prefix and typo-tolerant): the reply says so. */
   approximate?: boolean;
+  /** What the reply should say of how this list was made (the meaning ranked by a fallback embedder, and why). */
+  note?: string;
 }
 
 export interface RankingSignal {

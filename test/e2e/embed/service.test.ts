@@ -3,8 +3,10 @@
  * against an OpenAI-compatible server in the test whose vectors the test can
  * predict (test/helpers/embedding-service.ts): hybrid ranking uses them; a
  * service that is down, slow, or answers far too much or nonsense costs one
- * search its vectors (ranked with bm25, saying why), never the server; tools
- * it could not embed rank by bm25 alone, saying so; the API key is sent to
+ * search the service's vectors (its meaning ranked by the built-in
+ * embedder, saying why), never the server; a service not there at start
+ * leaves the built-in embedder ranking meaning; tools it could not embed
+ * rank by bm25 alone, saying so; the API key is sent to
  * the service and appears in no output, log or cache file.
  */
 import { readdirSync, readFileSync, writeFileSync } from "node:fs";
@@ -58,25 +60,54 @@ describe("an embedding service as the semantic leg", () => {
   });
 
   it.each([
-    ["down", /embedding the query failed \(HTTP 503: \{"error":"model loading"\}\); ranked with bm25/],
-    ["slow", /embedding the query failed \(no answer within 1000 ms\); ranked with bm25/],
-    ["garbage", /embedding the query failed \(its answer has a vector of 1 values, not 16\); ranked with bm25/],
-    ["huge", /embedding the query failed \(its answer passed [\d.]+ (KiB|MiB|bytes), far more than 1 vectors take; not read further\); ranked with bm25/],
+    ["down", /HTTP 503: \{"error":"model loading"\}/],
+    ["slow", /no answer within 1000 ms/],
+    ["garbage", /its answer has a vector of 1 values, not 16/],
+    ["huge", /its answer passed [\d.]+ (KiB|MiB|bytes), far more than 1 vectors take; not read further/],
   ] as const)(
-    "a service that is %s costs that one search its vectors, and says so; the next search uses it again",
-    async (behaviour, note) => {
+    "a service that is %s: that search ranks meaning with the built-in embedder and says why; the next one uses the service again",
+    async (behaviour, why) => {
       service.behaviour = behaviour;
       const failed = await s.call("search_tools", { query: "remove a file" });
-      expect(failed.mode).toBe("bm25");
-      expect(failed.warning).toMatch(note);
+      expect(failed.mode).toBe("hybrid");
+      expect(failed.warning).toMatch(/the embedding service could not embed the query \(/);
+      expect(failed.warning).toMatch(why);
+      expect(failed.warning).toMatch(/its meaning was ranked with the built-in embedder/);
       service.behaviour = "ok";
       const again = await s.call("search_tools", { query: "remove a file" });
       expect(again.mode).toBe("hybrid");
+      expect(again.warning ?? "").not.toMatch(/built-in embedder/);
       expect(ids(again)[0]).toBe("notes:delete_entry");
     },
     20_000,
   );
 });
+
+it("a service not there at start: the built-in embedder ranks meaning meanwhile, and search says so", async () => {
+  const dir = tempDir();
+  service.behaviour = "down";
+  const s = await openSession(
+    {
+      mcpServers: { notes: { type: "catalog", tools: writeTools(dir) } },
+      metatools: { code: { enabled: false }, search: { embedder: { type: "openai", url: service.url, model: "concepts" }, embeddingCache: false } },
+    },
+    { builtinCatalog: false, file: join(dir, "metatools.json") },
+  );
+  try {
+    await s.app.search.semantic!.whenIdle();
+    await s.app.search.semantic!.fallback!.whenIdle();
+    expect(s.app.search.semantic!.error).toMatch(/did not answer: HTTP 503/);
+    const body = await s.call("search_tools", { query: "send an email" });
+    expect(body.mode).toBe("hybrid");
+    expect(body.warning).toMatch(
+      /the embedding service could not embed the query \(the embedding service at .* did not answer: HTTP 503[^)]*\); its meaning was ranked with the built-in embedder/,
+    );
+    expect(ids(body)[0]).toBe("notes:send_mail");
+  } finally {
+    service.behaviour = "ok";
+    await s.close();
+  }
+}, 20_000);
 
 it("tools the service could not embed rank by bm25 alone, and search says which and why", async () => {
   const dir = tempDir();
