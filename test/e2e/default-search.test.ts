@@ -33,9 +33,10 @@ function writeDataset(): string {
   return dir;
 }
 
-/** The mode names that start the rows of `metatools eval`'s table. */
+/** The mode names that start the rows of `metatools eval`'s table (the lines before the first blank one). */
 function rows(stdout: string): string[] {
   return stdout
+    .split("\n\n")[0]!
     .split("\n")
     .slice(1)
     .filter(Boolean)

@@ -106,6 +106,7 @@ export async function evaluate(argv: string[]): Promise<number> {
     lines.push(row(mode, m));
     for (const [split, s] of Object.entries(m.splits ?? {})) lines.push(row(`  ${split}`, s));
   }
+  if (Object.values(results).some((m) => m.map)) lines.push("");
   for (const [mode, m] of Object.entries(results)) {
     if (!m.map) continue;
     const pct = (x: number) => `${(x * 100).toFixed(1)}%`;
