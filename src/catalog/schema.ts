@@ -33,6 +33,13 @@ export const catalogEntrySchema = z
     notes: z.string().min(1).optional().describe("Human notes shown by describe_tool at detail_level full."),
     examples: z.array(example).optional(),
     external_refs: z.array(externalRef).optional(),
+    written_for: z
+      .string()
+      .regex(/^sha256:[0-9a-f]{12,64}$/)
+      .optional()
+      .describe(
+        "The definition hash of the tool as this entry's author saw it (`sha256:` and at least 12 hex digits; `metatools doctor` shows each documented tool's hash when they differ). When the tool's definition changes, describe_tool and doctor say its catalog text may be out of date.",
+      ),
     read_only: z.boolean().optional().describe("Overrides the backend's readOnlyHint."),
     destructive: z.boolean().optional().describe("Overrides the backend's destructiveHint."),
     cache: z

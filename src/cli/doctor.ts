@@ -142,6 +142,14 @@ export async function diagnose(app: Metatools): Promise<DoctorReport> {
     backends.push({ namespace: off.namespace, kind: off.kind, status: "disabled", tools: 0, quarantined: 0, detail: '"disabled": true in the config' });
 
   problems.push(...sameServers(config.backends, config.file));
+  // Catalog text written for another definition of its tool: it may say what the tool no longer does.
+  for (const record of app.registry.records())
+    if (record.catalogDrift)
+      problems.push({
+        subject: record.id,
+        problem: `its catalog entry was written for ${record.catalogDrift.writtenFor}, and the tool is now ${record.catalogDrift.now}: the entry's summary, notes and examples may be out of date`,
+        fix: `check the entry against the tool (metatools describe ${record.id} --detail full), then set its written_for to ${record.catalogDrift.now}`,
+      });
 
   const store = await app.checkStore();
   if (!store.ok)

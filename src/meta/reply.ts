@@ -87,6 +87,8 @@ export type ToolDoc<Example = DocExample> = {
   external_refs?: ExternalRef[];
   /** Said at full detail when the catalog has nothing for the tool. */
   catalog?: string;
+  /** The catalog's text was written for another definition of the tool: it may be out of date. */
+  catalog_drift?: string;
 };
 
 /** Docs cut down to fit the budget: nested parts deeper than a level are notes (`"… 12 keys elided (…)"`), and a `warning` says so. */

@@ -21,6 +21,12 @@ export function toolDoc(record: ToolRecord, level: DetailLevel, examplesMax: num
     ...(record.tags.length ? { tags: record.tags } : {}),
     ...(Object.keys(annotations).length ? { annotations } : {}),
     ...(record.runnable ? {} : { runnable: false }),
+    ...(record.catalogDrift
+      ? {
+          catalog_drift:
+            "the catalog's summary, notes and examples for this tool were written for an earlier definition of it and may be out of date; its description and schema are its own",
+        }
+      : {}),
   };
   if (level === "summary") {
     // Without a schema at this level, the signature says how to call it; the other levels give the schema itself.

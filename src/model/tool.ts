@@ -79,6 +79,8 @@ export interface ToolRecord {
   runnable: boolean;
   /** The backend's own name, when it is not a valid MCP tool name and `name` is its safe spelling (registry/names.ts). */
   upstreamName?: string;
+  /** A catalog entry was written for another definition of this tool (its `written_for`), and the hash it has now. */
+  catalogDrift?: { writtenFor: string; now: string };
 }
 
 /** A tool id's namespace: what comes before its first colon; undefined when it has none. */

@@ -5,6 +5,7 @@
 import type { LoadedEntry } from "../catalog/load.js";
 import type { ToolRecord, UpstreamTool } from "../model/tool.js";
 import { toolId } from "../model/tool.js";
+import { definitionHash } from "../security/definition.js";
 
 /** Longest summary shown in a search hit; the full description is one describe_tool away. */
 export const SUMMARY_MAX = 160;
@@ -36,7 +37,17 @@ export function buildRecord(namespace: string, tool: UpstreamTool, entries: read
     externalRefs: doc.external_refs ?? [],
     cache: { policy: doc.cache?.policy ?? tool.cache ?? "auto", ttlMs: doc.cache?.ttl_ms },
     runnable,
+    ...drift(tool, entries),
   };
+}
+
+/** The first entry written for another definition of the tool than it has now (a hash prefix of at least 12 digits matches). */
+function drift(tool: UpstreamTool, entries: readonly LoadedEntry[]): { catalogDrift?: ToolRecord["catalogDrift"] } {
+  const written = entries.filter((e) => e.written_for !== undefined);
+  if (!written.length) return {};
+  const now = definitionHash(tool);
+  const stale = written.find((e) => !now.startsWith(e.written_for!));
+  return stale ? { catalogDrift: { writtenFor: stale.written_for!, now } } : {};
 }
 
 const PARAGRAPH_END = /\n\s*\n|\n(?=\s*[-*#])/;

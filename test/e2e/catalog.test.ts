@@ -73,6 +73,8 @@ describe("shipped docs against the real servers", () => {
     const record = session.app.registry.get(id);
     expect(record, `no tool ${id}`).toBeDefined();
     expect(record!.summary).toBe(entry.summary ?? record!.summary);
+    // An entry that says which definition it was written for still matches it: a server update that changes the tool shows here first.
+    if (entry.written_for) expect(record!.catalogDrift, `${id} changed since its entry was written`).toBeUndefined();
     for (const example of entry.examples ?? []) expect(validator.validate(record!.inputSchema, example.args)).toEqual({ ok: true });
   });
 
@@ -80,5 +82,38 @@ describe("shipped docs against the real servers", () => {
     const documented = new Set(entries.map((e) => e.match));
     const missing = [...session.app.registry.records()].filter((r) => !documented.has(r.name) && !documented.has(r.id)).map((r) => r.id);
     expect(missing).toEqual([]);
+  });
+});
+
+describe("an entry written for another definition of its tool", () => {
+  it("is said to be out of date by describe_tool, and every other entry is not", async () => {
+    const dir = tempDir();
+    writeFileSync(
+      join(dir, "drift.yaml"),
+      [
+        "tools:",
+        "  - match: echo",
+        "    summary: Says it back.",
+        "    written_for: sha256:000000000000",
+        "  - match: get-sum",
+        "    summary: Adds two numbers.",
+      ].join("\n"),
+    );
+    const session = await openSession(
+      { mcpServers: { ev: servers.everything() }, metatools: { catalogs: [dir], builtinCatalog: false } },
+      { builtinCatalog: false },
+    );
+    try {
+      const drifted = await session.call("describe_tool", { tool_id: "ev:echo" });
+      expect(drifted.summary).toBe("Says it back.");
+      expect(drifted.catalog_drift).toMatch(/written for an earlier definition of it and may be out of date/);
+      expect(session.app.registry.get("ev:echo")!.catalogDrift).toEqual({
+        writtenFor: "sha256:000000000000",
+        now: expect.stringMatching(/^sha256:[0-9a-f]{64}$/),
+      });
+      expect((await session.call("describe_tool", { tool_id: "ev:get-sum" })).catalog_drift).toBeUndefined();
+    } finally {
+      await session.close();
+    }
   });
 });
