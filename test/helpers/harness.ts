@@ -23,6 +23,8 @@ const require = createRequire(import.meta.url);
 export const servers = {
   everything: () => ({ command: process.execPath, args: [require.resolve("@modelcontextprotocol/server-everything/dist/index.js"), "stdio"] }),
   filesystem: (dir: string) => ({ command: process.execPath, args: [require.resolve("@modelcontextprotocol/server-filesystem/dist/index.js"), dir] }),
+  /** The public sequential-thinking server. */
+  sequentialThinking: () => ({ command: process.execPath, args: [require.resolve("@modelcontextprotocol/server-sequential-thinking/dist/index.js")] }),
   /** The public memory server, keeping its knowledge graph in `file`. */
   memory: (file: string) => ({
     command: process.execPath,
