@@ -24,15 +24,18 @@ beforeAll(async () => {
 });
 afterAll(() => service?.close());
 
-async function session(embedder: Record<string, unknown> = {}): Promise<Session> {
+/** A session over the notes tools, the service as its embedder; `cached`: embeddings kept in a folder (else in memory). The service behaves as it is set to. */
+async function session(cached = true): Promise<Session> {
   const dir = tempDir();
-  service.behaviour = "ok";
   return openSession(
     {
       mcpServers: { notes: { type: "catalog", tools: writeTools(dir) } },
       metatools: {
         code: { enabled: false },
-        search: { embedder: { type: "openai", url: service.url, model: "concepts", queryTimeoutMs: 1000, ...embedder }, embeddingCache: join(dir, "cache") },
+        search: {
+          embedder: { type: "openai", url: service.url, model: "concepts", queryTimeoutMs: 1000 },
+          embeddingCache: cached ? join(dir, "cache") : false,
+        },
       },
     },
     { builtinCatalog: false, file: join(dir, "metatools.json") },
@@ -44,6 +47,7 @@ const ids = (body: Record<string, any>) => (body.hits as { id: string }[]).map((
 describe("an embedding service as the semantic leg", () => {
   let s: Session;
   beforeAll(async () => {
+    service.behaviour = "ok";
     s = await session();
     await s.app.search.semantic!.whenIdle();
   });
@@ -84,15 +88,8 @@ describe("an embedding service as the semantic leg", () => {
 });
 
 it("a service not there at start: the built-in embedder ranks meaning meanwhile, and search says so", async () => {
-  const dir = tempDir();
   service.behaviour = "down";
-  const s = await openSession(
-    {
-      mcpServers: { notes: { type: "catalog", tools: writeTools(dir) } },
-      metatools: { code: { enabled: false }, search: { embedder: { type: "openai", url: service.url, model: "concepts" }, embeddingCache: false } },
-    },
-    { builtinCatalog: false, file: join(dir, "metatools.json") },
-  );
+  const s = await session(false);
   try {
     await s.app.search.semantic!.whenIdle();
     await s.app.search.semantic!.fallback!.whenIdle();
@@ -110,17 +107,10 @@ it("a service not there at start: the built-in embedder ranks meaning meanwhile,
 }, 20_000);
 
 it("tools the service could not embed rank by bm25 alone, and search says which and why", async () => {
-  const dir = tempDir();
   // metatools' first request (the probe) is answered; then the service is down.
   service.behaviour = "ok";
   service.then = "down";
-  const s = await openSession(
-    {
-      mcpServers: { notes: { type: "catalog", tools: writeTools(dir) } },
-      metatools: { code: { enabled: false }, search: { embedder: { type: "openai", url: service.url, model: "concepts" }, embeddingCache: false } },
-    },
-    { builtinCatalog: false, file: join(dir, "metatools.json") },
-  );
+  const s = await session(false);
   try {
     await s.app.search.semantic!.whenIdle();
     expect(s.app.search.semantic!.failures).toEqual([["notes", expect.stringContaining("HTTP 503")]]);
