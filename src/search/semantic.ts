@@ -19,12 +19,9 @@ import type { Logger } from "../util/log.js";
 import { nextTurn } from "../util/turn.js";
 import { embeddingText } from "./documents.js";
 import { queryParts } from "./query-parts.js";
+import { Retries } from "./retries.js";
 import type { RankOptions } from "./types.js";
 import { VectorIndex, type VectorHit } from "./vectors.js";
-
-/** The first wait before an embedder or a namespace that failed is tried again, and the longest. */
-const RETRY_FIRST_MS = 30_000;
-const RETRY_MAX_MS = 10 * 60_000;
 
 /** Texts per embed call: large enough to batch, small enough to report progress. */
 const BATCH = 64;
@@ -59,7 +56,8 @@ export class SemanticIndex {
   private readonly latest = new Map<string, readonly ToolRecord[]>();
   /** Namespaces whose embedding failed, and why; each waits for its retry. */
   private readonly failedNamespaces = new Map<string, string>();
-  private readonly retries = new Map<string, { timer: NodeJS.Timeout; delayMs: number }>();
+  /** Retries of the embedder's load (key "") and of namespaces whose embedding failed. */
+  private readonly retries = new Retries();
 
   constructor(
     load: () => Promise<Embedder>,
@@ -88,19 +86,23 @@ export class SemanticIndex {
         async (embedder) => {
           if (!embedder) return;
           await nextTurn();
-          this.loaded = {
-            embedder,
-            vectors: new VectorIndex(embedder.dimensions),
-            cache: new EmbeddingCache(embedder.id, embedder.dimensions, cache.dir, cache.maxBytes),
-          };
-          logger.info(`semantic search: ${embedder.id} (${embedder.dimensions} dimensions, ${this.loaded.cache.size} cached embeddings)`);
+          this.install(embedder, cache);
+          logger.info(`semantic search: ${embedder.id} (${embedder.dimensions} dimensions, ${this.loaded!.cache.size} cached embeddings)`);
         },
         (error: unknown) => {
           this.failure = errorMessage(error);
           logger.error(`semantic search is off: ${this.failure}`);
-          if (retryable(error)) this.retryLater("", () => void this.reload(load, cache));
+          if (retryable(error)) this.retries.later("", () => void this.reload(load, cache));
         },
       );
+  }
+
+  private install(embedder: Embedder, cache: { dir: string | undefined; maxBytes?: number }): void {
+    this.loaded = {
+      embedder,
+      vectors: new VectorIndex(embedder.dimensions),
+      cache: new EmbeddingCache(embedder.id, embedder.dimensions, cache.dir, cache.maxBytes),
+    };
   }
 
   /** Loads the embedder again (it runs elsewhere, and was not there); once it is, every namespace is embedded. */
@@ -109,30 +111,15 @@ export class SemanticIndex {
     try {
       const embedder = await load();
       if ((this.phase as string) === "closed") return void (await embedder.close?.());
-      this.loaded = {
-        embedder,
-        vectors: new VectorIndex(embedder.dimensions),
-        cache: new EmbeddingCache(embedder.id, embedder.dimensions, cache.dir, cache.maxBytes),
-      };
+      this.install(embedder, cache);
       this.failure = undefined;
-      this.retries.delete("");
+      this.retries.done("");
       this.logger.info(`semantic search: ${embedder.id} answers now (${embedder.dimensions} dimensions)`);
       for (const [namespace, records] of this.latest) void this.replaceNamespace(namespace, records);
     } catch (error) {
       this.failure = errorMessage(error);
-      this.retryLater("", () => void this.reload(load, cache));
+      this.retries.later("", () => void this.reload(load, cache));
     }
-  }
-
-  /** Runs `retry` after this key's next wait (30 s, doubling up to 10 minutes); a later retry of the same key replaces it. */
-  private retryLater(key: string, retry: () => void): void {
-    if (this.phase === "closed") return;
-    const previous = this.retries.get(key);
-    if (previous) clearTimeout(previous.timer);
-    const delayMs = previous ? Math.min(RETRY_MAX_MS, previous.delayMs * 2) : RETRY_FIRST_MS;
-    const timer = setTimeout(retry, delayMs);
-    timer.unref();
-    this.retries.set(key, { timer, delayMs });
   }
 
   /** Why the semantic leg cannot be used: the embedder did not load, or an embedding run failed. */
@@ -174,9 +161,7 @@ export class SemanticIndex {
         if (!this.loaded) return;
         await this.embedNamespace(this.loaded, namespace, records, generation);
         this.failedNamespaces.delete(namespace);
-        const retry = this.retries.get(namespace);
-        if (retry) clearTimeout(retry.timer);
-        this.retries.delete(namespace);
+        this.retries.done(namespace);
       })
       .catch((error: unknown) => {
         const why = `embedding ${namespace} failed: ${errorMessage(error)}`;
@@ -188,7 +173,7 @@ export class SemanticIndex {
         // A service that did not answer: this namespace ranks by BM25 alone until it is tried again.
         if (!this.failedNamespaces.has(namespace)) this.logger.warn(`${why}; its tools rank by bm25 alone until it is tried again`);
         this.failedNamespaces.set(namespace, errorMessage(error));
-        this.retryLater(namespace, () => {
+        this.retries.later(namespace, () => {
           if (this.generation.get(namespace) === generation) void this.replaceNamespace(namespace, records);
         });
       })
@@ -210,8 +195,7 @@ export class SemanticIndex {
     await this.fallback?.close();
     const loading = this.phase === "loading";
     this.phase = "closed";
-    for (const { timer } of this.retries.values()) clearTimeout(timer);
-    this.retries.clear();
+    this.retries.close();
     if (!loading) return;
     await this.ready;
     await this.loaded?.embedder.close?.();

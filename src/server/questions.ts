@@ -19,6 +19,7 @@
  * through the store and returns what came of it.
  */
 import { randomBytes, randomUUID } from "node:crypto";
+import { setTimeout as sleep } from "node:timers/promises";
 import {
   createRequestStateCodec,
   type CallToolResult,
@@ -130,7 +131,7 @@ export class QuestionRelay {
     while (!signal.aborted && Date.now() < until) {
       const step = await this.store.get<RemoteStep>(`step/${state.call}/${state.question}`);
       if (step) return step;
-      await sleep(POLL_MS);
+      await sleep(POLL_MS, undefined, { ref: false });
     }
     return undefined;
   }
@@ -148,7 +149,7 @@ export class QuestionRelay {
   private async watch(state: ParkedState): Promise<void> {
     const waiting = () => this.parked.get(state.call)?.question === state.question;
     while (waiting()) {
-      await sleep(POLL_MS);
+      await sleep(POLL_MS, undefined, { ref: false });
       const answer = await this.store.get<ElicitResult>(`answer/${state.call}/${state.question}`).catch(() => undefined);
       if (!answer || !waiting()) continue;
       const call = this.take(state)!;
@@ -189,10 +190,6 @@ export class QuestionRelay {
     }
     return Buffer.from(held ?? fresh, "base64");
   }
-}
-
-function sleep(ms: number): Promise<void> {
-  return new Promise((resolve) => setTimeout(resolve, ms).unref());
 }
 
 /** The question as `input_required` carries it. */

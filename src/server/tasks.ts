@@ -17,6 +17,7 @@
  * unknown, exactly as an id that never existed.
  */
 import { randomUUID } from "node:crypto";
+import { setTimeout as sleep } from "node:timers/promises";
 import type { CallToolResult, ElicitResult } from "@modelcontextprotocol/server";
 import { answerOf, type ParkedCall, type Step } from "./parked-call.js";
 import { questionRequest, type RelayStore } from "./questions.js";
@@ -230,7 +231,7 @@ export class TaskBoard {
   private async watch(task: Running): Promise<void> {
     const id = task.record.taskId;
     while (this.running.get(id) === task) {
-      await sleep(WATCH_MS);
+      await sleep(WATCH_MS, undefined, { ref: false });
       if (this.running.get(id) !== task) return;
       if (await this.store.get<boolean>(`task-cancel/${id}`).catch(() => undefined)) this.stop(task);
       const waiting = task.waiting;
@@ -257,8 +258,4 @@ export class TaskBoard {
   private read(taskId: string): Promise<TaskRecord | undefined> {
     return this.store.get<TaskRecord>(`task/${taskId}`).catch(() => undefined);
   }
-}
-
-function sleep(ms: number): Promise<void> {
-  return new Promise((resolve) => setTimeout(resolve, ms).unref());
 }
