@@ -31,6 +31,7 @@ import { Executor } from "./exec/executor.js";
 import { Telemetry } from "./observe/telemetry.js";
 import { openStoreParts } from "./store/open.js";
 import { storeHealth, type StoreHealth } from "./store/health.js";
+import { asSearched } from "./registry/about.js";
 import { ToolRegistry } from "./registry/registry.js";
 import type { SearchEngine } from "./search/engine.js";
 import type { Learner } from "./learn/learner.js";
@@ -249,7 +250,8 @@ function openRegistry(config: ResolvedConfig, logger: Logger): ReturnType<typeof
 function keepSnapshot(config: ResolvedConfig, backends: BackendManager, registry: ToolRegistry, gate: ToolGate, snapshot: ToolSnapshot): void {
   const specOf = new Map(config.backends.map((spec) => [spec.namespace, spec]));
   backends.onTools((namespace, tools, info, runnable) => {
-    registry.setNamespace(namespace, tools, info?.name, runnable);
+    const searched = asSearched(config.search.serverWords, tools, info);
+    registry.setNamespace(namespace, searched.tools, info?.name, runnable, searched.about);
     const spec = specOf.get(namespace);
     if (spec && connects(spec) && backends.state(namespace)?.status === "ready")
       snapshot.set(

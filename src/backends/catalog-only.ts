@@ -1,6 +1,6 @@
 /**
  * A static backend that loads tool descriptions from a `tools.jsonl` file
- * (the retrieval-dataset format: `{id, server?, name, description, inputSchema?, category?}`
+ * (the retrieval-dataset format: `{id, server?, name, title?, description, inputSchema?, category?, _meta?}`
  * per line). Its tools can be searched and described, never run: it serves
  * `eval`, scale tests, and catalogs of tools that live elsewhere.
  */
@@ -10,6 +10,7 @@ import type { JsonSchema, UpstreamTool } from "../model/tool.js";
 import { ConfigError } from "../util/errors.js";
 import { TRANSPORT_KINDS } from "../model/transport-kinds.js";
 import { BackendError } from "./errors.js";
+import { searchHint } from "../registry/about.js";
 import type { Backend, BackendInfo, ToolCallResult } from "./types.js";
 
 export class CatalogOnlyBackend implements Backend {
@@ -71,11 +72,12 @@ export function parseToolsJsonl(text: string, file: string): UpstreamTool[] {
     const schema = row.inputSchema;
     tools.push({
       name: id,
-      title: typeof row.name === "string" && row.name !== id ? row.name : undefined,
+      title: typeof row.title === "string" ? row.title : typeof row.name === "string" && row.name !== id ? row.name : undefined,
       description: typeof row.description === "string" ? row.description : "",
       inputSchema: schema && typeof schema === "object" ? (schema as JsonSchema) : undefined,
       group: typeof row.server === "string" ? row.server : undefined,
       tags: typeof row.category === "string" && row.category ? [row.category] : undefined,
+      ...searchHint(row._meta && typeof row._meta === "object" ? (row._meta as Record<string, unknown>) : undefined),
     });
   }
   return tools;

@@ -14,6 +14,7 @@ import type {
 } from "@modelcontextprotocol/sdk/types.js";
 import { errorMessage } from "../util/errors.js";
 import { BackendError } from "./errors.js";
+import { searchHint } from "../registry/about.js";
 import type { UpstreamTool } from "../model/tool.js";
 import type { ClientFeatures } from "../model/peer.js";
 import { packageVersion } from "../util/version.js";
@@ -102,6 +103,7 @@ export function toUpstream(tool: Tool): UpstreamTool {
     inputSchema: tool.inputSchema as UpstreamTool["inputSchema"],
     outputSchema: tool.outputSchema as UpstreamTool["outputSchema"],
     annotations: tool.annotations,
+    ...searchHint(tool._meta),
   };
 }
 

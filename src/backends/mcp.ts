@@ -13,6 +13,7 @@ import { answerQuestions, backendClient, declaredCapabilities, promptOf, prompts
 import { sendCall } from "./call-routes.js";
 import { takesTasks, type ModernCaller } from "./modern-tasks.js";
 import { RawChannel } from "./raw-channel.js";
+import { selfDescription } from "../registry/about.js";
 import { BackendError } from "./errors.js";
 import { spawnProblem } from "./spawn-errors.js";
 import { openTransport, StderrTail, stdioProcess } from "./transports.js";
@@ -156,7 +157,8 @@ export class McpBackend implements Backend {
     if (!info) return undefined;
     const protocolVersion = this.client?.getNegotiatedProtocolVersion();
     const era: ProtocolEra | undefined = this.client?.getProtocolEra();
-    return { name: info.name, version: info.version, ...(protocolVersion ? { protocolVersion } : {}), ...(era ? { era } : {}) };
+    const said = selfDescription({ title: info.title, description: info.description, instructions: this.client?.getInstructions() });
+    return { name: info.name, version: info.version, ...(protocolVersion ? { protocolVersion } : {}), ...(era ? { era } : {}), ...said };
   }
 
   async listTools(signal?: AbortSignal): Promise<UpstreamTool[]> {

@@ -29,6 +29,10 @@ export interface BackendInfo {
   protocolVersion?: string;
   /** Which era of MCP the server speaks: "legacy" (`initialize`, up to 2025-11-25) or "modern" (`server/discover`, 2026-07-28 on). */
   era?: ProtocolEra;
+  /** What the server says of itself: its `serverInfo` title and description, and its instructions. Search indexes them (src/registry/about.ts). */
+  title?: string;
+  description?: string;
+  instructions?: string;
 }
 
 /** The two eras of MCP a backend may speak. */

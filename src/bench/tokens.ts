@@ -144,7 +144,8 @@ export async function datasetTokens(dir: string, count: CountTokens, tasks: numb
       .replace(/^[^A-Za-z0-9]+/, "")
       .slice(0, 64) || "dataset";
   // Measured as given, like `metatools eval`: one catalog-only backend, nothing else in the context.
-  const config = datasetConfig(name, dataset.toolsFile);
+  if (dataset.tools.live) throw new Error(`${dir}: the token benchmark reads a tool list (tools.jsonl), not a live set`);
+  const config = datasetConfig(name, dataset.tools.file);
   const queries = sampleQueries(dataset.queries, tasks).map((q) => ({ query: q.query, relevant: q.relevant.map((id) => `${name}:${id}`) }));
   return withStartedApp(config, (app) => tokenEconomics(name, app, queries, count));
 }

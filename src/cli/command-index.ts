@@ -103,9 +103,9 @@ export const COMMAND_INDEX: readonly CommandEntry[] = [
     name: "eval",
     group: "measure",
     summary:
-      "retrieval quality on a dataset (tools.jsonl + queries.jsonl): hit@k, MRR, nDCG, recall, in the configured mode (hybrid by default) or all three; --names: every tool searched by its name in 8 spellings; --replay: what search learns from use (even queries replayed as history, odd ones measured before and after)",
+      "retrieval quality on a dataset (queries.jsonl, and tools.jsonl or a metatools.json of servers to start): hit@k, MRR, nDCG, recall, in the configured mode (hybrid by default) or all three; --names: every tool searched by its name in 8 spellings; --replay: what search learns from use (even queries replayed as history, odd ones measured before and after)",
     synopsis:
-      "DIR [--mode bm25|semantic|hybrid|all] [--embedder builtin|use | --vectors FILE] [--limit K] [--misses N] [--names | --replay [--replay-noise P]] [--json]",
+      "DIR [--mode bm25|semantic|hybrid|all] [--embedder builtin|use | --vectors FILE] [--limit K] [--misses N] [--no-catalog] [--no-server-words] [--names | --replay [--replay-noise P]] [--json]",
     load: () => import("./commands/eval.js"),
   },
 ];

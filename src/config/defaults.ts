@@ -17,6 +17,8 @@ export const DEFAULTS = {
     embedder: { type: "builtin" },
     /** The embedding cache's cap, in memory and on disk (the file may pass it by a quarter before it is compacted): about 64,000 texts of the built-in embedder. */
     embeddingCacheMaxBytes: 64 << 20,
+    /** What servers say about themselves (instructions, serverInfo, tools' search hints) is indexed: it tells namespaces apart. */
+    serverWords: true,
     /** Measured on the public retrieval sets (docs/retrieval.md): a low k keeps BM25's confident top ranks apart. */
     // semanticWeight: for an embedder that names no weight of its own (`use` names 1.5).
     fusion: { k: 3, semanticWeight: 1.25, bm25Confidence: 20 },

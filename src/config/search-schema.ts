@@ -139,6 +139,12 @@ export const searchSectionSchema = z
       .describe(
         `Most bytes of cached embeddings (16 + 4 × dimensions per text), in memory and in the cache file: the least recently used are dropped beyond it, and the file is rewritten with the rest once it is a quarter over. Default ${bytesWords(DEFAULTS.search.embeddingCacheMaxBytes)}: about 64,000 texts of the built-in embedder.`,
       ),
+    serverWords: z
+      .boolean()
+      .optional()
+      .describe(
+        `Index what servers say about themselves: their instructions, serverInfo title and description (they lean search toward a namespace whose own words a request uses), and each tool's \`_meta["anthropic/searchHint"]\`. Never shown to agents. Default ${DEFAULTS.search.serverWords}; false ranks by the tools' own words and the catalog's alone.`,
+      ),
     fusion: z
       .object({
         k: z

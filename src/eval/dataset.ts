@@ -1,6 +1,10 @@
 /**
- * A retrieval dataset folder: `tools.jsonl` ({id, server?, name, description,
- * inputSchema?} per line) and `queries.jsonl` ({id, query, relevant: [ids]}).
+ * A retrieval dataset folder: `queries.jsonl` ({id, query, relevant: [ids]}
+ * per line) and the tools, either as `tools.jsonl` ({id, server?, name,
+ * title?, description, inputSchema?, _meta?} per line: a tool list as data)
+ * or as `metatools.json`, a config whose servers are started and searched
+ * as they are (a live set: ids are the served `namespace:name`, and what the
+ * servers say of themselves and the curated catalog count as they would).
  */
 import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
@@ -18,15 +22,22 @@ export interface EvalQuery {
 
 export interface Dataset {
   dir: string;
-  toolsFile: string;
+  /** The tools as data (tools.jsonl), or the config of the servers that list them (metatools.json: a live set). */
+  tools: { file: string; live: boolean };
   queries: EvalQuery[];
 }
 
 export function loadDataset(dir: string): Dataset {
-  const toolsFile = join(dir, "tools.jsonl");
   const queriesFile = join(dir, "queries.jsonl");
-  for (const file of [toolsFile, queriesFile]) {
-    if (!existsSync(file)) throw new MetatoolsError("dataset_invalid", `${file} not found: a dataset folder holds tools.jsonl and queries.jsonl`);
+  const listed = join(dir, "tools.jsonl");
+  const config = join(dir, "metatools.json");
+  const tools = existsSync(listed) ? { file: listed, live: false } : existsSync(config) ? { file: config, live: true } : undefined;
+  if (!tools || !existsSync(queriesFile)) {
+    const missing = !existsSync(queriesFile) ? queriesFile : `${listed} (or ${config})`;
+    throw new MetatoolsError(
+      "dataset_invalid",
+      `${missing} not found: a dataset folder holds queries.jsonl, and tools.jsonl or a metatools.json naming servers`,
+    );
   }
   const queries: EvalQuery[] = [];
   readFileSync(queriesFile, "utf8")
@@ -49,7 +60,7 @@ export function loadDataset(dir: string): Dataset {
         ...(typeof row.split === "string" && row.split ? { split: row.split } : {}),
       });
     });
-  return { dir, toolsFile, queries };
+  return { dir, tools, queries };
 }
 
 /**
@@ -81,4 +92,29 @@ export function sampleQueries(queries: readonly EvalQuery[], k: number | undefin
   if (k === undefined || k >= queries.length) return [...queries];
   const step = queries.length / k;
   return Array.from({ length: k }, (_, i) => queries[Math.floor(i * step)]!);
+}
+
+/**
+ * A live set's config (its metatools.json) as measured: its servers and
+ * settings, with what eval must not do to the machine or the measure taken
+ * out (no lock file, no scan holding tools back, embeddings and learning in
+ * memory); the curated catalogs only when `catalog`.
+ */
+export function liveConfig(file: string, options: { catalog: boolean; builtinCatalogDir: string }): ResolvedConfig {
+  let raw: { metatools?: Record<string, unknown> } & Record<string, unknown>;
+  try {
+    raw = JSON.parse(readFileSync(file, "utf8")) as typeof raw;
+  } catch (error) {
+    throw new MetatoolsError("dataset_invalid", `cannot read ${file}: ${(error as Error).message}`);
+  }
+  const own = raw.metatools ?? {};
+  const search = (own.search ?? {}) as Record<string, unknown>;
+  const metatools = {
+    ...own,
+    ...(options.catalog ? {} : { builtinCatalog: false, catalogs: [] }),
+    security: { ...((own.security ?? {}) as object), scan: false, lockFile: false },
+    search: { ...search, embeddingCache: false },
+    learn: { persist: false },
+  };
+  return parseConfig({ ...raw, metatools }, { file, builtinCatalogDir: options.catalog ? options.builtinCatalogDir : undefined });
 }

@@ -35,6 +35,8 @@ export async function replayDataset(dir: string, modes: readonly EvalMode[], opt
   return withDataset(dir, modes, options, async (app, queries) => {
     const learner = app.learner;
     if (!learner) throw new MetatoolsError("learning_off", "the replay needs search learning, and this config turns it off (metatools.learn: false)");
+    if (!app.registry.namespaceRecords(NAMESPACE).length)
+      throw new MetatoolsError("dataset_invalid", `--replay reads a tool list (tools.jsonl); ${dir} is a set of servers`);
     const history = queries.filter((_, i) => i % 2 === 0);
     const measured = queries.filter((_, i) => i % 2 === 1);
     const out: Partial<Record<EvalMode, ReplayResult>> = {};

@@ -3,11 +3,11 @@
  * backend (the same path users take), each query is ranked by the real
  * search engine, and the metrics are averaged per mode.
  */
-import { createMetatools, type Metatools } from "../app.js";
+import { BUILTIN_CATALOG_DIR, createMetatools, type Metatools } from "../app.js";
 import type { EmbedderConfig, ResolvedConfig, SearchMode } from "../config/resolved.js";
 import type { FusionSettings } from "../search/engine.js";
 import { MetatoolsError } from "../util/errors.js";
-import { datasetConfig, loadDataset, sampleQueries, type EvalQuery } from "./dataset.js";
+import { datasetConfig, liveConfig, loadDataset, sampleQueries, type Dataset, type EvalQuery } from "./dataset.js";
 import { createAccumulator, type Metrics } from "./metrics.js";
 import { checkNames, type NamesResult } from "./names.js";
 import type { EvalMode } from "./modes.js";
@@ -28,6 +28,10 @@ export interface EvalOptions {
   onProgress?: (stage: string, done: number, total: number) => void;
   /** Keep this many failed queries per mode (the relevant tool not ranked first), worst first. */
   misses?: number;
+  /** A live set (metatools.json): apply the curated catalogs (shipped and configured). Default true. */
+  catalog?: boolean;
+  /** Index what servers say about themselves (search.serverWords). Default true. */
+  serverWords?: boolean;
 }
 
 /** A query whose relevant tool was not ranked first: what was expected, where it came (undefined: not in the top 10), and what came first. */
@@ -57,7 +61,7 @@ export type ModeResult = Metrics & { splits?: Record<string, Metrics>; misses?: 
 export async function evaluateDataset(dir: string, modes: readonly EvalMode[], options: EvalOptions = {}): Promise<Partial<Record<EvalMode, ModeResult>>> {
   return withDataset(dir, modes, options, async (app, queries) => {
     const out: Partial<Record<EvalMode, ModeResult>> = {};
-    for (const mode of modes) out[mode] = await rankAll(app, queries, mode, options.onProgress, options.misses);
+    for (const mode of modes) out[mode] = await rankAll(app, queries, mode, options.onProgress, options.misses, scopeOf(app));
     return out;
   });
 }
@@ -73,15 +77,21 @@ export async function withDataset<T>(
   work: (app: Metatools, queries: EvalQuery[]) => Promise<T>,
 ): Promise<T> {
   const dataset = loadDataset(dir);
-  const config = evalConfig(dataset.toolsFile, options);
+  const config = evalConfig(dataset, options);
   if (options.fusion) config.search.fusion = options.fusion;
   const app = createMetatools(config);
   const progress = options.onProgress;
   if (progress && app.search.semantic) app.search.semantic.onProgress = (p) => progress("embedding", p.done, p.total);
   await app.start();
   try {
-    const state = app.backends.state(NAMESPACE);
-    if (state?.status !== "ready") throw new MetatoolsError("dataset_invalid", state?.error ?? `cannot load ${dataset.toolsFile}`);
+    // Every server of the set up, or no measure: a missing server's tools would count as misses.
+    for (const state of app.backends.states()) {
+      if (state.status === "ready") continue;
+      const what = dataset.tools.live
+        ? `${state.namespace} (from ${dataset.tools.file}) did not come up (${state.status})`
+        : `cannot load ${dataset.tools.file}`;
+      throw new MetatoolsError("dataset_invalid", `${what}${state.error ? `: ${state.error}` : ""}`);
+    }
     await app.search.semantic?.whenIdle();
     for (const mode of modes) {
       if (mode !== "bm25" && !app.search.semantic) {
@@ -99,6 +109,19 @@ export async function withDataset<T>(
   }
 }
 
+/** Where a set's tools are: one namespace of a tool list (ids without it), or every namespace of a live set (served ids). */
+export interface EvalScope {
+  namespaces: string[];
+  prefix: string;
+  tools: number;
+}
+
+/** The scope of the app `withDataset` made: a live set has no `eval` namespace. */
+export function scopeOf(app: Metatools): EvalScope {
+  const listed = app.registry.namespaceRecords(NAMESPACE).length;
+  return listed ? { namespaces: [NAMESPACE], prefix: `${NAMESPACE}:`, tools: listed } : { namespaces: [], prefix: "", tools: app.registry.size };
+}
+
 /** Every query ranked by the real search engine in `mode`, the metrics averaged. */
 export async function rankAll(
   app: Metatools,
@@ -106,15 +129,16 @@ export async function rankAll(
   mode: EvalMode,
   progress?: EvalOptions["onProgress"],
   keepMisses = 0,
+  scope: EvalScope = scopeOf(app),
 ): Promise<ModeResult> {
   const acc = createAccumulator();
   const splits = new Map<string, ReturnType<typeof createAccumulator>>();
   const misses: Miss[] = [];
   const maps = { shown: 0, inTop10: 0, inTop10OrMap: 0, chars: 0 };
-  const prefix = `${NAMESPACE}:`;
+  const { prefix } = scope;
   for (const [i, q] of queries.entries()) {
     if (i % 25 === 0) progress?.(mode, i, queries.length);
-    const outcome = await app.search.search({ query: q.query, limit: 10, offset: 0, namespaces: [NAMESPACE], tags: [], mode: mode as SearchMode });
+    const outcome = await app.search.search({ query: q.query, limit: 10, offset: 0, namespaces: scope.namespaces, tags: [], mode: mode as SearchMode });
     // A search that fell back (an embedding that failed) must not be scored under the mode asked for.
     if (outcome.fellBack || (outcome.mode !== mode && outcome.mode !== "browse"))
       throw new MetatoolsError("mode_unavailable", `query ${q.id} was ranked with ${outcome.mode}, not ${mode}: ${outcome.modeNote ?? "no reason given"}`);
@@ -137,7 +161,7 @@ export async function rankAll(
       misses.push({ id: q.id, query: q.query, expected: q.relevant, rank: first < 0 ? undefined : first + 1, top: ranked.slice(0, 3) });
   }
   progress?.(mode, queries.length, queries.length);
-  const tools = app.registry.namespaceRecords(NAMESPACE).length;
+  const tools = scope.tools;
   const result: ModeResult = acc.result(tools);
   const n = queries.length || 1;
   const share = (x: number) => Math.round((x / n) * 10000) / 10000;
@@ -156,7 +180,8 @@ export async function rankAll(
 /** The exact-name check (names.ts) over a dataset's tools, in the given mode. */
 export async function evaluateNames(dir: string, mode: SearchMode, options: Pick<EvalOptions, "embedder" | "embeddingCache"> = {}): Promise<NamesResult> {
   const dataset = loadDataset(dir);
-  const app = createMetatools(evalConfig(dataset.toolsFile, options));
+  if (dataset.tools.live) throw new MetatoolsError("dataset_invalid", `--names reads a tool list (tools.jsonl); ${dir} is a live set`);
+  const app = createMetatools(evalConfig(dataset, options));
   await app.start();
   try {
     await app.search.semantic?.whenIdle();
@@ -166,9 +191,11 @@ export async function evaluateNames(dir: string, mode: SearchMode, options: Pick
   }
 }
 
-/** The dataset's config (search as a fresh install has it) with the embedder and cache asked for. */
-function evalConfig(toolsFile: string, options: Pick<EvalOptions, "embedder" | "embeddingCache">): ResolvedConfig {
-  const config = datasetConfig(NAMESPACE, toolsFile);
+/** The dataset's config (search as a fresh install has it, or as a live set's config says) with the embedder and cache asked for. */
+function evalConfig(dataset: Dataset, options: Pick<EvalOptions, "embedder" | "embeddingCache" | "catalog" | "serverWords">): ResolvedConfig {
+  const { file, live } = dataset.tools;
+  const config = live ? liveConfig(file, { catalog: options.catalog ?? true, builtinCatalogDir: BUILTIN_CATALOG_DIR }) : datasetConfig(NAMESPACE, file);
+  config.search.serverWords = options.serverWords ?? true;
   if (options.embedder === false) delete config.search.embedder;
   else if (options.embedder) config.search.embedder = options.embedder;
   if (options.embeddingCache !== undefined) config.search.embeddingCache = options.embeddingCache;

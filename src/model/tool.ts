@@ -51,6 +51,8 @@ export interface UpstreamTool {
   tags?: string[];
   /** The backend's own word on caching its results (built-in tools say never); a catalog entry overrides it. */
   cache?: CachePolicy;
+  /** Words the server offers for finding the tool (`_meta["anthropic/searchHint"]`), indexed for search, never shown. */
+  hints?: string;
 }
 
 /** One tool, identified as `namespace:name`, enriched by the catalog. */
@@ -71,6 +73,8 @@ export interface ToolRecord {
   tags: string[];
   /** Extra search terms from the catalog. */
   aliases: string[];
+  /** Search words the server offers for the tool (UpstreamTool.hints); never shown. */
+  hints?: string;
   notes?: string;
   examples: ToolExample[];
   externalRefs: ExternalRef[];

@@ -32,6 +32,7 @@ export function buildRecord(namespace: string, tool: UpstreamTool, entries: read
     group: tool.group,
     tags,
     aliases: unique(entries.flatMap((e) => e.aliases ?? [])),
+    ...(tool.hints ? { hints: tool.hints } : {}),
     notes: doc.notes,
     examples: doc.examples ?? [],
     externalRefs: doc.external_refs ?? [],

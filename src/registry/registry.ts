@@ -24,7 +24,7 @@ export class ToolRegistry {
   private readonly byNamespace = new Map<string, ToolRecord[]>();
   private readonly byId = new Map<string, ToolRecord>();
   /** What each backend last listed, so the gate can decide again after an approval. */
-  private readonly listed = new Map<string, { tools: readonly UpstreamTool[]; serverName: string | undefined; runnable: boolean }>();
+  private readonly listed = new Map<string, { tools: readonly UpstreamTool[]; serverName: string | undefined; runnable: boolean; about: string }>();
   private readonly held = new Map<string, Quarantined>();
   private readonly listeners: RegistryListener[] = [];
   /** Whether access rules let a tool in, by any of its ids (the backend's spelling and the served one). */
@@ -55,9 +55,12 @@ export class ToolRegistry {
     this.listeners.push(listener);
   }
 
-  /** Replaces a namespace's tools (an empty list removes them) and notifies listeners. */
-  setNamespace(namespace: string, tools: readonly UpstreamTool[], serverName: string | undefined, runnable: boolean): void {
-    this.listed.set(namespace, { tools, serverName, runnable });
+  /**
+   * Replaces a namespace's tools (an empty list removes them) and notifies
+   * listeners. `about`: what its server says of itself (about.ts), for search.
+   */
+  setNamespace(namespace: string, tools: readonly UpstreamTool[], serverName: string | undefined, runnable: boolean, about = ""): void {
+    this.listed.set(namespace, { tools, serverName, runnable, about });
     this.place(namespace, this.gateOf(namespace, tools));
   }
   /** Why a tool is quarantined, if it is. */
@@ -134,6 +137,11 @@ export class ToolRegistry {
 
   ids(): IterableIterator<string> {
     return this.byId.keys();
+  }
+
+  /** What a namespace's server says of itself (about.ts); empty when it says nothing. */
+  aboutOf(namespace: string): string {
+    return this.byNamespace.has(namespace) ? (this.listed.get(namespace)?.about ?? "") : "";
   }
 
   namespaceRecords(namespace: string): readonly ToolRecord[] {

@@ -11,6 +11,7 @@ import { InvertedIndex, type IndexQuery } from "./inverted.js";
 import type { PreparedNamespace } from "./segment-file.js";
 import { editDistance } from "../text/suggest.js";
 import { TUNING } from "./tuning.js";
+import { UnitIndex } from "./units.js";
 import type { RankOptions, RankResult, Ranker } from "./types.js";
 
 /** Fields whose words are shown back to agents as suggestions ("did you mean…"). */
@@ -19,6 +20,7 @@ const SURFACE_FIELDS = ["name", "title", "summary", "tags", "aliases"] as const;
 export class Bm25Ranker implements Ranker {
   readonly mode = "bm25" as const;
   private readonly index = new InvertedIndex();
+  private readonly units = new UnitIndex();
   private readonly analyzer = createAnalyzer();
   /** A stem as a person writes it (`repositori` → `repository`), for suggestions; per namespace, so a namespace's words go with it. */
   private readonly surfaces = new Map<string, Map<string, string>>();
@@ -35,6 +37,7 @@ export class Bm25Ranker implements Ranker {
     namespace: string,
     records: readonly ToolRecord[],
     docs: readonly SearchDocument[] = records.map(toDocument),
+    about = "",
   ): Pick<PreparedNamespace, "segment" | "surface"> | undefined {
     const surface = new Map<string, string>();
     this.index.replace(
@@ -51,12 +54,14 @@ export class Bm25Ranker implements Ranker {
     );
     this.setSurface(namespace, surface);
     const segment = this.index.segment(namespace);
+    this.units.replace(namespace, records, segment, this.analyzer.analyze(about));
     return segment && { segment, surface: [...surface] };
   }
 
   /** Installs a namespace's index as built before (index-cache.ts). */
-  installNamespace(namespace: string, prepared: Pick<PreparedNamespace, "segment" | "surface">): void {
+  installNamespace(namespace: string, prepared: Pick<PreparedNamespace, "segment" | "surface">, records: readonly ToolRecord[], about = ""): void {
     this.index.install(namespace, prepared.segment);
+    this.units.replace(namespace, records, prepared.segment, this.analyzer.analyze(about));
     this.setSurface(namespace, new Map(prepared.surface));
   }
 
@@ -99,7 +104,7 @@ export class Bm25Ranker implements Ranker {
   }
 
   private score(query: IndexQuery, options: RankOptions): RankResult {
-    return this.index.score(query, TUNING.score, options);
+    return this.index.score(query, TUNING.score, options, this.units.boosts(query, options.namespaces));
   }
 
   /** Index terms for one folded word: itself and its stem, terms it prefixes, and near spellings; each with a weight. */

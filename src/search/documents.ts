@@ -7,7 +7,7 @@ import { propertiesOf } from "../model/signature.js";
 import type { JsonSchema, ToolRecord } from "../model/tool.js";
 import { TUNING } from "./tuning.js";
 
-export const SEARCH_FIELDS = ["name", "namespace", "group", "title", "summary", "description", "tags", "aliases", "params", "paramDocs"] as const;
+export const SEARCH_FIELDS = ["name", "namespace", "group", "title", "summary", "description", "tags", "aliases", "hints", "params", "paramDocs"] as const;
 
 export type SearchField = (typeof SEARCH_FIELDS)[number];
 
@@ -26,6 +26,7 @@ export function toDocument(record: ToolRecord): SearchDocument {
     description: record.description,
     tags: record.tags.join(" "),
     aliases: record.aliases.join(" "),
+    hints: record.hints ?? "",
     params: Object.keys(properties).join(" "),
     paramDocs,
   };
@@ -49,10 +50,20 @@ function paramText(schema: JsonSchema): string {
  * description repeating a request's words fifty times would point at it.
  */
 export function embeddingText(
-  record: Pick<ToolRecord, "name" | "title" | "group" | "summary" | "description" | "tags" | "aliases"> & { inputSchema?: JsonSchema },
+  record: Pick<ToolRecord, "name" | "title" | "group" | "summary" | "description" | "tags" | "aliases" | "hints"> & { inputSchema?: JsonSchema },
 ): string {
   const params = record.inputSchema ? Object.keys(propertiesOf(record.inputSchema)).join(" ") : "";
-  const text = [record.name, record.title, record.group, record.summary, record.description, record.tags.join(" "), record.aliases.join(" "), params]
+  const text = [
+    record.name,
+    record.title,
+    record.group,
+    record.summary,
+    record.description,
+    record.tags.join(" "),
+    record.aliases.join(" "),
+    record.hints,
+    params,
+  ]
     .filter(Boolean)
     .join(". ");
   return capRepeats(text, TUNING.embedRepeatCap);

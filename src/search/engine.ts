@@ -97,7 +97,7 @@ export class SearchEngine {
   }
 
   private replace(namespace: string, records: readonly ToolRecord[]): void {
-    this.indexes.replace(namespace, records);
+    this.indexes.replace(namespace, records, this.registry.aboutOf(namespace));
     // Plumbing namespaces (metatools' own read_output, read_resource) are reached by the calls replies give, and by their words:
     // ranked by meaning they would answer every "read a file".
     void this.semantic?.replaceNamespace(namespace, this.wordsOnly.has(namespace) ? [] : records);

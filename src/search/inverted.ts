@@ -92,7 +92,7 @@ export class InvertedIndex {
   }
 
   /** Every tool holding a query term, scored; `counts` are per segment. */
-  score(query: IndexQuery, params: ScoreParams, options: RankOptions): RankResult {
+  score(query: IndexQuery, params: ScoreParams, options: RankOptions, boosts?: (key: string) => ((doc: number) => number) | undefined): RankResult {
     const counts = new Map<string, number>();
     const candidates: Ranked[] = [];
     const avgLength = this.docCount ? this.totalLength / this.docCount : 1;
@@ -123,11 +123,12 @@ export class InvertedIndex {
         }
       }
       let matched = 0;
+      const boost = boosts?.(key);
       for (const d of touched) {
         const id = segment.ids[d]!;
         if (options.accept && !options.accept(id)) continue;
         matched++;
-        candidates.push({ id, score: scores[d]! * Math.max(words[d]!, 1) ** params.coordination * segment.priors[d]! });
+        candidates.push({ id, score: scores[d]! * Math.max(words[d]!, 1) ** params.coordination * segment.priors[d]! * (boost ? boost(d) : 1) });
       }
       if (matched) counts.set(key, matched);
     }

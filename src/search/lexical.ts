@@ -27,12 +27,13 @@ export class LexicalIndexes {
     private readonly cache: IndexCache | undefined,
   ) {}
 
-  replace(namespace: string, records: readonly ToolRecord[]): void {
+  /** `about`: what the namespace's server says of itself (src/registry/about.ts). */
+  replace(namespace: string, records: readonly ToolRecord[], about = ""): void {
     const first = !this.indexed.has(namespace);
     this.indexed.add(namespace);
     const cache = records.length >= CACHED_MIN_TOOLS ? this.cache : undefined;
     if (!cache) {
-      this.bm25.replaceNamespace(namespace, records);
+      this.bm25.replaceNamespace(namespace, records, undefined, about);
       this.exact.replaceNamespace(namespace, records);
       return;
     }
@@ -42,13 +43,13 @@ export class LexicalIndexes {
           records.map((r) => r.id),
         )
       : undefined;
-    if (!early) return this.index(namespace, records, cache);
-    this.install(namespace, early);
+    if (!early) return this.index(namespace, records, about, cache);
+    this.install(namespace, early, records, about);
     const check = new Promise<void>((resolve) => setTimeout(resolve, cache.checkAfterMs).unref()).then(() => {
       // Replaced since (the backend connected and listed): that index was checked as it was made.
       if (this.registry.namespaceRecords(namespace) !== records) return;
       const docs = records.map(toDocument);
-      if (cache.keyOf(docs) !== early.key) this.index(namespace, records, cache, docs);
+      if (cache.keyOf(docs) !== early.key) this.index(namespace, records, about, cache, docs);
     });
     this.checks = Promise.all([this.checks, check]).then(() => undefined);
   }
@@ -63,17 +64,17 @@ export class LexicalIndexes {
     this.cache?.flush();
   }
 
-  private index(namespace: string, records: readonly ToolRecord[], cache: IndexCache, docs = records.map(toDocument)): void {
+  private index(namespace: string, records: readonly ToolRecord[], about: string, cache: IndexCache, docs = records.map(toDocument)): void {
     const key = cache.keyOf(docs);
     const kept = cache.load(namespace, key);
-    if (kept) return this.install(namespace, kept);
-    const built = this.bm25.replaceNamespace(namespace, records, docs);
+    if (kept) return this.install(namespace, kept, records, about);
+    const built = this.bm25.replaceNamespace(namespace, records, docs, about);
     const exact = this.exact.replaceNamespace(namespace, records);
     if (built) cache.save(namespace, { ...cache.stamp(key), ...built, exact });
   }
 
-  private install(namespace: string, prepared: PreparedNamespace): void {
-    this.bm25.installNamespace(namespace, prepared);
+  private install(namespace: string, prepared: PreparedNamespace, records: readonly ToolRecord[], about: string): void {
+    this.bm25.installNamespace(namespace, prepared, records, about);
     this.exact.installNamespace(namespace, prepared.exact);
   }
 }

@@ -75,13 +75,12 @@ describe("the scope hint", () => {
   });
 
   it("among namespaces with as many matches, names the top hit's", async () => {
-    const body = await session.call("search_tools", { query: "ledger", limit: 2 });
+    const body = await session.call("search_tools", { query: "ledger", limit: 3 });
     expect(body.hits[0].id).toBe("zeta:ledger");
     expect(body.by_namespace).toEqual([
       { namespace: "alpha", count: 2 },
       { namespace: "zeta", count: 2 },
     ]);
-    expect(new Set(body.hits.map((h: { id: string }) => h.id.split(":")[0])).size).toBe(2);
-    expect(body.next).toEqual({ tool: "search_tools", arguments: { query: "ledger", limit: 2, namespace: "zeta" } });
+    expect(body.next).toEqual({ tool: "search_tools", arguments: { query: "ledger", limit: 3, namespace: "zeta" } });
   });
 });

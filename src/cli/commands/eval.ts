@@ -14,8 +14,9 @@ export const command = defineCommand({
   name: "eval",
   group: "measure",
   summary:
-    "retrieval quality on a dataset (tools.jsonl + queries.jsonl): hit@k, MRR, nDCG, recall, in the configured mode (hybrid by default) or all three; --names: every tool searched by its name in 8 spellings; --replay: what search learns from use (even queries replayed as history, odd ones measured before and after)",
-  usage: (f) => `DIR [${f.mode}] [${f.embedder} | ${f.vectors}] [${f.limit}] [${f.misses}] [${f.names} | ${f.replay} [${f["replay-noise"]}]] [${f.json}]`,
+    "retrieval quality on a dataset (queries.jsonl, and tools.jsonl or a metatools.json of servers to start): hit@k, MRR, nDCG, recall, in the configured mode (hybrid by default) or all three; --names: every tool searched by its name in 8 spellings; --replay: what search learns from use (even queries replayed as history, odd ones measured before and after)",
+  usage: (f) =>
+    `DIR [${f.mode}] [${f.embedder} | ${f.vectors}] [${f.limit}] [${f.misses}] [${f["no-catalog"]}] [${f["no-server-words"]}] [${f.names} | ${f.replay} [${f["replay-noise"]}]] [${f.json}]`,
   flags: {
     mode: flag.oneOf([...EVAL_MODES, "all"], "the ranking to measure, or all three (default: the config's)"),
     embedder: flag.oneOf(
@@ -25,6 +26,8 @@ export const command = defineCommand({
     vectors: flag.string("FILE", "embed with this word-vectors file (metatools vectors import builds one)"),
     limit: flag.int("K", 1, "measure on K queries spread over the file (default all)"),
     misses: flag.int("N", 1, "list the N worst failed queries per mode (the relevant tool not first): what was expected, where it came, and the top 3"),
+    "no-catalog": flag.boolean("a set of servers (metatools.json): leave the curated catalogs out, to see what they add"),
+    "no-server-words": flag.boolean("leave out what servers say about themselves (instructions, serverInfo, search hints), to see what it adds"),
     names: flag.boolean("search every tool by its name, in 8 spellings"),
     replay: flag.boolean("replay even queries as history, measure odd ones before and after"),
     "replay-noise": flag.string("P", "with --replay: the share of replayed runs that go to a wrong tool, 0 to 1 (default 0)"),
@@ -42,7 +45,7 @@ function defaultMode(mode: SearchMode, embedder: EmbedderConfig | undefined): Ev
 export async function evaluate(argv: string[]): Promise<number> {
   const { values, positionals } = parseFlags(argv, command.flags);
   const flags = command.flags;
-  if (positionals.length !== 1) throw new UsageError("name one dataset folder (holding tools.jsonl and queries.jsonl)");
+  if (positionals.length !== 1) throw new UsageError("name one dataset folder (holding queries.jsonl, and tools.jsonl or a metatools.json)");
   const requested = values.mode === undefined ? undefined : oneOf(values.mode, "mode", flags.mode.values);
   // Embedders --embedder names; word vectors of one's own come with --vectors FILE.
   const chosen = values.embedder === undefined ? undefined : flags.embedder.values.find((e) => e === values.embedder);
@@ -73,6 +76,8 @@ export async function evaluate(argv: string[]): Promise<number> {
     embeddingCache: config.search.embeddingCache,
     fusion: config.search.fusion,
     misses: values.misses,
+    catalog: !values["no-catalog"],
+    serverWords: !values["no-server-words"],
     onProgress: (stage, done, total) =>
       view.update(
         stage === "embedding" ? "embedding tools" : `${stage} queries`,
