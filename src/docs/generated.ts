@@ -1,8 +1,9 @@
 /**
  * Every file generated from the code, so none can drift from it: the JSON
  * Schemas editors check `metatools.json` and catalog files with, and the
- * configuration, command and tool references in `docs/reference/`, and the
- * CLI's command index (`src/cli/command-index.ts`). `npm run generate`
+ * configuration, command and tool references in `docs/reference/`, the
+ * CLI's command index (`src/cli/command-index.ts`) and the vector kernel
+ * compiled from its WebAssembly text (`src/search/kernel/`). `npm run generate`
  * writes them; a test compares each with the checked-in file.
  */
 import { readFileSync } from "node:fs";
@@ -18,6 +19,7 @@ import { cliReference, readmeWithCommands } from "./cli-reference.js";
 import { commandIndexSource, declaredCommands } from "./command-index.js";
 import { configReference } from "./config-reference.js";
 import { configurationWithDefaults } from "./defaults-doc.js";
+import { kernelModuleSource } from "./kernel-source.js";
 import { responsesWithErrorCodes } from "./error-codes.js";
 import { toolReference, type DocumentedTool } from "./tool-reference.js";
 
@@ -40,6 +42,7 @@ export async function generatedFiles(): Promise<GeneratedFile[]> {
   const commands = (await declaredCommands()).map((c) => c.command);
   return [
     { path: "src/cli/command-index.ts", content: await commandIndexSource() },
+    { path: "src/search/kernel/dot-i8.wasm.ts", content: await kernelModuleSource() },
     ...schemas.map(({ path, schema }) => ({ path, content: `${JSON.stringify(schema, null, 2)}\n` })),
     { path: "docs/reference/config.md", content: configReference(config) },
     { path: "docs/reference/cli.md", content: cliReference(commands) },

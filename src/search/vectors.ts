@@ -1,10 +1,15 @@
 /**
- * Exact vector search: one contiguous Float32Array of unit vectors, scored
- * by dot product (cosine). Brute force is a few milliseconds at 100k tools
- * of 100-384 dimensions, so no approximate index is needed (see the
- * benchmark). Kept per namespace, as backends change one at a time, and
- * packed into one matrix when searched after a change.
+ * Exact vector search, scanned in int8: each unit vector is also kept as
+ * int8 codes with one scale (a quarter of its bytes), every row is scored
+ * by the WebAssembly SIMD kernel (kernel/dot-i8.ts), and the best
+ * candidates, a margin more than asked for, are scored again exactly from
+ * the vectors themselves (the embedding cache's, shared, not copied). So
+ * the ranking is the float ranking (rounding to int8 moves a cosine by about
+ * 0.002, far less than the margin spans) at the speed of the int8 scan.
+ * Kept per namespace, as backends change one at a time, and packed into one
+ * matrix when searched after a change.
  */
+import { Int8Matrix, MAX_DIMS, padded, QUERY_MAX, quantize } from "./kernel/dot-i8.js";
 import type { RankOptions } from "./types.js";
 
 export interface VectorHit {
@@ -12,11 +17,34 @@ export interface VectorHit {
   score: number;
 }
 
-export class VectorIndex {
-  private readonly byNamespace = new Map<string, { ids: string[]; vectors: Float32Array[] }>();
-  private packed: { ids: string[]; namespaces: string[]; matrix: Float32Array } | undefined;
+interface Packed {
+  ids: string[];
+  namespaces: string[];
+  vectors: Float32Array[];
+  scales: Float32Array;
+  matrix: Int8Matrix;
+  /** Each row's best approximate score in a scan (reused: searches run one at a time). */
+  scores: Float32Array;
+}
 
-  constructor(readonly dimensions: number) {}
+/** Candidates scored again exactly: the int8 scan's best `top` × this, and at least RESCORE_MIN more. */
+const RESCORE_FACTOR = 2;
+const RESCORE_MIN = 32;
+
+export class VectorIndex {
+  private readonly byNamespace = new Map<string, { ids: string[]; vectors: readonly Float32Array[]; codes: Int8Array; scales: Float32Array }>();
+  private packed: Packed | undefined;
+  /** Values per row: the dimensions padded for the kernel. */
+  private readonly stride: number;
+
+  constructor(
+    readonly dimensions: number,
+    /** False: the plain JavaScript scan (the kernel's reference, and the path where WebAssembly SIMD is missing). */
+    private readonly accelerated = true,
+  ) {
+    this.stride = padded(dimensions);
+    if (this.stride > MAX_DIMS) throw new RangeError(`vectors of ${dimensions} dimensions: at most ${MAX_DIMS} are supported`);
+  }
 
   get size(): number {
     let n = 0;
@@ -24,9 +52,20 @@ export class VectorIndex {
     return n;
   }
 
-  replaceNamespace(namespace: string, ids: string[], vectors: Float32Array[]): void {
-    if (ids.length) this.byNamespace.set(namespace, { ids, vectors });
-    else this.byNamespace.delete(namespace);
+  /** Bytes the index adds to the vectors it is given (held by the embedding cache too): each namespace's codes and scales, and the packed matrix. */
+  get bytes(): number {
+    let n = 0;
+    for (const entry of this.byNamespace.values()) n += entry.codes.byteLength + entry.scales.byteLength;
+    return n + (this.packed ? this.packed.ids.length * (this.stride + 8) : 0);
+  }
+
+  replaceNamespace(namespace: string, ids: string[], vectors: readonly Float32Array[]): void {
+    if (ids.length) {
+      const codes = new Int8Array(ids.length * this.stride);
+      const scales = new Float32Array(ids.length);
+      vectors.forEach((v, i) => (scales[i] = quantize(v, codes.subarray(i * this.stride, (i + 1) * this.stride))));
+      this.byNamespace.set(namespace, { ids, vectors, codes, scales });
+    } else this.byNamespace.delete(namespace);
     this.packed = undefined;
   }
 
@@ -36,44 +75,74 @@ export class VectorIndex {
    * scores its best match among them.
    */
   search(queries: readonly Float32Array[], options: RankOptions): VectorHit[] {
-    const { ids, namespaces, matrix } = this.pack();
-    const d = this.dimensions;
     const top = Math.max(0, options.top);
-    // A small sorted buffer of the best so far: top is tens, n is up to 10^5.
-    const best: VectorHit[] = [];
-    for (let row = 0; row < ids.length; row++) {
-      if (options.namespaces && !options.namespaces.has(namespaces[row]!)) continue;
-      const base = row * d;
-      let score = -Infinity;
-      for (const query of queries) {
-        let dot = 0;
-        for (let i = 0; i < d; i++) dot += matrix[base + i]! * query[i]!;
-        if (dot > score) score = dot;
+    const candidates = this.scan(queries, { ...options, top: top * RESCORE_FACTOR + RESCORE_MIN });
+    const { vectors } = this.pack();
+    const exact = candidates.map(({ id, row }) => ({ id, score: bestDot(vectors[row]!, queries) }));
+    return exact.sort((a, b) => b.score - a.score || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0)).slice(0, top);
+  }
+
+  /** The int8 scan: the `options.top` best rows that pass the filters, by their approximate scores. */
+  private scan(queries: readonly Float32Array[], options: RankOptions): (VectorHit & { row: number })[] {
+    const { ids, namespaces, scales, matrix, scores } = this.pack();
+    const rows = ids.length;
+    scores.fill(Number.NEGATIVE_INFINITY);
+    const query = new Int16Array(this.stride);
+    for (const vector of queries) {
+      const scale = quantize(vector, query, QUERY_MAX);
+      const dots = matrix.dots(query);
+      for (let r = 0; r < rows; r++) {
+        const score = dots[r]! * scales[r]! * scale;
+        if (score > scores[r]!) scores[r] = score;
       }
+    }
+    const top = Math.max(0, options.top);
+    // A small sorted buffer of the best so far: top is tens, rows up to 10^5.
+    const best: (VectorHit & { row: number })[] = [];
+    for (let row = 0; row < rows; row++) {
+      const score = scores[row]!;
       if (best.length === top && score <= best[top - 1]!.score) continue;
+      if (options.namespaces && !options.namespaces.has(namespaces[row]!)) continue;
       const id = ids[row]!;
       if (options.accept && !options.accept(id)) continue;
       let at = best.length;
       while (at > 0 && (best[at - 1]!.score < score || (best[at - 1]!.score === score && best[at - 1]!.id > id))) at--;
-      best.splice(at, 0, { id, score });
+      best.splice(at, 0, { id, score, row });
       if (best.length > top) best.pop();
     }
     return best;
   }
 
-  private pack(): NonNullable<VectorIndex["packed"]> {
+  private pack(): Packed {
     if (this.packed) return this.packed;
+    const rows = this.size;
     const ids: string[] = [];
     const namespaces: string[] = [];
-    const matrix = new Float32Array(this.size * this.dimensions);
+    const vectors: Float32Array[] = [];
+    const all = new Int8Array(rows * this.stride);
+    const scales = new Float32Array(rows);
     for (const [namespace, entry] of this.byNamespace) {
-      entry.vectors.forEach((v, i) => {
-        matrix.set(v, ids.length * this.dimensions);
-        ids.push(entry.ids[i]!);
+      all.set(entry.codes, ids.length * this.stride);
+      scales.set(entry.scales, ids.length);
+      entry.ids.forEach((id, i) => {
+        ids.push(id);
         namespaces.push(namespace);
+        vectors.push(entry.vectors[i]!);
       });
     }
-    this.packed = { ids, namespaces, matrix };
+    const matrix = new Int8Matrix(all, rows, this.stride, this.accelerated);
+    this.packed = { ids, namespaces, vectors, scales, matrix, scores: new Float32Array(rows) };
     return this.packed;
   }
+}
+
+/** A row's exact score: its best dot product among the queries. */
+function bestDot(vector: Float32Array, queries: readonly Float32Array[]): number {
+  let best = Number.NEGATIVE_INFINITY;
+  for (const query of queries) {
+    let dot = 0;
+    for (let i = 0; i < vector.length; i++) dot += vector[i]! * query[i]!;
+    if (dot > best) best = dot;
+  }
+  return best;
 }

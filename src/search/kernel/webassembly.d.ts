@@ -1,0 +1,19 @@
+/**
+ * The part of the WebAssembly JavaScript API the vector kernel uses: Node
+ * has it all, but TypeScript's ES library does not declare it (it comes with
+ * the DOM library, which a server does not load).
+ */
+declare namespace WebAssembly {
+  class Module {
+    constructor(bytes: ArrayBufferView | ArrayBuffer);
+  }
+  class Instance {
+    constructor(module: Module, imports?: Record<string, unknown>);
+    readonly exports: Record<string, unknown>;
+  }
+  class Memory {
+    readonly buffer: ArrayBuffer;
+    grow(pages: number): number;
+  }
+  function validate(bytes: ArrayBufferView | ArrayBuffer): boolean;
+}
