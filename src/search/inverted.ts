@@ -14,7 +14,8 @@
  * segment, so ranking 100,000 tools stays in the low milliseconds.
  */
 import { TUNING } from "./tuning.js";
-import type { RankOptions, RankResult, Ranked } from "./types.js";
+import { TopK } from "./top-k.js";
+import type { RankOptions, RankResult } from "./types.js";
 
 /** One tool to index: its id and its analyzed terms, each field's with that field's weight. */
 export interface IndexedDoc {
@@ -94,7 +95,6 @@ export class InvertedIndex {
   /** Every tool holding a query term, scored; `counts` are per segment. */
   score(query: IndexQuery, params: ScoreParams, options: RankOptions, boosts?: (key: string) => ((doc: number) => number) | undefined): RankResult {
     const counts = new Map<string, number>();
-    const candidates: Ranked[] = [];
     const avgLength = this.docCount ? this.totalLength / this.docCount : 1;
     const weighted = [...query.terms].flatMap(([term, weight]) => {
       const df = this.df.get(term);
@@ -103,12 +103,14 @@ export class InvertedIndex {
       return [{ term, idf: idf * weight, word: query.words.has(term) }];
     });
     if (!weighted.length) return { total: 0, hits: [], counts };
+    const top = new TopK(options.top);
+    // Per segment, a bit per document matched: the match set, for `contains`, in an eighth of a byte per tool.
+    const matchedBits = new Map<string, Uint8Array>();
+    let total = 0;
     for (const [key, segment] of this.segments) {
       if (options.namespaces && !options.namespaces.has(key)) continue;
-      const n = segment.ids.length;
-      const scores = new Float64Array(n);
-      const words = new Uint16Array(n);
-      const touched: number[] = [];
+      const { scores, words, touched } = scratchOf(segment);
+      let count = 0;
       for (const { term, idf, word } of weighted) {
         const postings = segment.postings.get(term);
         if (!postings) continue;
@@ -117,24 +119,38 @@ export class InvertedIndex {
           const d = docs[i]!;
           const tf = tfs[i]!;
           const norm = params.k1 * (1 - params.b + (params.b * segment.lengths[d]!) / avgLength);
-          if (scores[d] === 0) touched.push(d);
+          if (scores[d] === 0) touched[count++] = d;
           scores[d]! += idf * ((tf * (params.k1 + 1)) / (tf + norm) + params.delta);
           if (word) words[d]!++;
         }
       }
       let matched = 0;
+      const bits = new Uint8Array((segment.ids.length >> 3) + 1);
       const boost = boosts?.(key);
-      for (const d of touched) {
-        const id = segment.ids[d]!;
-        if (options.accept && !options.accept(id)) continue;
+      for (let t = 0; t < count; t++) {
+        const d = touched[t]!;
+        const score = scores[d]! * Math.max(words[d]!, 1) ** params.coordination * segment.priors[d]! * (boost ? boost(d) : 1);
+        scores[d] = 0;
+        words[d] = 0;
+        if (options.accept && !options.accept(segment.ids[d]!)) continue;
         matched++;
-        candidates.push({ id, score: scores[d]! * Math.max(words[d]!, 1) ** params.coordination * segment.priors[d]! * (boost ? boost(d) : 1) });
+        bits[d >> 3]! |= 1 << (d & 7);
+        if (top.admits(score)) top.push(segment.ids[d]!, score);
       }
-      if (matched) counts.set(key, matched);
+      if (matched) {
+        counts.set(key, matched);
+        matchedBits.set(key, bits);
+        total += matched;
+      }
     }
-    let matchedIds: Set<string> | undefined;
-    const contains = (id: string) => (matchedIds ??= new Set(candidates.map((c) => c.id))).has(id);
-    return { total: candidates.length, hits: best(candidates, options.top), counts, contains };
+    const contains = (id: string) => {
+      for (const [key, bits] of matchedBits) {
+        const d = positionOf(this.segments.get(key)!, id);
+        if (d !== undefined) return (bits[d >> 3]! & (1 << (d & 7))) !== 0;
+      }
+      return false;
+    };
+    return { total, hits: top.sorted(), counts, contains };
   }
 
   private account(segment: Segment, sign: 1 | -1): void {
@@ -177,21 +193,24 @@ function buildSegment(docs: readonly IndexedDoc[]): Segment {
   return { ids: docs.map((d) => d.id), lengths, priors, totalLength, postings };
 }
 
-const byScore = (a: Ranked, b: Ranked): number => b.score - a.score || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0);
+/** A segment's working arrays for scoring, made once and left zeroed after each query (a query runs to its end before another starts). */
+const scratch = new WeakMap<Segment, { scores: Float64Array; words: Uint16Array; touched: Uint32Array }>();
 
-/** The `k` best, ranked: a full sort when k is a large share, else a bounded insertion pass. */
-function best(candidates: Ranked[], k: number): Ranked[] {
-  if (k <= 0) return [];
-  if (k >= candidates.length / 8) return candidates.sort(byScore).slice(0, k);
-  const top: Ranked[] = [];
-  for (const hit of candidates) {
-    if (top.length === k) {
-      if (byScore(hit, top[k - 1]!) >= 0) continue;
-      top.pop();
-    }
-    let i = top.length;
-    while (i > 0 && byScore(hit, top[i - 1]!) < 0) i--;
-    top.splice(i, 0, hit);
+function scratchOf(segment: Segment): { scores: Float64Array; words: Uint16Array; touched: Uint32Array } {
+  let arrays = scratch.get(segment);
+  if (!arrays) {
+    const n = segment.ids.length;
+    arrays = { scores: new Float64Array(n), words: new Uint16Array(n), touched: new Uint32Array(n) };
+    scratch.set(segment, arrays);
   }
-  return top;
+  return arrays;
+}
+
+/** A document's place in its segment, by id (the map made at the first lookup). */
+const positions = new WeakMap<Segment, Map<string, number>>();
+
+function positionOf(segment: Segment, id: string): number | undefined {
+  let map = positions.get(segment);
+  if (!map) positions.set(segment, (map = new Map(segment.ids.map((d, i) => [d, i]))));
+  return map.get(id);
 }

@@ -53,12 +53,21 @@ export function mapOf(hits: readonly ToolRecord[], toolsOf: (namespace: string) 
   const chosen = [...places.values()].sort((a, b) => b.weight - a.weight || a.namespace.localeCompare(b.namespace)).slice(0, units);
   let left = chars;
   return chosen.map((place) => {
-    const members = toolsOf(place.namespace).filter((r) => (r.group ?? "") === (place.group ?? "") && (!accept || accept(r.id)));
-    const seen = new Set(place.ranked.map((r) => r.id));
-    const ordered = [...place.ranked, ...members.filter((r) => !seen.has(r.id)).sort((a, b) => a.name.localeCompare(b.name))];
-    const shown: ToolRecord[] = [];
+    const group = place.group ?? "";
     // Each place gets its share of what is left, at least its best hit.
     const share = Math.max(1, Math.floor(left / (chosen.length - chosen.indexOf(place))));
+    const seen = new Set(place.ranked.map((r) => r.id));
+    // The rest by name, walked in an order made once per listing, only as far as names (of 1 character and ", ") can fill the share.
+    const members = groupsOf(toolsOf(place.namespace)).get(group) ?? [];
+    const rest: ToolRecord[] = [];
+    for (let i = 0; i < members.length && rest.length * 3 < share; i++) {
+      const r = members[i]!;
+      if (!seen.has(r.id) && (!accept || accept(r.id))) rest.push(r);
+    }
+    const ordered = [...place.ranked, ...rest];
+    // The hits are tools of the place that passed the filters: the place's whole count holds them.
+    const total = Math.max(accept ? members.filter((r) => accept(r.id)).length : members.length, place.ranked.length);
+    const shown: ToolRecord[] = [];
     let used = 0;
     for (const record of ordered) {
       if (shown.length && used + record.name.length + 2 > share) break;
@@ -70,8 +79,27 @@ export function mapOf(hits: readonly ToolRecord[], toolsOf: (namespace: string) 
       namespace: place.namespace,
       ...(place.group ? { group: place.group } : {}),
       tools: shown.map((r) => r.name),
-      more: ordered.length - shown.length,
+      more: total - shown.length,
       ids: shown.map((r) => r.id),
     };
   });
+}
+
+/** A namespace's tools by group ("" for none), each in name order: made once per listing (the registry gives a new array when a namespace changes). */
+const byGroup = new WeakMap<readonly ToolRecord[], Map<string, ToolRecord[]>>();
+const collator = new Intl.Collator();
+
+function groupsOf(records: readonly ToolRecord[]): Map<string, ToolRecord[]> {
+  let groups = byGroup.get(records);
+  if (groups) return groups;
+  groups = new Map();
+  for (const r of records) {
+    const key = r.group ?? "";
+    let list = groups.get(key);
+    if (!list) groups.set(key, (list = []));
+    list.push(r);
+  }
+  for (const list of groups.values()) list.sort((a, b) => collator.compare(a.name, b.name));
+  byGroup.set(records, groups);
+  return groups;
 }

@@ -173,11 +173,12 @@ export const TUNING = {
    * to fall behind (a multiplier down to 1 / (1 + weight)); the weights of
    * what its server says of itself and of its tools' words in a unit's
    * document; and the length normalization of units (low: a namespace of
-   * 100 tools is not less about each of its words than one of 3). Measured
+   * 100 tools is not less about each of its words than one of 3); the
+   * `scored` best units lean, the rest count as not spoken to. Measured
    * (docs/retrieval.md, "Units"): StableToolBench hybrid nDCG@10 +1.9, the
    * MCP reference set +0.1; the three sets of one unit unchanged.
    */
-  units: { weight: 1, about: 1, tools: 1, b: 0.3 },
+  units: { weight: 1, about: 1, tools: 1, b: 0.3, scored: 256 },
 
   /**
    * Exact names (exact.ts): the longest name, in words, indexed and looked

@@ -68,7 +68,7 @@ export class UnitIndex {
     let units = 0;
     for (const [namespace, { units: list }] of this.layout) if (!namespaces || namespaces.has(namespace)) units += list.length;
     if (units < 2) return undefined;
-    const scored = this.index.score(query, { ...TUNING.score, b: TUNING.units.b }, { namespaces, top: Number.POSITIVE_INFINITY });
+    const scored = this.index.score(query, { ...TUNING.score, b: TUNING.units.b }, { namespaces, top: TUNING.units.scored });
     const best = scored.hits[0]?.score ?? 0;
     if (best <= 0) return undefined;
     const share = new Map(scored.hits.map((h) => [h.id, h.score / best]));
