@@ -150,7 +150,7 @@ export class InvertedIndex {
       }
       return false;
     };
-    return { total, hits: top.sorted(), counts, contains };
+    return { total, hits: top.sorted().map(({ id, score }) => ({ id, score })), counts, contains };
   }
 
   private account(segment: Segment, sign: 1 | -1): void {

@@ -9,8 +9,11 @@ import type { Ranked } from "./types.js";
 /** Whether `a` ranks before `b`: a higher score, or the same and a smaller id. */
 const before = (aScore: number, aId: string, b: Ranked): boolean => aScore > b.score || (aScore === b.score && aId < b.id);
 
+/** An entry kept: its id and score, and where it came from (a row, for the ranker's own use). */
+export type Kept = Ranked & { row: number };
+
 export class TopK {
-  private readonly heap: Ranked[] = [];
+  private readonly heap: Kept[] = [];
 
   constructor(private readonly k: number) {}
 
@@ -19,20 +22,20 @@ export class TopK {
     return this.k > 0 && (this.heap.length < this.k || score >= this.heap[0]!.score);
   }
 
-  push(id: string, score: number): void {
+  push(id: string, score: number, row = -1): void {
     const heap = this.heap;
     if (this.k <= 0) return;
     if (heap.length < this.k) {
-      heap.push({ id, score });
+      heap.push({ id, score, row });
       this.up(heap.length - 1);
     } else if (before(score, id, heap[0]!)) {
-      heap[0] = { id, score };
+      heap[0] = { id, score, row };
       this.down(0);
     }
   }
 
   /** The kept ones, best first. */
-  sorted(): Ranked[] {
+  sorted(): Kept[] {
     return [...this.heap].sort((a, b) => b.score - a.score || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
   }
 

@@ -10,6 +10,7 @@
  * matrix when searched after a change.
  */
 import { Int8Matrix, MAX_DIMS, padded, QUERY_MAX, quantize } from "./kernel/dot-i8.js";
+import { TopK, type Kept } from "./top-k.js";
 import type { RankOptions } from "./types.js";
 
 export interface VectorHit {
@@ -83,34 +84,36 @@ export class VectorIndex {
   }
 
   /** The int8 scan: the `options.top` best rows that pass the filters, by their approximate scores. */
-  private scan(queries: readonly Float32Array[], options: RankOptions): (VectorHit & { row: number })[] {
+  private scan(queries: readonly Float32Array[], options: RankOptions): Kept[] {
     const { ids, namespaces, scales, matrix, scores } = this.pack();
     const rows = ids.length;
-    scores.fill(Number.NEGATIVE_INFINITY);
     const query = new Int16Array(this.stride);
-    for (const vector of queries) {
-      const scale = quantize(vector, query, QUERY_MAX);
+    // One query vector (most requests): its sums are the scores; several: each row keeps its best.
+    if (queries.length === 1) {
+      const scale = quantize(queries[0]!, query, QUERY_MAX);
       const dots = matrix.dots(query);
-      for (let r = 0; r < rows; r++) {
-        const score = dots[r]! * scales[r]! * scale;
-        if (score > scores[r]!) scores[r] = score;
+      for (let r = 0; r < rows; r++) scores[r] = dots[r]! * scales[r]! * scale;
+    } else {
+      scores.fill(Number.NEGATIVE_INFINITY);
+      for (const vector of queries) {
+        const scale = quantize(vector, query, QUERY_MAX);
+        const dots = matrix.dots(query);
+        for (let r = 0; r < rows; r++) {
+          const score = dots[r]! * scales[r]! * scale;
+          if (score > scores[r]!) scores[r] = score;
+        }
       }
     }
-    const top = Math.max(0, options.top);
-    // A small sorted buffer of the best so far: top is tens, rows up to 10^5.
-    const best: (VectorHit & { row: number })[] = [];
+    const best = new TopK(options.top);
     for (let row = 0; row < rows; row++) {
       const score = scores[row]!;
-      if (best.length === top && score <= best[top - 1]!.score) continue;
+      if (!best.admits(score)) continue;
       if (options.namespaces && !options.namespaces.has(namespaces[row]!)) continue;
       const id = ids[row]!;
       if (options.accept && !options.accept(id)) continue;
-      let at = best.length;
-      while (at > 0 && (best[at - 1]!.score < score || (best[at - 1]!.score === score && best[at - 1]!.id > id))) at--;
-      best.splice(at, 0, { id, score, row });
-      if (best.length > top) best.pop();
+      best.push(id, score, row);
     }
-    return best;
+    return best.sorted();
   }
 
   private pack(): Packed {
