@@ -1,10 +1,10 @@
 /**
  * What servers say about themselves, as search reads it. A namespace's: its
- * `serverInfo` title and description, its instructions, and the curated
- * catalog's description of it. One plain text, bounded: control
- * characters and markup runs become spaces, and past ABOUT_MAX characters
- * the rest is left out (a server's instructions are for agents, and a
- * flood of them is no more about the server than its first page). A
+ * `serverInfo` title and description and its instructions, as one plain
+ * text, bounded: control characters and whitespace runs become one space,
+ * and past ABOUT_MAX characters the rest is left out (a server's
+ * instructions are for agents, and a flood of them is no more about the
+ * server than its first page). A
  * tool's: the search hint in its `_meta`, a few keywords.
  */
 import type { BackendInfo } from "../backends/types.js";

@@ -25,6 +25,9 @@ export interface IndexedDoc {
   prior?: number;
 }
 
+/** A score multiplier per document of a segment (by its place there), per segment key; undefined: 1 (units.ts makes them). */
+export type Boosts = (key: string) => ((doc: number) => number) | undefined;
+
 /** Query terms with their weights; `words` are the ones that count toward coordination. */
 export interface IndexQuery {
   terms: ReadonlyMap<string, number>;
@@ -93,7 +96,7 @@ export class InvertedIndex {
   }
 
   /** Every tool holding a query term, scored; `counts` are per segment. */
-  score(query: IndexQuery, params: ScoreParams, options: RankOptions, boosts?: (key: string) => ((doc: number) => number) | undefined): RankResult {
+  score(query: IndexQuery, params: ScoreParams, options: RankOptions, boosts?: Boosts): RankResult {
     const counts = new Map<string, number>();
     const avgLength = this.docCount ? this.totalLength / this.docCount : 1;
     const weighted = [...query.terms].flatMap(([term, weight]) => {

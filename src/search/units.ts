@@ -1,6 +1,6 @@
 /**
  * What a namespace says as a whole: its server's words about itself (title,
- * description, instructions) and its tools' names, one document per unit (a
+ * description, instructions) and every word its tools hold, one document per unit (a
  * namespace, or each group of a namespace of groups, as a catalog of many
  * APIs has). A query's words score the units as they score tools (BM25), and
  * a tool's score is multiplied by (1 + weight × its unit's share of the best
@@ -11,11 +11,8 @@
  * from another unit. With one unit, or no unit matched, nothing changes.
  */
 import type { ToolRecord } from "../model/tool.js";
-import { InvertedIndex, type IndexQuery, type Segment } from "./inverted.js";
+import { InvertedIndex, type Boosts, type IndexQuery, type Segment } from "./inverted.js";
 import { TUNING } from "./tuning.js";
-
-/** A tool's score multiplier, by its place in its namespace's records; undefined: 1. */
-export type Boosts = (namespace: string) => ((doc: number) => number) | undefined;
 
 export class UnitIndex {
   private readonly index = new InvertedIndex();
@@ -23,8 +20,8 @@ export class UnitIndex {
   private readonly layout = new Map<string, { unitOf: Uint32Array; units: string[] }>();
 
   /**
-   * Indexes a namespace's units from its tools' index segment (`docs` in its
-   * records' order): a unit's words are every word its tools hold, and
+   * Indexes a namespace's units from its tools' index segment (documents in
+   * its records' order): a unit's words are every word its tools hold, and
    * `about`, what the namespace's server says of itself, analyzed.
    */
   replace(namespace: string, records: readonly ToolRecord[], segment: Segment | undefined, about: readonly string[]): void {
@@ -43,10 +40,17 @@ export class UnitIndex {
       unitOf[i] = u;
     });
     const words: string[][] = units.map(() => []);
+    // Each unit takes a term once: the number of the last term each unit took is all there is to remember.
+    const last = new Int32Array(units.length).fill(-1);
+    let t = 0;
     for (const [term, { docs }] of segment.postings) {
-      const seen = new Set<number>();
-      for (const d of docs) seen.add(unitOf[d]!);
-      for (const u of seen) words[u]!.push(term);
+      for (const d of docs) {
+        const u = unitOf[d]!;
+        if (last[u] === t) continue;
+        last[u] = t;
+        words[u]!.push(term);
+      }
+      t++;
     }
     this.layout.set(namespace, { unitOf, units });
     this.index.replace(

@@ -53,13 +53,6 @@ export class VectorIndex {
     return n;
   }
 
-  /** Bytes the index adds to the vectors it is given (held by the embedding cache too): each namespace's codes and scales, and the packed matrix. */
-  get bytes(): number {
-    let n = 0;
-    for (const entry of this.byNamespace.values()) n += entry.codes.byteLength + entry.scales.byteLength;
-    return n + (this.packed ? this.packed.ids.length * (this.stride + 8) : 0);
-  }
-
   replaceNamespace(namespace: string, ids: string[], vectors: readonly Float32Array[]): void {
     if (ids.length) {
       const codes = new Int8Array(ids.length * this.stride);
