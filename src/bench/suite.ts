@@ -11,6 +11,7 @@ import { tmpdir } from "node:os";
 import { basename, join } from "node:path";
 import { codeBench, type CodeBenchRow } from "./code.js";
 import { encoderBench, type EncoderBench } from "./encoder.js";
+import { engineBench, type EngineRow } from "./engines.js";
 import { everythingServer, execBench, type ExecBenchRow } from "./exec.js";
 import { httpLoad, type HttpLoadResult } from "./http.js";
 import { cliSearch, coldStart, searchLatency, type CliSearchResult, type ColdStartResult, type LatencyResult, type SemanticBench } from "./measure.js";
@@ -68,6 +69,10 @@ export interface BenchReport {
   coldStart?: ColdStartSummary;
   /** `metatools serve` with the hybrid rows' embedder and a warm embedding cache. */
   warmColdStart?: ColdStartSummary;
+  /** The same at 100,000 tools (when that size is measured): start to the first hybrid search, and RSS then. */
+  warmColdStart100k?: ColdStartSummary;
+  /** metatools' engine beside MiniSearch and Orama, each in a process of its own. */
+  engines?: EngineRow[];
   /** `metatools serve` over a warm snapshot: the first search, while the backend starts. */
   snapshotStart?: SnapshotStartResult;
   /** `metatools search` answered from the snapshot, no backend started. */
@@ -168,6 +173,12 @@ async function searchSuite(options: BenchOptions, dir: string, report: BenchRepo
     progress(`cold start at 10000 tools, hybrid with a warm embedding cache, ${options.runs} runs…`);
     report.warmColdStart = await medianColdStart(options.runs, dir, semantic(10_000));
   }
+  if (options.sizes.includes(100_000)) {
+    progress("start at 100000 tools, hybrid with a warm embedding cache (RSS with vectors)…");
+    const cold = await coldStart(100_000, dir, semantic(100_000));
+    report.warmColdStart100k = { tools: 100_000, runs: 1, medianMs: cold.startToFirstSearchMs, rssMb: cold.rssMb };
+  }
+  report.engines = await engineBench(options.sizes, 400, progress);
   if (installedUseModel()) {
     progress("the Universal Sentence Encoder (use embedder)…");
     report.useEmbedder = await encoderBench({ type: "use" });

@@ -4,6 +4,7 @@
  * the row shows it and the ratio measured / target (≤ 1.00 meets it).
  */
 import type { Table } from "../util/table.js";
+import { engineTable } from "./engine-table.js";
 import { soakTables } from "./soak/table.js";
 import type { BenchReport } from "./suite.js";
 
@@ -28,7 +29,7 @@ export const TARGETS = {
 };
 
 export interface Section {
-  id: "tokens" | "search" | "hybrid" | "exec" | "code" | "http" | "soak" | "soak-verdicts";
+  id: "tokens" | "search" | "hybrid" | "engines" | "exec" | "code" | "http" | "soak" | "soak-verdicts";
   title: string;
   table: Table;
 }
@@ -39,6 +40,7 @@ export function reportSections(report: BenchReport): Section[] {
   if (report.search.length || report.hybrid.length) sections.push({ id: "search", title: "Search", table: searchTable(report) });
   const paired = hybridTable(report);
   if (paired) sections.push({ id: "hybrid", title: "Hybrid against BM25", table: paired });
+  if (report.engines?.length) sections.push({ id: "engines", title: "Search engines side by side", table: engineTable(report.engines) });
   if (report.exec.length) sections.push({ id: "exec", title: "run_tool overhead and cache hits", table: execTable(report) });
   if (report.code.length) sections.push({ id: "code", title: "Code tools", table: codeTable(report) });
   if (report.http.length) sections.push({ id: "http", title: "Streamable HTTP under load", table: httpTable(report) });
@@ -118,6 +120,12 @@ function searchTable(report: BenchReport): Table {
     rows.push(
       ["hybrid, warm cache: start → first hybrid search @ 10,000 tools (ms)", report.warmColdStart.medianMs, TARGETS.warmColdStartMs],
       ["hybrid: RSS with vectors @ 10,000 tools (MB)", report.warmColdStart.rssMb, TARGETS.hybridRssMb],
+    );
+  }
+  if (report.warmColdStart100k) {
+    rows.push(
+      ["hybrid, warm cache: start → first hybrid search @ 100,000 tools (ms)", report.warmColdStart100k.medianMs, undefined],
+      ["hybrid: RSS with vectors @ 100,000 tools (MB)", report.warmColdStart100k.rssMb, undefined],
     );
   }
   if (report.snapshotStart)

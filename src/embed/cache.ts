@@ -2,7 +2,8 @@
  * Embeddings kept on disk, keyed by the embedder's id and a hash of the
  * text, so a restart (or a second process) re-embeds nothing it has seen.
  * One file per embedder id: records of a 16-byte text hash, then the vector
- * as float32. Loaded whole at start; new vectors are appended.
+ * as float32. Loaded whole at start; new vectors are appended. In memory a
+ * vector is kept as int16 codes and a scale (stored.ts): half the bytes.
  *
  * Bounded by `maxBytes` (records' bytes), in memory and on disk: beyond it
  * the least recently used records are dropped from memory, and once the
@@ -16,6 +17,7 @@ import { existsSync, mkdirSync, readFileSync, statSync } from "node:fs";
 import { join } from "node:path";
 import { DEFAULTS } from "../config/defaults.js";
 import { appendFileSafe, writeFileAtomic } from "../util/files.js";
+import { restoreVector, storeVector, type StoredVector } from "./stored.js";
 
 const HASH_BYTES = 16;
 /** How far the file may grow past the cap before it is compacted: a rewrite per quarter of the cap in new texts, not one per text. */
@@ -30,7 +32,7 @@ export function textHash(text: string): string {
 
 export class EmbeddingCache {
   /** Least recently used first: a use moves a record to the end. */
-  private readonly vectors = new Map<string, Float32Array>();
+  private readonly vectors = new Map<string, StoredVector>();
   readonly file: string | undefined;
   /** Bytes of one record: the hash and the vector. */
   private readonly record: number;
@@ -60,7 +62,7 @@ export class EmbeddingCache {
   }
 
   /** The vector of a text hash, marked as just used. */
-  get(hash: string): Float32Array | undefined {
+  get(hash: string): StoredVector | undefined {
     const vector = this.vectors.get(hash);
     if (vector) {
       this.vectors.delete(hash);
@@ -73,25 +75,36 @@ export class EmbeddingCache {
    * Keeps new vectors (as just used), dropping the least recently used
    * beyond the cap, and appends them to the file in one write, or compacts
    * the file instead when the append would take it past the margin.
+   * Returns each entry's vector as kept (the one kept before, for a hash
+   * the cache had).
    */
-  add(entries: readonly { hash: string; vector: Float32Array }[]): void {
-    const fresh = entries.filter((e) => !this.vectors.has(e.hash));
-    if (!fresh.length) return;
-    for (const e of fresh) this.vectors.set(e.hash, e.vector);
+  add(entries: readonly { hash: string; vector: Float32Array }[]): StoredVector[] {
+    const kept: StoredVector[] = [];
+    const fresh: { hash: string; vector: Float32Array }[] = [];
+    for (const e of entries) {
+      let vector = this.vectors.get(e.hash);
+      if (!vector) {
+        this.vectors.set(e.hash, (vector = storeVector(e.vector)));
+        fresh.push(e);
+      }
+      kept.push(vector);
+    }
+    if (!fresh.length) return kept;
     this.evict();
-    if (!this.file) return;
+    if (!this.file) return kept;
     mkdirSync(join(this.file, ".."), { recursive: true });
     // The size on disk, not a count of this process's appends: another process may append to the same file.
     const onDisk = existsSync(this.file) ? statSync(this.file).size : 0;
     if (onDisk + fresh.length * this.record > this.maxEntries * this.record * COMPACT_MARGIN) this.compact();
     else appendFileSafe(this.file, this.encode(fresh));
+    return kept;
   }
 
   /** Rewrites the file with the records in memory, least recently used first (through a temporary file: a reader never sees half of it). */
   compact(): void {
     if (!this.file) return;
     mkdirSync(join(this.file, ".."), { recursive: true });
-    writeFileAtomic(this.file, this.encode([...this.vectors].map(([hash, vector]) => ({ hash, vector }))));
+    writeFileAtomic(this.file, this.encode([...this.vectors].map(([hash, vector]) => ({ hash, vector: restoreVector(vector) }))));
   }
 
   private evict(): void {
@@ -125,8 +138,8 @@ export class EmbeddingCache {
       const hash = buf.toString("hex", at, at + HASH_BYTES);
       // A record written twice (two processes embedding the same text) counts as used where it was written last.
       this.vectors.delete(hash);
-      // A copy of its own per vector: dropping one frees it, where a view would keep the whole file's bytes alive.
-      this.vectors.set(hash, new Float32Array(buf.buffer.slice(buf.byteOffset + at + HASH_BYTES, buf.byteOffset + at + record)));
+      // Arrays of its own per vector: dropping one frees it, where a view would keep the whole file's bytes alive.
+      this.vectors.set(hash, storeVector(new Float32Array(buf.buffer.slice(buf.byteOffset + at + HASH_BYTES, buf.byteOffset + at + record))));
     }
     if (buf.length % record !== 0 || buf.length > this.maxEntries * record * COMPACT_MARGIN) this.compact();
   }

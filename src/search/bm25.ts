@@ -6,7 +6,7 @@
  */
 import type { ToolRecord } from "../model/tool.js";
 import { createAnalyzer, fold, splitWords } from "../text/analyze.js";
-import { SEARCH_FIELDS, toDocument, type SearchDocument } from "./documents.js";
+import { SEARCH_FIELDS, toDocument, type SearchDocument, type SearchField } from "./documents.js";
 import { InvertedIndex, type IndexQuery } from "./inverted.js";
 import type { PreparedNamespace } from "./segment-file.js";
 import { editDistance } from "../text/suggest.js";
@@ -15,7 +15,7 @@ import { UnitIndex } from "./units.js";
 import type { RankOptions, RankResult, Ranker } from "./types.js";
 
 /** Fields whose words are shown back to agents as suggestions ("did you mean…"). */
-const SURFACE_FIELDS = ["name", "title", "summary", "tags", "aliases"] as const;
+const SURFACE: ReadonlySet<SearchField> = new Set(["name", "title", "summary", "tags", "aliases"]);
 
 export class Bm25Ranker implements Ranker {
   readonly mode = "bm25" as const;
@@ -31,27 +31,29 @@ export class Bm25Ranker implements Ranker {
 
   /**
    * Indexes a namespace's tools (`docs`: their search documents, when the
-   * caller made them already). Returns what was built, for the index cache.
+   * caller made them already; else each is made as it is indexed). Returns
+   * what was built, for the index cache.
    */
   replaceNamespace(
     namespace: string,
     records: readonly ToolRecord[],
-    docs: readonly SearchDocument[] = records.map(toDocument),
+    docs?: readonly SearchDocument[],
     about = "",
   ): Pick<PreparedNamespace, "segment" | "surface"> | undefined {
     const surface = new Map<string, string>();
-    this.index.replace(
-      namespace,
-      records.map((record, i) => {
-        const doc = docs[i]!;
-        for (const field of SURFACE_FIELDS) this.learnSurface(doc[field], surface);
-        return {
-          id: record.id,
-          fields: SEARCH_FIELDS.map((f) => ({ terms: this.analyzer.analyze(doc[f]), weight: TUNING.fieldBoosts[f] })),
-          prior: isDeprecated(record) ? TUNING.deprecatedPrior : 1,
-        };
-      }),
-    );
+    // A stem as first written in the fields shown back: the word it was analyzed from, folded.
+    const learn = (stem: string, raw: string) => {
+      if (!surface.has(stem)) surface.set(stem, fold(raw));
+    };
+    this.index.replace(namespace, records.length, (i) => {
+      const record = records[i]!;
+      const doc = docs?.[i] ?? toDocument(record);
+      return {
+        id: record.id,
+        fields: SEARCH_FIELDS.map((f) => ({ terms: this.analyzer.analyze(doc[f], SURFACE.has(f) ? learn : undefined), weight: TUNING.fieldBoosts[f] })),
+        prior: isDeprecated(record) ? TUNING.deprecatedPrior : 1,
+      };
+    });
     this.setSurface(namespace, surface);
     const segment = this.index.segment(namespace);
     this.units.replace(namespace, records, segment, this.analyzer.analyze(about));
@@ -126,21 +128,13 @@ export class Bm25Ranker implements Ranker {
     return out;
   }
 
-  /** A namespace's stems with the words they were first written as. */
-  private learnSurface(text: string, into: Map<string, string>): void {
-    for (const raw of splitWords(text)) {
-      const stem = this.analyzer.word(raw);
-      if (stem !== null && !into.has(stem)) into.set(stem, fold(raw));
-    }
-  }
-
-  /** The first spelling seen of a stem is kept, whichever namespace it came from. */
   /** A namespace's words replace what it had (a backend renaming its tools every few seconds leaves no trail of old words). */
   private setSurface(namespace: string, surface: Map<string, string>): void {
     if (surface.size) this.surfaces.set(namespace, surface);
     else this.surfaces.delete(namespace);
   }
 
+  /** How a stem is written: as the first namespace holding it first wrote it. */
   private surfaceOf(stem: string): string | undefined {
     for (const surface of this.surfaces.values()) {
       const word = surface.get(stem);

@@ -9,7 +9,7 @@
  * the exact signal (signals/exact.ts) puts it first. A name many tools
  * share (`get_info`) wins only as the whole query.
  */
-import type { ToolRecord } from "../model/tool.js";
+import { namespaceOf, type ToolRecord } from "../model/tool.js";
 import { TUNING } from "./tuning.js";
 
 /** The words of a name or query, lower-cased: `mcp__files__readTextFile` → mcp, files, read, text, file. */
@@ -50,9 +50,10 @@ function keysOf(words: readonly string[]): string[] {
 }
 
 export class ExactNames {
-  private readonly byKey = new Map<string, Set<string>>();
-  /** Each namespace's tools and their keys, so a namespace is replaced without a pass over the others. */
-  private readonly keysOf = new Map<string, Map<string, string[]>>();
+  /** Key → the tool it names, or the tools (most keys name one: a string, not a collection, per key). */
+  private readonly byKey = new Map<string, string | string[]>();
+  /** Each namespace's keys, so a namespace is replaced without a pass over the others. */
+  private readonly keysOf = new Map<string, string[]>();
 
   /** Replaces a namespace's tools (an empty list removes them); returns each tool's keys, for the index cache. */
   replaceNamespace(namespace: string, records: readonly ToolRecord[]): [string, string[]][] {
@@ -73,21 +74,31 @@ export class ExactNames {
 
   /** Replaces a namespace's tools with their keys as computed before. */
   installNamespace(namespace: string, own: readonly [string, string[]][]): void {
-    for (const [id, keys] of this.keysOf.get(namespace) ?? []) {
-      for (const key of keys) {
+    for (const key of this.keysOf.get(namespace) ?? []) {
+      const ids = this.byKey.get(key);
+      const kept = (typeof ids === "string" ? [ids] : (ids ?? [])).filter((id) => namespaceOf(id) !== namespace);
+      if (kept.length) this.byKey.set(key, kept.length === 1 ? kept[0]! : kept);
+      else this.byKey.delete(key);
+    }
+    const keys = new Set<string>();
+    for (const [id, ofTool] of own) {
+      for (const key of ofTool) {
+        keys.add(key);
         const ids = this.byKey.get(key);
-        ids?.delete(id);
-        if (ids && !ids.size) this.byKey.delete(key);
+        if (ids === undefined) this.byKey.set(key, id);
+        else if (typeof ids === "string") {
+          if (ids !== id) this.byKey.set(key, [ids, id]);
+        } else ids.push(id);
       }
     }
-    this.keysOf.set(namespace, new Map(own));
-    for (const [id, keys] of own) {
-      for (const key of keys) {
-        let ids = this.byKey.get(key);
-        if (!ids) this.byKey.set(key, (ids = new Set()));
-        ids.add(id);
-      }
-    }
+    if (keys.size) this.keysOf.set(namespace, [...keys]);
+    else this.keysOf.delete(namespace);
+  }
+
+  /** The tools a key names. */
+  private named(key: string): readonly string[] | undefined {
+    const ids = this.byKey.get(key);
+    return typeof ids === "string" ? [ids] : ids;
   }
 
   /**
@@ -101,7 +112,7 @@ export class ExactNames {
    * the order `rank` gives.
    */
   match(query: string, rank: (id: string) => number = () => 0): string[] {
-    const whole = this.byKey.get(nameWords(query).join(" "));
+    const whole = this.named(nameWords(query).join(" "));
     if (whole) return [...whole].sort((a, b) => rank(a) - rank(b));
     let best: string[] = [];
     let bestLength = 0;
@@ -110,8 +121,8 @@ export class ExactNames {
       const words = nameWords(token);
       for (let length = Math.min(words.length, TUNING.exact.maxWords + 2); length > bestLength; length--) {
         for (let start = 0; start + length <= words.length; start++) {
-          const ids = this.byKey.get(words.slice(start, start + length).join(" "));
-          if (!ids || ids.size > TUNING.exact.maxShared || (length === 1 && words.length > 1)) continue;
+          const ids = this.named(words.slice(start, start + length).join(" "));
+          if (!ids || ids.length > TUNING.exact.maxShared || (length === 1 && words.length > 1)) continue;
           if (length > bestLength) best = [];
           bestLength = length;
           for (const id of ids) if (!best.includes(id)) best.push(id);

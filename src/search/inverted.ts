@@ -45,18 +45,23 @@ export interface ScoreParams {
   coordination: number;
 }
 
-export interface Postings {
-  docs: Uint32Array;
-  tfs: Float32Array;
-}
-
-/** One namespace's documents: what segment-file.ts keeps on disk. */
+/**
+ * One namespace's documents: what segment-file.ts keeps on disk. The
+ * postings of all terms are two flat arrays (a typed array per term would
+ * cost more in headers than its postings weigh): term `t`'s documents are
+ * `docs[starts[t]]` up to `docs[starts[t + 1]]`, ascending, with their
+ * weighted frequencies in `tfs` at the same places.
+ */
 export interface Segment {
   ids: string[];
   lengths: Float32Array;
   priors: Float32Array;
   totalLength: number;
-  postings: Map<string, Postings>;
+  /** Each term's number, 0 to terms - 1 in the map's order. */
+  terms: Map<string, number>;
+  starts: Uint32Array;
+  docs: Uint32Array;
+  tfs: Float32Array;
 }
 
 export class InvertedIndex {
@@ -74,9 +79,14 @@ export class InvertedIndex {
     return this.df;
   }
 
-  /** Replaces a segment's documents; an empty list removes the segment. */
-  replace(key: string, docs: readonly IndexedDoc[]): void {
-    this.install(key, docs.length ? buildSegment(docs) : undefined);
+  /**
+   * Replaces a segment's documents, `count` of them made one at a time by
+   * `docAt` (each analyzed, counted and dropped before the next is made:
+   * a namespace's analyzed texts are never all held at once); none removes
+   * the segment.
+   */
+  replace(key: string, count: number, docAt: (d: number) => IndexedDoc): void {
+    this.install(key, count ? buildSegment(count, docAt) : undefined);
   }
 
   /** Replaces a segment with one built before (kept on disk); undefined removes it. */
@@ -107,6 +117,8 @@ export class InvertedIndex {
     });
     if (!weighted.length) return { total: 0, hits: [], counts };
     const top = new TopK(options.top);
+    // (words matched)^coordination for each count a query can reach: no power computed per document.
+    const coordination = Float64Array.from({ length: query.terms.size + 2 }, (_, w) => Math.max(w, 1) ** params.coordination);
     // Per segment, a bit per document matched: the match set, for `contains`, in an eighth of a byte per tool.
     const matchedBits = new Map<string, Uint8Array>();
     let total = 0;
@@ -114,14 +126,15 @@ export class InvertedIndex {
       if (options.namespaces && !options.namespaces.has(key)) continue;
       const { scores, words, touched } = scratchOf(segment);
       let count = 0;
+      const { docs, tfs, starts } = segment;
+      const norms = normsOf(segment, params, avgLength);
       for (const { term, idf, word } of weighted) {
-        const postings = segment.postings.get(term);
-        if (!postings) continue;
-        const { docs, tfs } = postings;
-        for (let i = 0; i < docs.length; i++) {
+        const t = segment.terms.get(term);
+        if (t === undefined) continue;
+        for (let i = starts[t]!, end = starts[t + 1]!; i < end; i++) {
           const d = docs[i]!;
           const tf = tfs[i]!;
-          const norm = params.k1 * (1 - params.b + (params.b * segment.lengths[d]!) / avgLength);
+          const norm = norms[d]!;
           if (scores[d] === 0) touched[count++] = d;
           scores[d]! += idf * ((tf * (params.k1 + 1)) / (tf + norm) + params.delta);
           if (word) words[d]!++;
@@ -132,7 +145,7 @@ export class InvertedIndex {
       const boost = boosts?.(key);
       for (let t = 0; t < count; t++) {
         const d = touched[t]!;
-        const score = scores[d]! * Math.max(words[d]!, 1) ** params.coordination * segment.priors[d]! * (boost ? boost(d) : 1);
+        const score = scores[d]! * coordination[Math.min(words[d]!, coordination.length - 1)]! * segment.priors[d]! * (boost ? boost(d) : 1);
         scores[d] = 0;
         words[d] = 0;
         if (options.accept && !options.accept(segment.ids[d]!)) continue;
@@ -159,41 +172,105 @@ export class InvertedIndex {
   private account(segment: Segment, sign: 1 | -1): void {
     this.docCount += sign * segment.ids.length;
     this.totalLength += sign * segment.totalLength;
-    for (const [term, postings] of segment.postings) {
-      const df = (this.df.get(term) ?? 0) + sign * postings.docs.length;
+    for (const [term, t] of segment.terms) {
+      const df = (this.df.get(term) ?? 0) + sign * (segment.starts[t + 1]! - segment.starts[t]!);
       if (df > 0) this.df.set(term, df);
       else this.df.delete(term);
     }
   }
 }
 
-function buildSegment(docs: readonly IndexedDoc[]): Segment {
-  const lists = new Map<string, { docs: number[]; tfs: number[] }>();
-  const lengths = new Float32Array(docs.length);
-  const priors = Float32Array.from(docs, (d) => d.prior ?? 1);
+/**
+ * Builds a segment in two passes without a list per term: each document's
+ * terms (as numbers) and weighted frequencies are appended to one stream,
+ * then counted per term and placed, document order kept.
+ */
+function buildSegment(count: number, docAt: (d: number) => IndexedDoc): Segment {
+  const terms = new Map<string, number>();
+  const ids: string[] = [];
+  const lengths = new Float32Array(count);
+  const priors = new Float32Array(count);
   let totalLength = 0;
-  docs.forEach((doc, d) => {
-    const tf = new Map<string, number>();
+  // Per term: its frequency in the document at hand, the last document it was in (+ 1), its count in the field at hand, and its
+  // documents so far; `docTerms` and `fieldTerms` list the terms of the document and of the field at hand.
+  let tf = new Float64Array(4096);
+  let lastDoc = new Uint32Array(4096);
+  let inField = new Uint32Array(4096);
+  let perTerm = new Uint32Array(4096);
+  const docTerms: number[] = [];
+  const fieldTerms: number[] = [];
+  const stream = new Growing();
+  const docStarts = new Uint32Array(count + 1);
+  const cap = TUNING.fieldRepeatCap;
+  for (let d = 0; d < count; d++) {
+    const doc = docAt(d);
+    ids.push(doc.id);
+    priors[d] = doc.prior ?? 1;
     let length = 0;
     for (const field of doc.fields) {
-      const seen = new Map<string, number>();
-      for (const term of field.terms) seen.set(term, (seen.get(term) ?? 0) + 1);
-      for (const [term, n] of seen) tf.set(term, (tf.get(term) ?? 0) + Math.min(n, TUNING.fieldRepeatCap) * field.weight);
+      for (const term of field.terms) {
+        let t = terms.get(term);
+        if (t === undefined) {
+          t = terms.size;
+          terms.set(term, t);
+          if (t === tf.length) [tf, lastDoc, inField, perTerm] = [grow(tf), grow(lastDoc), grow(inField), grow(perTerm)];
+        }
+        if (inField[t]!++ === 0) fieldTerms.push(t);
+      }
+      for (const t of fieldTerms) {
+        if (lastDoc[t] !== d + 1) {
+          lastDoc[t] = d + 1;
+          docTerms.push(t);
+        }
+        tf[t]! += Math.min(inField[t]!, cap) * field.weight;
+        inField[t] = 0;
+      }
+      fieldTerms.length = 0;
       // The whole text counts toward length: a stuffed field is long, and its matches are discounted for it.
       length += field.terms.length * field.weight;
     }
     lengths[d] = length;
     totalLength += length;
-    for (const [term, value] of tf) {
-      let list = lists.get(term);
-      if (!list) lists.set(term, (list = { docs: [], tfs: [] }));
-      list.docs.push(d);
-      list.tfs.push(value);
+    for (const t of docTerms) {
+      stream.push(t, tf[t]!);
+      perTerm[t]!++;
+      tf[t] = 0;
     }
-  });
-  const postings = new Map<string, Postings>();
-  for (const [term, list] of lists) postings.set(term, { docs: Uint32Array.from(list.docs), tfs: Float32Array.from(list.tfs) });
-  return { ids: docs.map((d) => d.id), lengths, priors, totalLength, postings };
+    docTerms.length = 0;
+    docStarts[d + 1] = stream.length;
+  }
+  const starts = new Uint32Array(terms.size + 1);
+  for (let t = 0; t < terms.size; t++) starts[t + 1] = starts[t]! + perTerm[t]!;
+  const cursor = starts.slice(0, terms.size);
+  const postingDocs = new Uint32Array(stream.length);
+  const tfs = new Float32Array(stream.length);
+  for (let d = 0; d < count; d++) {
+    for (let k = docStarts[d]!; k < docStarts[d + 1]!; k++) {
+      const at = cursor[stream.terms[k]!]!++;
+      postingDocs[at] = d;
+      tfs[at] = stream.tfs[k]!;
+    }
+  }
+  return { ids, lengths, priors, totalLength, terms, starts, docs: postingDocs, tfs };
+}
+
+function grow<T extends Float64Array | Uint32Array>(array: T): T {
+  const bigger = new (array.constructor as new (n: number) => T)(array.length * 2);
+  bigger.set(array);
+  return bigger;
+}
+
+/** Term numbers and frequencies appended in documents' order. */
+class Growing {
+  terms = new Uint32Array(1 << 16);
+  tfs = new Float64Array(1 << 16);
+  length = 0;
+
+  push(term: number, tf: number): void {
+    if (this.length === this.terms.length) [this.terms, this.tfs] = [grow(this.terms), grow(this.tfs)];
+    this.terms[this.length] = term;
+    this.tfs[this.length++] = tf;
+  }
 }
 
 /** A segment's working arrays for scoring, made once and left zeroed after each query (a query runs to its end before another starts). */
@@ -207,6 +284,17 @@ function scratchOf(segment: Segment): { scores: Float64Array; words: Uint16Array
     scratch.set(segment, arrays);
   }
   return arrays;
+}
+
+/** Each document's length normalization (k1 · (1 − b + b · length / average)), made once per segment, parameters and average length. */
+const norms = new WeakMap<Segment, { k1: number; b: number; avgLength: number; values: Float64Array }>();
+
+function normsOf(segment: Segment, { k1, b }: ScoreParams, avgLength: number): Float64Array {
+  const kept = norms.get(segment);
+  if (kept && kept.k1 === k1 && kept.b === b && kept.avgLength === avgLength) return kept.values;
+  const values = Float64Array.from(segment.lengths, (length) => k1 * (1 - b + (b * length) / avgLength));
+  norms.set(segment, { k1, b, avgLength, values });
+  return values;
 }
 
 /** A document's place in its segment, by id (the map made at the first lookup). */

@@ -8,7 +8,7 @@
  *   "MTIX" · u32 format · u32 header bytes · header (JSON) · padding to 4 ·
  *   lengths f32[n] · priors f32[n] · term starts u32[terms + 1] · docs u32[p] · tfs f32[p]
  */
-import type { Postings, Segment } from "./inverted.js";
+import type { Segment } from "./inverted.js";
 
 export interface PreparedNamespace {
   /** What the namespace's documents and the analyzer hashed to when this was built. */
@@ -39,21 +39,9 @@ interface Header {
 
 export function encodeNamespace(prepared: PreparedNamespace): Buffer {
   const { segment } = prepared;
-  const terms = [...segment.postings.keys()];
-  const starts = new Uint32Array(terms.length + 1);
-  let count = 0;
-  terms.forEach((term, i) => {
-    starts[i] = count;
-    count += segment.postings.get(term)!.docs.length;
-  });
-  starts[terms.length] = count;
-  const docs = new Uint32Array(count);
-  const tfs = new Float32Array(count);
-  terms.forEach((term, i) => {
-    const list = segment.postings.get(term)!;
-    docs.set(list.docs, starts[i]);
-    tfs.set(list.tfs, starts[i]);
-  });
+  const { starts, docs, tfs } = segment;
+  const terms = [...segment.terms.keys()];
+  const count = docs.length;
   // The exact keys are stored in the segment's order, without their ids again.
   const keys = new Map(prepared.exact);
   const exact = segment.ids.map((id) => keys.get(id) ?? []);
@@ -108,15 +96,14 @@ export function decodeNamespace(file: Buffer): PreparedNamespace | undefined {
   // Damaged bytes must not reach scoring: every posting within its documents, every list within the postings.
   for (let i = 0; i < t; i++) if (starts[i]! > starts[i + 1]!) return undefined;
   if (starts[0] !== 0 || starts[t] !== p || docs.some((d) => d >= n)) return undefined;
-  const postings = new Map<string, Postings>();
-  for (let i = 0; i < t; i++)
-    postings.set(header.terms[i]!, { docs: docs.subarray(starts[i]!, starts[i + 1]!), tfs: tfs.subarray(starts[i]!, starts[i + 1]!) });
+  const terms = new Map(header.terms.map((term, i) => [term, i]));
+  if (terms.size !== t) return undefined;
   if (header.exact.length !== n) return undefined;
   const exact = header.ids.map((id, i): [string, string[]] => [id, header.exact[i]!]);
   return {
     key: header.key,
     salt: header.salt,
-    segment: { ids: header.ids, lengths, priors, totalLength: header.totalLength, postings },
+    segment: { ids: header.ids, lengths, priors, totalLength: header.totalLength, terms, starts, docs, tfs },
     surface: header.surface,
     exact,
   };

@@ -12,6 +12,7 @@
  * to 10 minutes); meanwhile search says which namespaces rank by BM25 alone.
  */
 import { EmbeddingCache, textHash } from "../embed/cache.js";
+import type { StoredVector } from "../embed/stored.js";
 import type { Embedder } from "../embed/types.js";
 import type { ToolRecord } from "../model/tool.js";
 import { errorMessage } from "../util/errors.js";
@@ -243,7 +244,7 @@ export class SemanticIndex {
     }
     // One embedding per distinct text not yet cached: tools with the same text share it. The vectors are kept here as they are
     // found or made: the cache may drop one again (its cap) before the namespace is indexed.
-    const known = new Map<string, Float32Array>();
+    const known = new Map<string, StoredVector>();
     const firstOf = new Map<string, number>();
     hashes.forEach((hash, i) => {
       if (known.has(hash) || firstOf.has(hash)) return;
@@ -265,8 +266,7 @@ export class SemanticIndex {
         "document",
       );
       const entries = batch.map((i, k) => ({ hash: hashes[i]!, vector: embedded[k]! }));
-      for (const { hash, vector } of entries) known.set(hash, vector);
-      cache.add(entries);
+      cache.add(entries).forEach((vector, k) => known.set(entries[k]!.hash, vector));
       this.embedded += batch.length;
       done += batch.length;
       this.onProgress?.({ namespace, done, total: records.length });

@@ -1,66 +1,139 @@
 /**
  * The k best of a stream of scored ids, best first, ties by id: a bounded
  * binary heap with the worst kept at its root, so each candidate costs a
- * comparison and, when it enters, log k steps; only those that enter are
- * objects. Rankers feed it tens of thousands of matches for a page of ten.
+ * comparison and, when it enters, log k steps. The heap is three parallel
+ * arrays (scores, ids, rows): entering makes no object; only the k kept
+ * become objects, at the end. Rankers feed it tens of thousands of matches
+ * for a page of ten.
  */
 import type { Ranked } from "./types.js";
-
-/** Whether `a` ranks before `b`: a higher score, or the same and a smaller id. */
-const before = (aScore: number, aId: string, b: Ranked): boolean => aScore > b.score || (aScore === b.score && aId < b.id);
 
 /** An entry kept: its id and score, and where it came from (a row, for the ranker's own use). */
 export type Kept = Ranked & { row: number };
 
 export class TopK {
-  private readonly heap: Kept[] = [];
+  private scores = new Float64Array(16);
+  private readonly ids: string[] = [];
+  private rows = new Int32Array(16);
+  private size = 0;
 
+  /** `k` may be larger than any stream (everything kept, sorted): the arrays grow with what enters, never past k. */
   constructor(private readonly k: number) {}
+
+  /** Entries kept so far. */
+  get length(): number {
+    return this.size;
+  }
 
   /** Whether a candidate with this score could enter now (a cheap test before making its id). */
   admits(score: number): boolean {
-    return this.k > 0 && (this.heap.length < this.k || score >= this.heap[0]!.score);
+    return this.k > 0 && (this.size < this.k || score >= this.scores[0]!);
   }
 
   push(id: string, score: number, row = -1): void {
-    const heap = this.heap;
     if (this.k <= 0) return;
-    if (heap.length < this.k) {
-      heap.push({ id, score, row });
-      this.up(heap.length - 1);
-    } else if (before(score, id, heap[0]!)) {
-      heap[0] = { id, score, row };
+    if (this.size < this.k) {
+      if (this.size === this.scores.length) this.grow();
+      this.place(this.size++, id, score, row);
+      this.up(this.size - 1);
+    } else if (score > this.scores[0]! || (score === this.scores[0]! && id < this.ids[0]!)) {
+      this.place(0, id, score, row);
       this.down(0);
     }
   }
 
   /** The kept ones, best first. */
   sorted(): Kept[] {
-    return [...this.heap].sort((a, b) => b.score - a.score || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
+    const kept: Kept[] = [];
+    for (let i = 0; i < this.size; i++) kept.push({ id: this.ids[i]!, score: this.scores[i]!, row: this.rows[i]! });
+    return kept.sort((a, b) => b.score - a.score || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
+  }
+
+  private grow(): void {
+    const scores = new Float64Array(this.scores.length * 2);
+    const rows = new Int32Array(this.rows.length * 2);
+    scores.set(this.scores);
+    rows.set(this.rows);
+    [this.scores, this.rows] = [scores, rows];
+  }
+
+  private place(i: number, id: string, score: number, row: number): void {
+    this.scores[i] = score;
+    this.ids[i] = id;
+    this.rows[i] = row;
+  }
+
+  /** Whether entry `a` ranks before entry `b`: a higher score, or the same and a smaller id. */
+  private before(a: number, b: number): boolean {
+    const sa = this.scores[a]!;
+    const sb = this.scores[b]!;
+    return sa > sb || (sa === sb && this.ids[a]! < this.ids[b]!);
+  }
+
+  private swap(a: number, b: number): void {
+    const { scores, ids, rows } = this;
+    const score = scores[a]!;
+    scores[a] = scores[b]!;
+    scores[b] = score;
+    const id = ids[a]!;
+    ids[a] = ids[b]!;
+    ids[b] = id;
+    const row = rows[a]!;
+    rows[a] = rows[b]!;
+    rows[b] = row;
   }
 
   /** Moves an entry toward the root while it ranks after its parent (the root is the worst kept). */
   private up(i: number): void {
-    const heap = this.heap;
     while (i > 0) {
       const parent = (i - 1) >> 1;
-      if (!before(heap[parent]!.score, heap[parent]!.id, heap[i]!)) break;
-      [heap[parent], heap[i]] = [heap[i]!, heap[parent]!];
+      if (!this.before(parent, i)) break;
+      this.swap(parent, i);
       i = parent;
     }
   }
 
   private down(i: number): void {
-    const heap = this.heap;
     for (;;) {
       const left = 2 * i + 1;
       const right = left + 1;
       let worst = i;
-      if (left < heap.length && before(heap[worst]!.score, heap[worst]!.id, heap[left]!)) worst = left;
-      if (right < heap.length && before(heap[worst]!.score, heap[worst]!.id, heap[right]!)) worst = right;
+      if (left < this.size && this.before(worst, left)) worst = left;
+      if (right < this.size && this.before(worst, right)) worst = right;
       if (worst === i) return;
-      [heap[worst], heap[i]] = [heap[i]!, heap[worst]!];
+      this.swap(worst, i);
       i = worst;
     }
   }
+}
+
+/** Values drawn for `sampledFloor`: enough that its guess is rarely short, few enough to sort in microseconds. */
+const SAMPLE = 2048;
+
+/**
+ * A floor near the k-th largest of `values`, from an evenly spread sample:
+ * about twice k of them reach it (so what reaches it is a short list to
+ * sort), and when fewer than k do (a sample can mislead), the caller looks
+ * again without it. -Infinity (no floor) when most values are wanted anyway.
+ */
+export function sampledFloor(values: ArrayLike<number>, k: number): number {
+  const n = values.length;
+  if (k * 8 >= n) return Number.NEGATIVE_INFINITY;
+  const step = Math.max(1, Math.floor(n / SAMPLE));
+  const drawn = Math.ceil(n / step);
+  // The k-th largest is at about this place from the top of the sample; twice as deep, and a few more, to be safe.
+  const rank = Math.min(drawn, Math.ceil(((2 * k) / n) * drawn) + 8);
+  // The sample's `rank` largest, kept sorted (descending) as they are drawn: a short list, so no sort of the whole sample.
+  const best = new Float64Array(rank).fill(Number.NEGATIVE_INFINITY);
+  for (let i = 0; i < n; i += step) {
+    const v = values[i]!;
+    if (v <= best[rank - 1]!) continue;
+    let at = rank - 1;
+    while (at > 0 && best[at - 1]! < v) {
+      best[at] = best[at - 1]!;
+      at--;
+    }
+    best[at] = v;
+  }
+  return best[rank - 1]!;
 }

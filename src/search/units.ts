@@ -27,7 +27,7 @@ export class UnitIndex {
   replace(namespace: string, records: readonly ToolRecord[], segment: Segment | undefined, about: readonly string[]): void {
     if (!records.length || !segment) {
       this.layout.delete(namespace);
-      this.index.replace(namespace, []);
+      this.index.install(namespace, undefined);
       return;
     }
     const byUnit = new Map<string, number>();
@@ -42,27 +42,23 @@ export class UnitIndex {
     const words: string[][] = units.map(() => []);
     // Each unit takes a term once: the number of the last term each unit took is all there is to remember.
     const last = new Int32Array(units.length).fill(-1);
-    let t = 0;
-    for (const [term, { docs }] of segment.postings) {
-      for (const d of docs) {
-        const u = unitOf[d]!;
+    const { starts, docs } = segment;
+    for (const [term, t] of segment.terms) {
+      for (let i = starts[t]!; i < starts[t + 1]!; i++) {
+        const u = unitOf[docs[i]!]!;
         if (last[u] === t) continue;
         last[u] = t;
         words[u]!.push(term);
       }
-      t++;
     }
     this.layout.set(namespace, { unitOf, units });
-    this.index.replace(
-      namespace,
-      units.map((id, u) => ({
-        id,
-        fields: [
-          { terms: about, weight: TUNING.units.about },
-          { terms: words[u]!, weight: TUNING.units.tools },
-        ],
-      })),
-    );
+    this.index.replace(namespace, units.length, (u) => ({
+      id: units[u]!,
+      fields: [
+        { terms: about, weight: TUNING.units.about },
+        { terms: words[u]!, weight: TUNING.units.tools },
+      ],
+    }));
   }
 
   /** The multipliers for a query, over the namespaces searched; undefined when fewer than two units exist there or none matched. */

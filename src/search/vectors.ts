@@ -1,16 +1,18 @@
 /**
- * Exact vector search, scanned in int8: each unit vector is also kept as
- * int8 codes with one scale (a quarter of its bytes), every row is scored
- * by the WebAssembly SIMD kernel (kernel/dot-i8.ts), and the best
- * candidates, a margin more than asked for, are scored again exactly from
- * the vectors themselves (the embedding cache's, shared, not copied). So
- * the ranking is the float ranking (rounding to int8 moves a cosine by about
- * 0.002, far less than the margin spans) at the speed of the int8 scan.
- * Kept per namespace, as backends change one at a time, and packed into one
- * matrix when searched after a change.
+ * Vector search, scanned in int8: the vectors (the embedding cache's, as
+ * it keeps them: int16 codes and a scale, ../embed/stored.ts, shared, not
+ * copied) are packed into one int8 matrix (a row's codes rounded to 127
+ * steps, a quarter of float32's bytes), every row is scored by the
+ * WebAssembly SIMD kernel (kernel/dot-i8.ts), and the best candidates, a
+ * margin more than asked for, are scored again from the int16 codes. So the
+ * ranking is the float ranking to about five decimals (rounding to int8
+ * moves a cosine by about 0.002, far less than the margin spans) at the
+ * speed of the int8 scan. Kept per namespace, as backends change one at a
+ * time, and packed when searched after a change.
  */
-import { Int8Matrix, MAX_DIMS, padded, QUERY_MAX, quantize } from "./kernel/dot-i8.js";
-import { TopK, type Kept } from "./top-k.js";
+import { STORED_MAX, type StoredVector } from "../embed/stored.js";
+import { Int8Matrix, MAX_DIMS, padded } from "./kernel/dot-i8.js";
+import { sampledFloor, TopK, type Kept } from "./top-k.js";
 import type { RankOptions } from "./types.js";
 
 export interface VectorHit {
@@ -21,19 +23,16 @@ export interface VectorHit {
 interface Packed {
   ids: string[];
   namespaces: string[];
-  vectors: Float32Array[];
-  scales: Float32Array;
+  vectors: StoredVector[];
   matrix: Int8Matrix;
-  /** Each row's best approximate score in a scan (reused: searches run one at a time). */
-  scores: Float32Array;
 }
 
-/** Candidates scored again exactly: the int8 scan's best `top` × this, and at least RESCORE_MIN more. */
-const RESCORE_FACTOR = 2;
+/** Candidates scored again from their int16 codes: the int8 scan's best `top` × this, and RESCORE_MIN more (twice `top` ranked the five public sets the same to the fourth decimal). */
+const RESCORE_FACTOR = 1;
 const RESCORE_MIN = 32;
 
 export class VectorIndex {
-  private readonly byNamespace = new Map<string, { ids: string[]; vectors: readonly Float32Array[]; codes: Int8Array; scales: Float32Array }>();
+  private readonly byNamespace = new Map<string, { ids: string[]; vectors: readonly StoredVector[] }>();
   private packed: Packed | undefined;
   /** Values per row: the dimensions padded for the kernel. */
   private readonly stride: number;
@@ -53,13 +52,9 @@ export class VectorIndex {
     return n;
   }
 
-  replaceNamespace(namespace: string, ids: string[], vectors: readonly Float32Array[]): void {
-    if (ids.length) {
-      const codes = new Int8Array(ids.length * this.stride);
-      const scales = new Float32Array(ids.length);
-      vectors.forEach((v, i) => (scales[i] = quantize(v, codes.subarray(i * this.stride, (i + 1) * this.stride))));
-      this.byNamespace.set(namespace, { ids, vectors, codes, scales });
-    } else this.byNamespace.delete(namespace);
+  replaceNamespace(namespace: string, ids: string[], vectors: readonly StoredVector[]): void {
+    if (ids.length) this.byNamespace.set(namespace, { ids, vectors });
+    else this.byNamespace.delete(namespace);
     this.packed = undefined;
   }
 
@@ -71,30 +66,39 @@ export class VectorIndex {
   search(queries: readonly Float32Array[], options: RankOptions): VectorHit[] {
     const top = Math.max(0, options.top);
     const candidates = this.scan(queries, { ...options, top: top * RESCORE_FACTOR + RESCORE_MIN });
-    const { vectors } = this.pack();
-    const exact = candidates.map(({ id, row }) => ({ id, score: bestDot(vectors[row]!, queries) }));
+    const { vectors, matrix } = this.pack();
+    const stored = candidates.map(({ row }) => vectors[row]!);
+    const best = new Float64Array(candidates.length).fill(Number.NEGATIVE_INFINITY);
+    for (const query of queries) {
+      const dots = matrix.rescore(
+        query,
+        stored.map((v) => v.codes),
+      );
+      stored.forEach(({ scale }, i) => (best[i] = Math.max(best[i]!, dots[i]! * scale)));
+    }
+    const exact = candidates.map(({ id }, i) => ({ id, score: best[i]! }));
     return exact.sort((a, b) => b.score - a.score || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0)).slice(0, top);
   }
 
   /** The int8 scan: the `options.top` best rows that pass the filters, by their approximate scores. */
   private scan(queries: readonly Float32Array[], options: RankOptions): Kept[] {
-    const { ids, namespaces, scales, matrix, scores } = this.pack();
+    const { ids, namespaces, matrix } = this.pack();
     const rows = ids.length;
-    const query = new Int16Array(this.stride);
-    // One query vector (most requests): its sums are the scores; several: each row keeps its best.
-    if (queries.length === 1) {
-      const scale = quantize(queries[0]!, query, QUERY_MAX);
-      const dots = matrix.dots(query);
-      for (let r = 0; r < rows; r++) scores[r] = dots[r]! * scales[r]! * scale;
-    } else {
-      scores.fill(Number.NEGATIVE_INFINITY);
-      for (const vector of queries) {
-        const scale = quantize(vector, query, QUERY_MAX);
-        const dots = matrix.dots(query);
-        for (let r = 0; r < rows; r++) {
-          const score = dots[r]! * scales[r]! * scale;
-          if (score > scores[r]!) scores[r] = score;
-        }
+    const scores = matrix.scores(queries);
+    // No filter (most searches): the rows above a floor guessed from a sample, sorted, then those at it (a query that is the zero
+    // vector ties every row), smallest ids first. When fewer than `top` reach the floor, the full heap below.
+    const floor = !options.namespaces && !options.accept && options.top > 0 ? sampledFloor(scores, options.top) : Number.NEGATIVE_INFINITY;
+    if (floor > Number.NEGATIVE_INFINITY) {
+      const above: Kept[] = [];
+      const at = new TopK(options.top);
+      for (let row = 0; row < rows; row++) {
+        const score = scores[row]!;
+        if (score > floor) above.push({ id: ids[row]!, score, row });
+        else if (score === floor && at.admits(score)) at.push(ids[row]!, score, row);
+      }
+      if (above.length + at.length >= options.top) {
+        above.sort((a, b) => b.score - a.score || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
+        return [...above, ...at.sorted()].slice(0, options.top);
       }
     }
     const best = new TopK(options.top);
@@ -114,31 +118,28 @@ export class VectorIndex {
     const rows = this.size;
     const ids: string[] = [];
     const namespaces: string[] = [];
-    const vectors: Float32Array[] = [];
-    const all = new Int8Array(rows * this.stride);
-    const scales = new Float32Array(rows);
+    const vectors: StoredVector[] = [];
     for (const [namespace, entry] of this.byNamespace) {
-      all.set(entry.codes, ids.length * this.stride);
-      scales.set(entry.scales, ids.length);
       entry.ids.forEach((id, i) => {
         ids.push(id);
         namespaces.push(namespace);
         vectors.push(entry.vectors[i]!);
       });
     }
-    const matrix = new Int8Matrix(all, rows, this.stride, this.accelerated);
-    this.packed = { ids, namespaces, vectors, scales, matrix, scores: new Float32Array(rows) };
+    // int16 codes to int8: the same vector in 127 steps (its largest code is STORED_MAX).
+    const step = 127 / STORED_MAX;
+    const matrix = new Int8Matrix(
+      rows,
+      this.stride,
+      (all, scales) => {
+        vectors.forEach(({ codes, scale }, row) => {
+          for (let k = 0, at = row * this.stride; k < codes.length; k++) all[at + k] = Math.round(codes[k]! * step);
+          scales[row] = scale / step;
+        });
+      },
+      this.accelerated,
+    );
+    this.packed = { ids, namespaces, vectors, matrix };
     return this.packed;
   }
-}
-
-/** A row's exact score: its best dot product among the queries. */
-function bestDot(vector: Float32Array, queries: readonly Float32Array[]): number {
-  let best = Number.NEGATIVE_INFINITY;
-  for (const query of queries) {
-    let dot = 0;
-    for (let i = 0; i < vector.length; i++) dot += vector[i]! * query[i]!;
-    if (dot > best) best = dot;
-  }
-  return best;
 }

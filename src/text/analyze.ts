@@ -47,6 +47,24 @@ const CLAUSE_BREAK = /[.!?;,:](?:\s|$)|[()[\]{}"\n\r\t|]/u;
 
 /** Splits text into raw words: camelCase and acronym boundaries, then anything that is not a letter or digit. */
 export function splitWords(text: string): string[] {
+  if (!ASCII.test(text)) return splitByPattern(text);
+  const words: string[] = [];
+  scanAscii(text, (raw) => words.push(raw));
+  return words;
+}
+
+/**
+ * Calls `visit` with each raw word of `text` in order; `fresh` is true for
+ * the first word after a clause break (and the first of all): words on
+ * either side of one are not neighbours.
+ */
+export function eachWord(text: string, visit: (raw: string, fresh: boolean) => void): void {
+  if (ASCII.test(text)) return scanAscii(text, visit);
+  for (const clause of text.split(CLAUSE_BREAK)) splitByPattern(clause).forEach((raw, i) => visit(raw, i === 0));
+}
+
+/** The rules, as patterns over any script: the reference `scanAscii` must agree with on ASCII text. */
+export function splitByPattern(text: string): string[] {
   return (
     text
       .replace(/(\p{Ll}|\p{N})(\p{Lu})/gu, "$1 $2")
@@ -55,6 +73,69 @@ export function splitWords(text: string): string[] {
       .split(/[^\p{L}\p{N}]+/u)
       .filter(Boolean)
   );
+}
+
+/** Text of ASCII characters only: the common case, scanned by hand (scanAscii), several times faster than the patterns. */
+const ASCII = /^\p{ASCII}*$/u;
+
+const enum Kind {
+  Other,
+  Lower,
+  Upper,
+  Digit,
+}
+
+const KIND = new Uint8Array(128);
+for (let c = 0; c < 128; c++) {
+  KIND[c] = c >= 97 && c <= 122 ? Kind.Lower : c >= 65 && c <= 90 ? Kind.Upper : c >= 48 && c <= 57 ? Kind.Digit : Kind.Other;
+}
+
+/** Breaks a clause by themselves, and `.!?;,:` when whitespace or the end follows (as CLAUSE_BREAK). */
+const BREAKS = new Set([...'()[]{}"\n\r\t|'].map((c) => c.charCodeAt(0)));
+const PUNCTUATION = new Set([...".!?;,:"].map((c) => c.charCodeAt(0)));
+/** \s among ASCII characters. */
+const SPACES = new Set([..." \t\n\v\f\r"].map((c) => c.charCodeAt(0)));
+
+/**
+ * splitByPattern's rules on ASCII text, and eachWord's clause breaks: a
+ * word ends before a capital that follows a small letter or a digit, and
+ * before the last capital of a run of two or more followed by two small
+ * letters (`HTMLParser`).
+ */
+function scanAscii(text: string, visit: (raw: string, fresh: boolean) => void): void {
+  let fresh = true;
+  let start = -1;
+  const emit = (end: number) => {
+    visit(text.slice(start, end), fresh);
+    fresh = false;
+  };
+  const n = text.length;
+  for (let i = 0; i <= n; i++) {
+    const c = i < n ? text.charCodeAt(i) : 32;
+    const kind = KIND[c]!;
+    if (kind === Kind.Other) {
+      if (start >= 0) emit(i);
+      start = -1;
+      if (BREAKS.has(c) || (PUNCTUATION.has(c) && (i + 1 >= n || SPACES.has(text.charCodeAt(i + 1))))) fresh = true;
+      continue;
+    }
+    if (start < 0) {
+      start = i;
+      continue;
+    }
+    if (kind !== Kind.Upper) continue;
+    const before = KIND[text.charCodeAt(i - 1)]!;
+    if (before === Kind.Lower || before === Kind.Digit) {
+      emit(i);
+      start = i;
+      continue;
+    }
+    // A capital after a capital followed by two small letters: the last of a run, which starts a word.
+    if (KIND[text.charCodeAt(i + 1)] === Kind.Lower && KIND[text.charCodeAt(i + 2)] === Kind.Lower) {
+      emit(i);
+      start = i;
+    }
+  }
 }
 
 /** Lowercase, accents folded: "Café" → "cafe". */
@@ -66,7 +147,7 @@ export function fold(term: string): string {
 
 export interface Analyzer {
   /** A field's text to its index terms: word stems, then joined stems of neighbouring words. */
-  analyze(text: string): string[];
+  analyze(text: string, visit?: (stem: string, raw: string) => void): string[];
   /** A query to its terms: as `analyze`, with request filler dropped too. Joined pairs are also added to `pairs`. */
   analyzeQuery(text: string, pairs?: Set<string>): string[];
   /** One raw word (folded here) to its stem, or null for a stop word or a lone letter. */
@@ -88,31 +169,43 @@ export function createAnalyzer(cacheSize = 100_000): Analyzer {
     if ((term.length < 2 && !/\d/.test(term)) || STOP_WORDS.has(term)) return remember(raw, null);
     return remember(raw, /\d/.test(term) ? term : stem(term));
   };
+  // Pairs by their first word, then their second: no key string is made per pair (both words were looked up, and hashed, already).
+  const pairCache = new Map<string, Map<string, string>>();
+  let pairCount = 0;
   const joined = (a: string, b: string): string => {
-    const key = `${a} ${b}`;
-    const hit = cache.get(key);
-    if (hit) return hit;
-    const both = fold(a) + fold(b);
-    return remember(key, /\d/.test(both) ? both : stem(both)) as string;
-  };
-  const analyze = (text: string, skip?: Set<string>, pairs?: Set<string>): string[] => {
-    const terms: string[] = [];
-    for (const clause of text.split(CLAUSE_BREAK)) {
-      let previous: string | undefined;
-      for (const raw of splitWords(clause)) {
-        if (skip?.has(fold(raw))) continue;
-        const term = word(raw);
-        if (term === null) continue;
-        terms.push(term);
-        if (previous !== undefined) {
-          const pair = joined(previous, raw);
-          terms.push(pair);
-          pairs?.add(pair);
-        }
-        previous = raw;
-      }
+    let after = pairCache.get(a);
+    const hit = after?.get(b);
+    if (hit !== undefined) return hit;
+    if (pairCount >= cacheSize) {
+      pairCache.clear();
+      pairCount = 0;
+      after = undefined;
     }
+    if (!after) pairCache.set(a, (after = new Map()));
+    const both = fold(a) + fold(b);
+    const pair = /\d/.test(both) ? both : stem(both);
+    after.set(b, pair);
+    pairCount++;
+    return pair;
+  };
+  const analyze = (text: string, skip?: Set<string>, pairs?: Set<string>, visit?: (stem: string, raw: string) => void): string[] => {
+    const terms: string[] = [];
+    let previous: string | undefined;
+    eachWord(text, (raw, fresh) => {
+      if (fresh) previous = undefined;
+      if (skip?.has(fold(raw))) return;
+      const term = word(raw);
+      if (term === null) return;
+      visit?.(term, raw);
+      terms.push(term);
+      if (previous !== undefined) {
+        const pair = joined(previous, raw);
+        terms.push(pair);
+        pairs?.add(pair);
+      }
+      previous = raw;
+    });
     return terms;
   };
-  return { word, analyze: (text) => analyze(text), analyzeQuery: (text, pairs) => analyze(text, QUERY_FILLER, pairs) };
+  return { word, analyze: (text, visit) => analyze(text, undefined, undefined, visit), analyzeQuery: (text, pairs) => analyze(text, QUERY_FILLER, pairs) };
 }

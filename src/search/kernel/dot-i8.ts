@@ -1,21 +1,29 @@
 /**
- * Int8 dot products over a matrix of rows, in WebAssembly with 128-bit
- * SIMD (dot-i8.wat) where the runtime has it, else in plain JavaScript (the
- * same sums, slower). The matrix lives in the module's memory, copied in
- * once per packing; a scan copies in only the query and reads out one
- * int32 per row.
+ * The vector leg's arithmetic, in WebAssembly with 128-bit SIMD
+ * (dot-i8.wat) where the runtime has it, else in plain JavaScript (the same
+ * sums, slower): a matrix of int8 rows, each with a scale, lives in the
+ * module's memory, written once per packing; a scan copies in a request's
+ * query vectors (as int16 codes) and reads out one float per row, its best
+ * score over them. And float dot products of a query with a few int16 rows
+ * (the best candidates' stored codes), copied in per call.
  */
 import { DOT_I8_WASM } from "./dot-i8.wasm.js";
 
-/** Rows are padded to a multiple of this many values (the kernel reads 16 at a time). */
-export const LANES = 16;
+/** Rows are padded to a multiple of this many values (the kernel reads 64 at a step). */
+export const LANES = 64;
 
 export const padded = (dims: number): number => Math.ceil(dims / LANES) * LANES;
 
 interface Kernel {
   memory: WebAssembly.Memory;
-  dots: (query: number, matrix: number, rows: number, dims: number, out: number) => void;
+  best: (queries: number, count: number, matrix: number, rows: number, dims: number, qscales: number, rscales: number, out: number) => void;
+  rescore: (query: number, rows: number, count: number, dims: number, out: number) => void;
 }
+
+/** Query vectors one scan of the kernel takes (a request has at most seven: query-parts.ts; more are taken this many at a time). */
+export const SCAN_QUERIES = 8;
+/** Rows one `rescore` call of the kernel takes (more are taken this many at a time). */
+export const RESCORE_ROWS = 512;
 
 let compiled: WebAssembly.Module | null | undefined;
 
@@ -30,43 +38,75 @@ function kernelModule(): WebAssembly.Module | null {
 const PAGE = 65_536;
 const align = (n: number): number => Math.ceil(n / LANES) * LANES;
 
-/** One matrix of int8 rows (each `dims` long, a multiple of LANES), scanned by queries. */
+/** Views on the module's memory (or plain arrays without it), and where each starts. */
+interface Regions {
+  codes: Int8Array;
+  scales: Float32Array;
+  queries: Int16Array;
+  queryScales: Float32Array;
+  out: Float32Array;
+  rescoreQuery: Float32Array;
+  rescoreRows: Int16Array;
+  rescoreOut: Float32Array;
+}
+
+/** One matrix of int8 rows (each `dims` long, a multiple of LANES) with a scale each, scanned by queries. */
 export class Int8Matrix {
   private readonly kernel: Kernel | undefined;
-  private readonly data: Int8Array;
-  private readonly queryAt: number;
-  private readonly outAt: number;
-  /** Where each scan's sums are: in the module's memory, or a plain array. */
-  private readonly out: Int32Array;
-  private readonly query: Int16Array;
+  private readonly at: Record<keyof Regions, number>;
+  private readonly regions: Regions;
 
+  /**
+   * `fill` writes the rows (`rowCount` × `dims` int8 codes) and their
+   * scales into the matrix's own memory: they are never held twice.
+   */
   constructor(
-    rows: Int8Array,
     readonly rowCount: number,
     readonly dims: number,
+    fill: (codes: Int8Array, scales: Float32Array) => void,
     useWasm = true,
   ) {
+    if (dims % LANES) throw new RangeError(`rows of ${dims} values: the kernel takes a multiple of ${LANES} (padded)`);
     const module = useWasm ? kernelModule() : null;
-    const matrixBytes = align(rowCount * dims);
-    this.queryAt = matrixBytes;
-    this.outAt = matrixBytes + align(dims * 2);
+    const sizes: [keyof Regions, number, number][] = [
+      ["codes", rowCount * dims, 1],
+      ["scales", rowCount, 4],
+      ["queries", SCAN_QUERIES * dims, 2],
+      ["queryScales", SCAN_QUERIES, 4],
+      ["out", rowCount, 4],
+      ["rescoreQuery", dims, 4],
+      ["rescoreRows", RESCORE_ROWS * dims, 2],
+      ["rescoreOut", RESCORE_ROWS, 4],
+    ];
+    const at = {} as Record<keyof Regions, number>;
+    let end = 0;
+    for (const [name, length, bytes] of sizes) {
+      at[name] = end;
+      end += align(length * bytes);
+    }
+    this.at = at;
+    let buffer: ArrayBuffer;
     if (module) {
-      const instance = new WebAssembly.Instance(module);
-      const kernel = instance.exports as unknown as Kernel;
-      const needed = this.outAt + rowCount * 4;
+      const kernel = new WebAssembly.Instance(module).exports as unknown as Kernel;
       const have = kernel.memory.buffer.byteLength;
-      if (needed > have) kernel.memory.grow(Math.ceil((needed - have) / PAGE));
+      if (end > have) kernel.memory.grow(Math.ceil((end - have) / PAGE));
       this.kernel = kernel;
       // The memory never grows again, so these views stay valid.
-      this.data = new Int8Array(kernel.memory.buffer, 0, rowCount * dims);
-      this.data.set(rows.subarray(0, rowCount * dims));
-      this.query = new Int16Array(kernel.memory.buffer, this.queryAt, dims);
-      this.out = new Int32Array(kernel.memory.buffer, this.outAt, rowCount);
-    } else {
-      this.data = rows;
-      this.query = new Int16Array(dims);
-      this.out = new Int32Array(rowCount);
-    }
+      buffer = kernel.memory.buffer;
+    } else buffer = new ArrayBuffer(end);
+    const view = <T>(Kind: new (b: ArrayBuffer, offset: number, length: number) => T, name: keyof Regions, length: number) =>
+      new Kind(buffer, at[name], length);
+    this.regions = {
+      codes: view(Int8Array, "codes", rowCount * dims),
+      scales: view(Float32Array, "scales", rowCount),
+      queries: view(Int16Array, "queries", SCAN_QUERIES * dims),
+      queryScales: view(Float32Array, "queryScales", SCAN_QUERIES),
+      out: view(Float32Array, "out", rowCount),
+      rescoreQuery: view(Float32Array, "rescoreQuery", dims),
+      rescoreRows: view(Int16Array, "rescoreRows", RESCORE_ROWS * dims),
+      rescoreOut: view(Float32Array, "rescoreOut", RESCORE_ROWS),
+    };
+    fill(this.regions.codes, this.regions.scales);
   }
 
   /** Whether the scan runs in WebAssembly. */
@@ -75,24 +115,79 @@ export class Int8Matrix {
   }
 
   /**
-   * Each row's dot product with `query` (integers within QUERY_MAX, `dims`
-   * long), one per row. The array is the matrix's own: valid until its next
-   * scan.
+   * Each row's best approximate score over the query vectors (each at most
+   * `dims` long): its scale times the largest of its dot products with
+   * them, the queries rounded to QUERY_MAX steps. The array is the
+   * matrix's own: valid until its next scan.
    */
-  dots(query: Int16Array): Int32Array {
-    const { rowCount: rows, dims, out } = this;
-    this.query.set(query);
-    if (this.kernel) {
-      this.kernel.dots(this.queryAt, 0, rows, dims, this.outAt);
+  scores(queries: readonly Float32Array[]): Float32Array {
+    const { out } = this.regions;
+    if (queries.length <= SCAN_QUERIES) {
+      this.scan(queries);
       return out;
     }
-    const data = this.data;
-    for (let r = 0, base = 0; r < rows; r++, base += dims) {
-      let dot = 0;
-      for (let k = 0; k < dims; k++) dot += data[base + k]! * query[k]!;
-      out[r] = dot;
+    // More than one scan takes: each row keeps its best over the scans.
+    const best = new Float32Array(this.rowCount).fill(Number.NEGATIVE_INFINITY);
+    for (let start = 0; start < queries.length; start += SCAN_QUERIES) {
+      this.scan(queries.slice(start, start + SCAN_QUERIES));
+      for (let r = 0; r < this.rowCount; r++) best[r] = Math.max(best[r]!, out[r]!);
     }
+    out.set(best);
     return out;
+  }
+
+  /** Writes each row's best score over these queries (at most SCAN_QUERIES) into `out`. */
+  private scan(queries: readonly Float32Array[]): void {
+    const { codes, scales, queries: codesOf, queryScales, out } = this.regions;
+    const { rowCount: rows, dims } = this;
+    if (!queries.length) return void out.fill(Number.NEGATIVE_INFINITY);
+    codesOf.fill(0, 0, queries.length * dims);
+    queries.forEach((q, j) => (queryScales[j] = quantize(q, codesOf.subarray(j * dims, (j + 1) * dims), QUERY_MAX)));
+    if (this.kernel) {
+      const at = this.at;
+      this.kernel.best(at.queries, queries.length, at.codes, rows, dims, at.queryScales, at.scales, at.out);
+      return;
+    }
+    for (let r = 0, base = 0; r < rows; r++, base += dims) {
+      let best = Number.NEGATIVE_INFINITY;
+      for (let j = 0; j < queries.length; j++) {
+        let dot = 0;
+        for (let k = 0, q = j * dims; k < dims; k++) dot += codes[base + k]! * codesOf[q + k]!;
+        best = Math.max(best, dot * queryScales[j]!);
+      }
+      out[r] = best * scales[r]!;
+    }
+  }
+
+  /**
+   * Each row's dot product with a float query, the rows int16 codes (each
+   * at most `dims` long, the rest taken as zeros), in float32 arithmetic in
+   * WebAssembly or float64 in JavaScript.
+   */
+  rescore(query: Float32Array, rows: readonly Int16Array[]): Float32Array {
+    const dots = new Float32Array(rows.length);
+    if (!this.kernel) {
+      rows.forEach((codes, r) => {
+        let dot = 0;
+        for (let k = 0; k < codes.length; k++) dot += codes[k]! * query[k]!;
+        dots[r] = dot;
+      });
+      return dots;
+    }
+    const { rescoreQuery, rescoreRows, rescoreOut } = this.regions;
+    const dims = this.dims;
+    rescoreQuery.fill(0).set(query);
+    for (let start = 0; start < rows.length; start += RESCORE_ROWS) {
+      const count = Math.min(RESCORE_ROWS, rows.length - start);
+      for (let r = 0; r < count; r++) {
+        const codes = rows[start + r]!;
+        rescoreRows.set(codes, r * dims);
+        if (codes.length < dims) rescoreRows.fill(0, r * dims + codes.length, (r + 1) * dims);
+      }
+      this.kernel.rescore(this.at.rescoreQuery, this.at.rescoreRows, count, dims, this.at.rescoreOut);
+      dots.set(rescoreOut.subarray(0, count), start);
+    }
+    return dots;
   }
 }
 

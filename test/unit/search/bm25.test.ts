@@ -12,6 +12,11 @@ import { InvertedIndex, type IndexedDoc } from "../../../src/search/inverted.js"
 import { TUNING } from "../../../src/search/tuning.js";
 import { toolRecord } from "../../helpers/records.js";
 
+/** Replaces a segment with these documents. */
+function put(index: InvertedIndex, key: string, docs: readonly IndexedDoc[]): void {
+  index.replace(key, docs.length, (d) => docs[d]!);
+}
+
 describe("analyzer", () => {
   const analyzer = createAnalyzer();
 
@@ -71,7 +76,8 @@ function build(docs: { segment: string; name: string[]; body: string[] }[]): { i
     ],
   }));
   for (const segment of ["s1", "s2", "s3"])
-    index.replace(
+    put(
+      index,
       segment,
       all.filter((d) => d.segment === segment),
     );
@@ -125,13 +131,13 @@ describe("inverted index (properties)", () => {
 
   it("replacing a segment replaces its documents and the statistics they carried", () => {
     const index = new InvertedIndex();
-    index.replace("a", [{ id: "a:1", fields: [{ terms: ["rare"], weight: 1 }] }]);
-    index.replace("b", [{ id: "b:1", fields: [{ terms: ["common"], weight: 1 }] }]);
+    put(index, "a", [{ id: "a:1", fields: [{ terms: ["rare"], weight: 1 }] }]);
+    put(index, "b", [{ id: "b:1", fields: [{ terms: ["common"], weight: 1 }] }]);
     expect(index.score(queryOf(["rare"]), TUNING.score, { top: 5 }).total).toBe(1);
-    index.replace("a", [{ id: "a:2", fields: [{ terms: ["other"], weight: 1 }] }]);
+    put(index, "a", [{ id: "a:2", fields: [{ terms: ["other"], weight: 1 }] }]);
     expect(index.score(queryOf(["rare"]), TUNING.score, { top: 5 }).total).toBe(0);
     expect(index.vocabulary().has("rare")).toBe(false);
-    index.replace("a", []);
+    put(index, "a", []);
     expect(index.size).toBe(1);
   });
 });

@@ -140,9 +140,8 @@ describe("the index cache", () => {
     const good = readFileSync(file);
     const decoded = decodeNamespace(good)!;
     expect(decoded.segment.ids).toHaveLength(list.length);
-    const [term, postings] = [...decoded.segment.postings][0]!;
-    decoded.segment.postings.set(term, { docs: Uint32Array.from(postings.docs, () => list.length + 5), tfs: postings.tfs });
-    const pastTheEnd = encodeNamespace(decoded);
+    const { starts, docs } = decoded.segment;
+    const pastTheEnd = encodeNamespace({ ...decoded, segment: { ...decoded.segment, docs: docs.map((d, i) => (i < starts[1]! ? list.length + 5 : d)) } });
     expect(decodeNamespace(pastTheEnd)).toBeUndefined();
     for (const bytes of [good.subarray(0, good.length - 7), pastTheEnd, Buffer.from("not an index at all"), Buffer.alloc(0)]) {
       writeFileSync(file, bytes);

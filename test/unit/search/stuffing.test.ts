@@ -7,9 +7,14 @@
 import { describe, expect, it } from "vitest";
 import { Bm25Ranker } from "../../../src/search/bm25.js";
 import { capRepeats, embeddingText } from "../../../src/search/documents.js";
-import { InvertedIndex } from "../../../src/search/inverted.js";
+import { InvertedIndex, type IndexedDoc } from "../../../src/search/inverted.js";
 import { TUNING } from "../../../src/search/tuning.js";
 import { toolRecord } from "../../helpers/records.js";
+
+/** Replaces a segment with these documents. */
+function put(index: InvertedIndex, key: string, docs: readonly IndexedDoc[]): void {
+  index.replace(key, docs.length, (d) => docs[d]!);
+}
 
 const query = (...terms: string[]) => ({ terms: new Map(terms.map((t) => [t, 1])), words: new Set(terms) });
 
@@ -17,7 +22,7 @@ describe("keyword stuffing", () => {
   it(`a word repeated past ${TUNING.fieldRepeatCap} times in a field scores no higher, and lower as the field grows`, () => {
     const scores = [1, TUNING.fieldRepeatCap, 10, 50].map((times) => {
       const index = new InvertedIndex();
-      index.replace("s", [
+      put(index, "s", [
         { id: "s:stuffed", fields: [{ terms: Array.from({ length: times }, () => "tree"), weight: 1 }] },
         { id: "s:other", fields: [{ terms: ["leaf", "root"], weight: 1 }] },
       ]);

@@ -2,12 +2,14 @@
  * The vector leg (src/search/vectors.ts, src/search/kernel/): the
  * WebAssembly SIMD kernel gives exactly the JavaScript reference's sums, and
  * the index, scanning in int8 and scoring its best candidates again from the
- * vectors, ranks exactly as a float scan does: same ids, same order, same
- * scores, through filters and several query vectors.
+ * vectors as stored (int16 codes), ranks as a float scan does: same ids,
+ * same order, the same scores to four decimals, through filters and several
+ * query vectors.
  */
 import { describe, expect, it } from "vitest";
-import { Int8Matrix, LANES, MAX_DIMS, padded, QUERY_MAX, quantize } from "../../../src/search/kernel/dot-i8.js";
+import { Int8Matrix, LANES, MAX_DIMS, padded, QUERY_MAX, quantize, RESCORE_ROWS, SCAN_QUERIES } from "../../../src/search/kernel/dot-i8.js";
 import { VectorIndex } from "../../../src/search/vectors.js";
+import { restoreVector, storeVector, STORED_MAX } from "../../../src/embed/stored.js";
 
 /** A seeded generator (mulberry32), so a failure reproduces. */
 function random(seed: number): () => number {
@@ -37,21 +39,64 @@ function floatRanking(ids: string[], vectors: Float32Array[], queries: Float32Ar
 }
 
 describe("the int8 kernel", () => {
-  it.each([16, 256, 512])("sums exactly as the JavaScript reference, %i dimensions, extreme values included", (dims) => {
-    const next = random(dims);
+  /** Close as float32 arithmetic allows: the kernel sums in float32, the reference in float64. */
+  const near = (a: ArrayLike<number>, b: ArrayLike<number>) => {
+    expect(a.length).toBe(b.length);
+    for (let i = 0; i < a.length; i++) expect(Math.abs(a[i]! - b[i]!)).toBeLessThanOrEqual(1e-6 * Math.abs(b[i]!) + 1e-9);
+  };
+
+  it.each([
+    [64, 1],
+    [256, 3],
+    [512, SCAN_QUERIES + 1],
+    [MAX_DIMS, 2],
+  ])("scores as the JavaScript reference, %i dimensions, %i query vectors, extreme values included", (dims, count) => {
+    const next = random(dims + count);
     const rows = 257;
-    const matrix = Int8Array.from({ length: rows * dims }, (_, i) => (i % 97 === 0 ? -127 : i % 89 === 0 ? 127 : Math.round(next() * 254 - 127)));
-    const query = Int16Array.from({ length: dims }, (_, i) => (i % 7 === 0 ? QUERY_MAX : i % 11 === 0 ? -QUERY_MAX : Math.round(next() * 4094 - 2047)));
-    const wasm = new Int8Matrix(matrix, rows, dims);
-    const plain = new Int8Matrix(matrix, rows, dims, false);
+    const codes = Int8Array.from({ length: rows * dims }, (_, i) => (i % 97 === 0 ? -127 : i % 89 === 0 ? 127 : Math.round(next() * 254 - 127)));
+    // Rows of 127 everywhere and queries at the top of their range: the largest sums the kernel must hold.
+    codes.fill(127, 0, dims);
+    const scales = Float32Array.from({ length: rows }, () => next() / 100);
+    const fill = (into: Int8Array, into2: Float32Array) => (into.set(codes), into2.set(scales));
+    const queries = Array.from({ length: count }, (_, j) =>
+      j === 0 ? new Float32Array(dims).fill(0.5) : Float32Array.from({ length: dims }, (_, k) => (k % 7 === 0 ? -1 : next() * 2 - 1)),
+    );
+    const wasm = new Int8Matrix(rows, dims, fill);
+    const plain = new Int8Matrix(rows, dims, fill, false);
     expect(wasm.accelerated).toBe(true);
     expect(plain.accelerated).toBe(false);
-    const [a, b] = [Int32Array.from(wasm.dots(query)), Int32Array.from(plain.dots(query))];
-    expect([...a]).toEqual([...b]);
-    // And the reference is the arithmetic it claims to be.
-    let first = 0;
-    for (let k = 0; k < dims; k++) first += matrix[k]! * query[k]!;
-    expect(b[0]).toBe(first);
+    const reference = Float32Array.from(plain.scores(queries));
+    near(wasm.scores(queries), reference);
+    // And the reference is the arithmetic it claims to be: the best over the queries of the int8 row times the quantized query.
+    const query = new Int16Array(dims);
+    const best = Math.max(
+      ...queries.map((q) => {
+        const scale = quantize(q, query, QUERY_MAX);
+        let dot = 0;
+        for (let k = 0; k < dims; k++) dot += codes[dims + k]! * query[k]!;
+        return dot * scale;
+      }),
+    );
+    expect(reference[1]).toBeCloseTo(best * scales[1]!, 6);
+    expect(reference[0]).toBeCloseTo(127 * 0.5 * dims * scales[0]!, 3);
+  });
+
+  it("scores candidates again from their int16 codes as the reference does, shorter rows padded with zeros", () => {
+    const dims = 320;
+    const next = random(5);
+    const rows = Array.from({ length: RESCORE_ROWS + 7 }, (_, r) =>
+      Int16Array.from({ length: r % 5 === 0 ? 300 : dims }, (_, k) => (k % 13 === 0 ? 32_767 : k % 17 === 0 ? -32_767 : Math.round(next() * 65_534 - 32_767))),
+    );
+    const query = Float32Array.from({ length: dims }, () => next() * 2 - 1);
+    const wasm = new Int8Matrix(1, dims, () => undefined);
+    const plain = new Int8Matrix(1, dims, () => undefined, false);
+    const reference = plain.rescore(query, rows);
+    // Sums of 320 terms as large as 32,767, in float32: within a millionth of the terms' magnitudes (the sum itself may be small).
+    const magnitude = rows.map((codes) => codes.reduce((sum, c, k) => sum + Math.abs(c * query[k]!), 0));
+    wasm.rescore(query, rows).forEach((dot, r) => expect(Math.abs(dot - reference[r]!)).toBeLessThanOrEqual(1e-6 * magnitude[r]!));
+    let dot = 0;
+    for (let k = 0; k < rows[0]!.length; k++) dot += rows[0]![k]! * query[k]!;
+    expect(reference[0]).toBeCloseTo(dot, 0);
   });
 
   it("quantizes within half a step, and a zero vector to zero", () => {
@@ -61,9 +106,21 @@ describe("the int8 kernel", () => {
     expect(codes[0]).toBe(127);
     v.forEach((x, i) => expect(Math.abs(codes[i]! * scale - x)).toBeLessThanOrEqual(scale / 2 + 1e-9));
     expect(quantize(new Float32Array(4), codes)).toBe(0);
-    expect(padded(100)).toBe(112);
+    expect(padded(100)).toBe(128);
     expect(padded(256)).toBe(256);
-    expect(LANES).toBe(16);
+    expect(LANES).toBe(64);
+    expect(() => new Int8Matrix(1, 100, () => undefined)).toThrow(RangeError);
+  });
+});
+
+describe("vectors as stored", () => {
+  it("keep a vector within half a step of 1/32,767 of its largest value, and a zero vector as zero", () => {
+    const v = unitVectors(1, 256, random(3))[0]!;
+    const stored = storeVector(v);
+    const max = Math.max(...v.map(Math.abs));
+    expect(Math.max(...stored.codes.map(Math.abs))).toBe(STORED_MAX);
+    restoreVector(stored).forEach((x, i) => expect(Math.abs(x - v[i]!)).toBeLessThanOrEqual(max / STORED_MAX / 2 + 1e-9));
+    expect(storeVector(new Float32Array(8))).toEqual({ codes: new Int16Array(8), scale: 0 });
   });
 });
 
@@ -79,14 +136,14 @@ describe("the vector index", () => {
     const b = unitVectors(400, dims, next);
     const idsA = a.map((_, i) => `a:t${i}`);
     const idsB = b.map((_, i) => `b:t${i}`);
-    index.replaceNamespace("a", idsA, a);
-    index.replaceNamespace("b", idsB, b);
+    index.replaceNamespace("a", idsA, a.map(storeVector));
+    index.replaceNamespace("b", idsB, b.map(storeVector));
     const ids = [...idsA, ...idsB];
     const vectors = [...a, ...b];
     const queries = unitVectors(2, dims, next);
     for (const top of [1, 10, 100]) {
       expect(index.search([queries[0]!], { top })).toEqual(
-        floatRanking(ids, vectors, [queries[0]!], top).map((h) => ({ id: h.id, score: expect.closeTo(h.score, 6) })),
+        floatRanking(ids, vectors, [queries[0]!], top).map((h) => ({ id: h.id, score: expect.closeTo(h.score, 4) })),
       );
       expect(index.search(queries, { top }).map((h) => h.id)).toEqual(floatRanking(ids, vectors, queries, top).map((h) => h.id));
     }
@@ -98,6 +155,14 @@ describe("the vector index", () => {
     index.replaceNamespace("a", [], []);
     expect(index.search([queries[0]!], { top: 5 }).every((h) => h.id.startsWith("b:"))).toBe(true);
     expect(index.size).toBe(400);
+  });
+
+  it("ranks a query that is the zero vector (no word it knows) as a tie of every tool: the smallest ids", () => {
+    const index = new VectorIndex(32);
+    const vectors = unitVectors(500, 32, random(9));
+    const ids = vectors.map((_, i) => `n:t${String(i).padStart(3, "0")}`);
+    index.replaceNamespace("n", ids, vectors.map(storeVector));
+    expect(index.search([new Float32Array(32)], { top: 5 })).toEqual(ids.slice(0, 5).map((id) => ({ id, score: 0 })));
   });
 
   it("refuses vectors too long for the kernel's sums", () => {
