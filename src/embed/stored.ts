@@ -26,5 +26,7 @@ export function storeVector(vector: Float32Array): StoredVector {
 
 /** The floats back (within half a step of the ones stored). */
 export function restoreVector({ codes, scale }: StoredVector): Float32Array {
-  return Float32Array.from(codes, (c) => c * scale);
+  const vector = new Float32Array(codes.length);
+  for (let i = 0; i < codes.length; i++) vector[i] = codes[i]! * scale;
+  return vector;
 }
