@@ -10,20 +10,13 @@
  * The index is split into segments, one per namespace and keyed by it,
  * replaced whole when a backend's tools change; statistics (document
  * count, average length, document frequencies) are global. Postings live
- * in typed arrays and a query accumulates scores in one Float64Array per
- * segment, so ranking 100,000 tools stays in the low milliseconds.
+ * in two flat typed arrays per segment (segment.ts) and a query accumulates
+ * scores in one Float64Array per segment, so ranking 100,000 tools stays
+ * well under a millisecond at the median.
  */
-import { TUNING } from "./tuning.js";
+import { buildSegment, type IndexedDoc, type Segment } from "./segment.js";
 import { TopK } from "./top-k.js";
 import type { RankOptions, RankResult } from "./types.js";
-
-/** One tool to index: its id and its analyzed terms, each field's with that field's weight. */
-export interface IndexedDoc {
-  id: string;
-  fields: { terms: readonly string[]; weight: number }[];
-  /** Multiplies the tool's final score; below 1 demotes it (a deprecated tool). Default 1. */
-  prior?: number;
-}
 
 /** A score multiplier per document of a segment (by its place there), per segment key; undefined: 1 (units.ts makes them). */
 export type Boosts = (key: string) => ((doc: number) => number) | undefined;
@@ -43,25 +36,6 @@ export interface ScoreParams {
   delta: number;
   /** The final score is multiplied by (query words matched)^coordination. */
   coordination: number;
-}
-
-/**
- * One namespace's documents: what segment-file.ts keeps on disk. The
- * postings of all terms are two flat arrays (a typed array per term would
- * cost more in headers than its postings weigh): term `t`'s documents are
- * `docs[starts[t]]` up to `docs[starts[t + 1]]`, ascending, with their
- * weighted frequencies in `tfs` at the same places.
- */
-export interface Segment {
-  ids: string[];
-  lengths: Float32Array;
-  priors: Float32Array;
-  totalLength: number;
-  /** Each term's number, 0 to terms - 1 in the map's order. */
-  terms: Map<string, number>;
-  starts: Uint32Array;
-  docs: Uint32Array;
-  tfs: Float32Array;
 }
 
 export class InvertedIndex {
@@ -177,99 +151,6 @@ export class InvertedIndex {
       if (df > 0) this.df.set(term, df);
       else this.df.delete(term);
     }
-  }
-}
-
-/**
- * Builds a segment in two passes without a list per term: each document's
- * terms (as numbers) and weighted frequencies are appended to one stream,
- * then counted per term and placed, document order kept.
- */
-function buildSegment(count: number, docAt: (d: number) => IndexedDoc): Segment {
-  const terms = new Map<string, number>();
-  const ids: string[] = [];
-  const lengths = new Float32Array(count);
-  const priors = new Float32Array(count);
-  let totalLength = 0;
-  // Per term: its frequency in the document at hand, the last document it was in (+ 1), its count in the field at hand, and its
-  // documents so far; `docTerms` and `fieldTerms` list the terms of the document and of the field at hand.
-  let tf = new Float64Array(4096);
-  let lastDoc = new Uint32Array(4096);
-  let inField = new Uint32Array(4096);
-  let perTerm = new Uint32Array(4096);
-  const docTerms: number[] = [];
-  const fieldTerms: number[] = [];
-  const stream = new Growing();
-  const docStarts = new Uint32Array(count + 1);
-  const cap = TUNING.fieldRepeatCap;
-  for (let d = 0; d < count; d++) {
-    const doc = docAt(d);
-    ids.push(doc.id);
-    priors[d] = doc.prior ?? 1;
-    let length = 0;
-    for (const field of doc.fields) {
-      for (const term of field.terms) {
-        let t = terms.get(term);
-        if (t === undefined) {
-          t = terms.size;
-          terms.set(term, t);
-          if (t === tf.length) [tf, lastDoc, inField, perTerm] = [grow(tf), grow(lastDoc), grow(inField), grow(perTerm)];
-        }
-        if (inField[t]!++ === 0) fieldTerms.push(t);
-      }
-      for (const t of fieldTerms) {
-        if (lastDoc[t] !== d + 1) {
-          lastDoc[t] = d + 1;
-          docTerms.push(t);
-        }
-        tf[t]! += Math.min(inField[t]!, cap) * field.weight;
-        inField[t] = 0;
-      }
-      fieldTerms.length = 0;
-      // The whole text counts toward length: a stuffed field is long, and its matches are discounted for it.
-      length += field.terms.length * field.weight;
-    }
-    lengths[d] = length;
-    totalLength += length;
-    for (const t of docTerms) {
-      stream.push(t, tf[t]!);
-      perTerm[t]!++;
-      tf[t] = 0;
-    }
-    docTerms.length = 0;
-    docStarts[d + 1] = stream.length;
-  }
-  const starts = new Uint32Array(terms.size + 1);
-  for (let t = 0; t < terms.size; t++) starts[t + 1] = starts[t]! + perTerm[t]!;
-  const cursor = starts.slice(0, terms.size);
-  const postingDocs = new Uint32Array(stream.length);
-  const tfs = new Float32Array(stream.length);
-  for (let d = 0; d < count; d++) {
-    for (let k = docStarts[d]!; k < docStarts[d + 1]!; k++) {
-      const at = cursor[stream.terms[k]!]!++;
-      postingDocs[at] = d;
-      tfs[at] = stream.tfs[k]!;
-    }
-  }
-  return { ids, lengths, priors, totalLength, terms, starts, docs: postingDocs, tfs };
-}
-
-function grow<T extends Float64Array | Uint32Array>(array: T): T {
-  const bigger = new (array.constructor as new (n: number) => T)(array.length * 2);
-  bigger.set(array);
-  return bigger;
-}
-
-/** Term numbers and frequencies appended in documents' order. */
-class Growing {
-  terms = new Uint32Array(1 << 16);
-  tfs = new Float64Array(1 << 16);
-  length = 0;
-
-  push(term: number, tf: number): void {
-    if (this.length === this.terms.length) [this.terms, this.tfs] = [grow(this.terms), grow(this.tfs)];
-    this.terms[this.length] = term;
-    this.tfs[this.length++] = tf;
   }
 }
 

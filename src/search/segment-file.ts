@@ -8,7 +8,7 @@
  *   "MTIX" · u32 format · u32 header bytes · header (JSON) · padding to 4 ·
  *   lengths f32[n] · priors f32[n] · term starts u32[terms + 1] · docs u32[p] · tfs f32[p]
  */
-import type { Segment } from "./inverted.js";
+import type { Segment } from "./segment.js";
 
 export interface PreparedNamespace {
   /** What the namespace's documents and the analyzer hashed to when this was built. */

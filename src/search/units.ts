@@ -11,7 +11,8 @@
  * from another unit. With one unit, or no unit matched, nothing changes.
  */
 import type { ToolRecord } from "../model/tool.js";
-import { InvertedIndex, type Boosts, type IndexQuery, type Segment } from "./inverted.js";
+import { InvertedIndex, type Boosts, type IndexQuery } from "./inverted.js";
+import type { Segment } from "./segment.js";
 import { TUNING } from "./tuning.js";
 
 export class UnitIndex {

@@ -8,7 +8,8 @@ import { describe, expect, it } from "vitest";
 import type { ToolRecord } from "../../../src/model/tool.js";
 import { createAnalyzer, splitWords } from "../../../src/text/analyze.js";
 import { Bm25Ranker } from "../../../src/search/bm25.js";
-import { InvertedIndex, type IndexedDoc } from "../../../src/search/inverted.js";
+import { InvertedIndex } from "../../../src/search/inverted.js";
+import type { IndexedDoc } from "../../../src/search/segment.js";
 import { TUNING } from "../../../src/search/tuning.js";
 import { toolRecord } from "../../helpers/records.js";
 

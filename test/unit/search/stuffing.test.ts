@@ -7,7 +7,8 @@
 import { describe, expect, it } from "vitest";
 import { Bm25Ranker } from "../../../src/search/bm25.js";
 import { capRepeats, embeddingText } from "../../../src/search/documents.js";
-import { InvertedIndex, type IndexedDoc } from "../../../src/search/inverted.js";
+import { InvertedIndex } from "../../../src/search/inverted.js";
+import type { IndexedDoc } from "../../../src/search/segment.js";
 import { TUNING } from "../../../src/search/tuning.js";
 import { toolRecord } from "../../helpers/records.js";
 
