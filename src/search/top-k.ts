@@ -8,6 +8,9 @@
  */
 import type { Ranked } from "./types.js";
 
+/** The rank order: a higher score first, and of the same score the smaller id. */
+export const byRank = (a: Ranked, b: Ranked): number => b.score - a.score || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0);
+
 /** An entry kept: its id and score, and where it came from (a row, for the ranker's own use). */
 export type Kept = Ranked & { row: number };
 
@@ -46,7 +49,7 @@ export class TopK {
   sorted(): Kept[] {
     const kept: Kept[] = [];
     for (let i = 0; i < this.size; i++) kept.push({ id: this.ids[i]!, score: this.scores[i]!, row: this.rows[i]! });
-    return kept.sort((a, b) => b.score - a.score || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
+    return kept.sort(byRank);
   }
 
   private grow(): void {

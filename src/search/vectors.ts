@@ -12,7 +12,7 @@
  */
 import { STORED_MAX, type StoredVector } from "../embed/stored.js";
 import { Int8Matrix, MAX_DIMS, padded } from "./kernel/dot-i8.js";
-import { sampledFloor, TopK, type Kept } from "./top-k.js";
+import { byRank, sampledFloor, TopK, type Kept } from "./top-k.js";
 import type { RankOptions } from "./types.js";
 
 export interface VectorHit {
@@ -77,7 +77,7 @@ export class VectorIndex {
       stored.forEach(({ scale }, i) => (best[i] = Math.max(best[i]!, dots[i]! * scale)));
     }
     const exact = candidates.map(({ id }, i) => ({ id, score: best[i]! }));
-    return exact.sort((a, b) => b.score - a.score || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0)).slice(0, top);
+    return exact.sort(byRank).slice(0, top);
   }
 
   /** The int8 scan: the `options.top` best rows that pass the filters, by their approximate scores. */
@@ -97,7 +97,7 @@ export class VectorIndex {
         else if (score === floor && at.admits(score)) at.push(ids[row]!, score, row);
       }
       if (above.length + at.length >= options.top) {
-        above.sort((a, b) => b.score - a.score || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
+        above.sort(byRank);
         return [...above, ...at.sorted()].slice(0, options.top);
       }
     }
