@@ -15,7 +15,7 @@
  * well under a millisecond at the median.
  */
 import { buildSegment, type IndexedDoc, type Segment } from "./segment.js";
-import { TopK } from "./top-k.js";
+import { inRankOrder, selectBest, type TieOrder } from "./select.js";
 import type { RankOptions, RankResult } from "./types.js";
 
 /** A score multiplier per document of a segment (by its place there), per segment key; undefined: 1 (units.ts makes them). */
@@ -90,11 +90,13 @@ export class InvertedIndex {
       return [{ term, idf: idf * weight, word: query.words.has(term) }];
     });
     if (!weighted.length) return { total: 0, hits: [], counts };
-    const top = new TopK(options.top);
     // (words matched)^coordination for each count a query can reach: no power computed per document.
     const coordination = Float64Array.from({ length: query.terms.size + 2 }, (_, w) => Math.max(w, 1) ** params.coordination);
     // Per segment, a bit per document matched: the match set, for `contains`, in an eighth of a byte per tool.
     const matchedBits = new Map<string, Uint8Array>();
+    // Every match's final score, its document and its segment, across segments: the best are picked from these at the end.
+    const found = foundFor(this.docCount);
+    const segmentsSeen: Segment[] = [];
     let total = 0;
     for (const [key, segment] of this.segments) {
       if (options.namespaces && !options.namespaces.has(key)) continue;
@@ -115,6 +117,7 @@ export class InvertedIndex {
         }
       }
       let matched = 0;
+      const seen = segmentsSeen.push(segment) - 1;
       const bits = new Uint8Array((segment.ids.length >> 3) + 1);
       const boost = boosts?.(key);
       for (let t = 0; t < count; t++) {
@@ -123,9 +126,11 @@ export class InvertedIndex {
         scores[d] = 0;
         words[d] = 0;
         if (options.accept && !options.accept(segment.ids[d]!)) continue;
-        matched++;
         bits[d >> 3]! |= 1 << (d & 7);
-        if (top.admits(score)) top.push(segment.ids[d]!, score);
+        found.scores[total + matched] = score;
+        found.docs[total + matched] = d;
+        found.segments[total + matched] = seen;
+        matched++;
       }
       if (matched) {
         counts.set(key, matched);
@@ -140,7 +145,12 @@ export class InvertedIndex {
       }
       return false;
     };
-    return { total, hits: top.sorted().map(({ id, score }) => ({ id, score })), counts, contains };
+    const id = (i: number) => segmentsSeen[found.segments[i]!]!.ids[found.docs[i]!]!;
+    // Matches of one segment (one namespace, most searches) break ties by their ids' places there, without comparing strings.
+    const ranks = segmentsSeen.length === 1 ? idRanksOf(segmentsSeen[0]!) : undefined;
+    const ties: TieOrder = ranks ? { id, rank: (i) => ranks[found.docs[i]!]! } : { id };
+    const best = inRankOrder(selectBest(found.scores, total, options.top, ties), (i) => found.scores[i]!, ties);
+    return { total, hits: best.map((i) => ({ id: id(i), score: found.scores[i]! })), counts, contains };
   }
 
   private account(segment: Segment, sign: 1 | -1): void {
@@ -152,6 +162,16 @@ export class InvertedIndex {
       else this.df.delete(term);
     }
   }
+}
+
+/** Room for every match of a query, grown to the index's size (a query runs to its end before another starts). */
+let foundArrays = { scores: new Float64Array(0), docs: new Int32Array(0), segments: new Int32Array(0) };
+
+function foundFor(docCount: number): typeof foundArrays {
+  if (foundArrays.scores.length < docCount) {
+    foundArrays = { scores: new Float64Array(docCount), docs: new Int32Array(docCount), segments: new Int32Array(docCount) };
+  }
+  return foundArrays;
 }
 
 /** A segment's working arrays for scoring, made once and left zeroed after each query (a query runs to its end before another starts). */
@@ -185,4 +205,19 @@ function positionOf(segment: Segment, id: string): number | undefined {
   let map = positions.get(segment);
   if (!map) positions.set(segment, (map = new Map(segment.ids.map((d, i) => [d, i]))));
   return map.get(id);
+}
+
+/** Each document's place in its segment's id order (made at the first search that needs it). */
+const idRanks = new WeakMap<Segment, Int32Array>();
+
+function idRanksOf(segment: Segment): Int32Array {
+  let ranks = idRanks.get(segment);
+  if (!ranks) {
+    const { ids } = segment;
+    const order = Array.from(ids.keys()).sort((a, b) => (ids[a]! < ids[b]! ? -1 : ids[a]! > ids[b]! ? 1 : 0));
+    ranks = new Int32Array(ids.length);
+    order.forEach((doc, place) => (ranks![doc] = place));
+    idRanks.set(segment, ranks);
+  }
+  return ranks;
 }

@@ -4,12 +4,15 @@
  * comparison and, when it enters, log k steps. The heap is three parallel
  * arrays (scores, ids, rows): entering makes no object; only the k kept
  * become objects, at the end. Rankers feed it tens of thousands of matches
- * for a page of ten.
+ * for a page of ten (or select.ts picks them without a heap).
  */
 import type { Ranked } from "./types.js";
 
+/** Ids in their order (UTF-16 code units, as `<` compares strings). */
+export const compareIds = (a: string, b: string): number => (a < b ? -1 : a > b ? 1 : 0);
+
 /** The rank order: a higher score first, and of the same score the smaller id. */
-export const byRank = (a: Ranked, b: Ranked): number => b.score - a.score || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0);
+export const byRank = (a: Ranked, b: Ranked): number => b.score - a.score || compareIds(a.id, b.id);
 
 /** An entry kept: its id and score, and where it came from (a row, for the ranker's own use). */
 export type Kept = Ranked & { row: number };
@@ -108,35 +111,4 @@ export class TopK {
       i = worst;
     }
   }
-}
-
-/** Values drawn for `sampledFloor`: enough that its guess is rarely short, few enough to sort in microseconds. */
-const SAMPLE = 2048;
-
-/**
- * A floor near the k-th largest of `values`, from an evenly spread sample:
- * about twice k of them reach it (so what reaches it is a short list to
- * sort), and when fewer than k do (a sample can mislead), the caller looks
- * again without it. -Infinity (no floor) when most values are wanted anyway.
- */
-export function sampledFloor(values: ArrayLike<number>, k: number): number {
-  const n = values.length;
-  if (k * 8 >= n) return Number.NEGATIVE_INFINITY;
-  const step = Math.max(1, Math.floor(n / SAMPLE));
-  const drawn = Math.ceil(n / step);
-  // The k-th largest is at about this place from the top of the sample; twice as deep, and a few more, to be safe.
-  const rank = Math.min(drawn, Math.ceil(((2 * k) / n) * drawn) + 8);
-  // The sample's `rank` largest, kept sorted (descending) as they are drawn: a short list, so no sort of the whole sample.
-  const best = new Float64Array(rank).fill(Number.NEGATIVE_INFINITY);
-  for (let i = 0; i < n; i += step) {
-    const v = values[i]!;
-    if (v <= best[rank - 1]!) continue;
-    let at = rank - 1;
-    while (at > 0 && best[at - 1]! < v) {
-      best[at] = best[at - 1]!;
-      at--;
-    }
-    best[at] = v;
-  }
-  return best[rank - 1]!;
 }

@@ -12,7 +12,8 @@
  */
 import { STORED_MAX, type StoredVector } from "../embed/stored.js";
 import { Int8Matrix, MAX_DIMS, padded } from "./kernel/dot-i8.js";
-import { byRank, sampledFloor, TopK, type Kept } from "./top-k.js";
+import { bestAmong, floorOfSample, inRankOrder, selectBest } from "./select.js";
+import { TopK } from "./top-k.js";
 import type { RankOptions } from "./types.js";
 
 export interface VectorHit {
@@ -23,7 +24,9 @@ export interface VectorHit {
 interface Packed {
   ids: string[];
   namespaces: string[];
-  vectors: StoredVector[];
+  /** Each row's int16 codes: its stored vector's own array. */
+  codes: Int16Array[];
+  scales: Float64Array;
   matrix: Int8Matrix;
 }
 
@@ -66,40 +69,37 @@ export class VectorIndex {
   search(queries: readonly Float32Array[], options: RankOptions): VectorHit[] {
     const top = Math.max(0, options.top);
     const candidates = this.scan(queries, { ...options, top: top * RESCORE_FACTOR + RESCORE_MIN });
-    const { vectors, matrix } = this.pack();
-    const stored = candidates.map(({ row }) => vectors[row]!);
+    const { ids, codes, scales, matrix } = this.pack();
+    // Each candidate's best exact score over the queries, by its place among the candidates.
     const best = new Float64Array(candidates.length).fill(Number.NEGATIVE_INFINITY);
+    const rows = candidates.map((row) => codes[row]!);
     for (const query of queries) {
-      const dots = matrix.rescore(
-        query,
-        stored.map((v) => v.codes),
-      );
-      stored.forEach(({ scale }, i) => (best[i] = Math.max(best[i]!, dots[i]! * scale)));
+      const dots = matrix.rescore(query, rows);
+      for (let i = 0; i < candidates.length; i++) best[i] = Math.max(best[i]!, dots[i]! * scales[candidates[i]!]!);
     }
-    const exact = candidates.map(({ id }, i) => ({ id, score: best[i]! }));
-    return exact.sort(byRank).slice(0, top);
+    const order = inRankOrder(
+      candidates.map((_, i) => i),
+      (i) => best[i]!,
+      { id: (i) => ids[candidates[i]!]! },
+    );
+    return order.slice(0, top).map((i) => ({ id: ids[candidates[i]!]!, score: best[i]! }));
   }
 
-  /** The int8 scan: the `options.top` best rows that pass the filters, by their approximate scores. */
-  private scan(queries: readonly Float32Array[], options: RankOptions): Kept[] {
+  /** The int8 scan: the rows of the `options.top` best tools that pass the filters by their approximate scores (ties by id), in no particular order. */
+  private scan(queries: readonly Float32Array[], options: RankOptions): number[] {
     const { ids, namespaces, matrix } = this.pack();
     const rows = ids.length;
     const scores = matrix.scores(queries);
-    // No filter (most searches): the rows above a floor guessed from a sample, sorted, then those at it (a query that is the zero
-    // vector ties every row), smallest ids first. When fewer than `top` reach the floor, the full heap below.
-    const floor = !options.namespaces && !options.accept && options.top > 0 ? sampledFloor(scores, options.top) : Number.NEGATIVE_INFINITY;
-    if (floor > Number.NEGATIVE_INFINITY) {
-      const above: Kept[] = [];
-      const at = new TopK(options.top);
-      for (let row = 0; row < rows; row++) {
-        const score = scores[row]!;
-        if (score > floor) above.push({ id: ids[row]!, score, row });
-        else if (score === floor && at.admits(score)) at.push(ids[row]!, score, row);
+    const ties = { id: (row: number) => ids[row]! };
+    // No filter (most searches): the best rows under a floor guessed from the scores sampled as they were made (top-k.ts).
+    if (!options.namespaces && !options.accept) {
+      const { sample } = matrix;
+      const floor = floorOfSample(sample, sample.length, 1, options.top, rows);
+      if (floor > Number.NEGATIVE_INFINITY) {
+        const above = matrix.above(floor);
+        if (above.length >= options.top) return bestAmong(above, scores, options.top, ties);
       }
-      if (above.length + at.length >= options.top) {
-        above.sort(byRank);
-        return [...above, ...at.sorted()].slice(0, options.top);
-      }
+      return selectBest(scores, rows, options.top, ties, floor);
     }
     const best = new TopK(options.top);
     for (let row = 0; row < rows; row++) {
@@ -110,7 +110,7 @@ export class VectorIndex {
       if (options.accept && !options.accept(id)) continue;
       best.push(id, score, row);
     }
-    return best.sorted();
+    return best.sorted().map(({ row }) => row);
   }
 
   private pack(): Packed {
@@ -126,6 +126,9 @@ export class VectorIndex {
         vectors.push(entry.vectors[i]!);
       });
     }
+    // The rows' int16 codes (the stored vectors' own arrays, not copies) and scales, a lookup each when rescoring.
+    const codes = vectors.map((v) => v.codes);
+    const scales = Float64Array.from(vectors, (v) => v.scale);
     // int16 codes to int8: the same vector in 127 steps (its largest code is STORED_MAX).
     const step = 127 / STORED_MAX;
     const matrix = new Int8Matrix(
@@ -139,7 +142,7 @@ export class VectorIndex {
       },
       this.accelerated,
     );
-    this.packed = { ids, namespaces, vectors, matrix };
+    this.packed = { ids, namespaces, codes, scales, matrix };
     return this.packed;
   }
 }

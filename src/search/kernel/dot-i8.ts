@@ -7,6 +7,7 @@
  * score over them. And float dot products of a query with a few int16 rows
  * (the best candidates' stored codes), copied in per call.
  */
+import { sampleStep } from "../select.js";
 import { DOT_I8_WASM } from "./dot-i8.wasm.js";
 
 /** Rows are padded to a multiple of this many values (the kernel reads 64 at a step). */
@@ -16,7 +17,19 @@ export const padded = (dims: number): number => Math.ceil(dims / LANES) * LANES;
 
 interface Kernel {
   memory: WebAssembly.Memory;
-  best: (queries: number, count: number, matrix: number, rows: number, dims: number, qscales: number, rscales: number, out: number) => void;
+  best: (
+    queries: number,
+    count: number,
+    matrix: number,
+    rows: number,
+    dims: number,
+    qscales: number,
+    rscales: number,
+    out: number,
+    step: number,
+    sample: number,
+  ) => void;
+  above: (out: number, rows: number, floor: number, dst: number) => number;
   rescore: (query: number, rows: number, count: number, dims: number, out: number) => void;
 }
 
@@ -45,6 +58,8 @@ interface Regions {
   queries: Int16Array;
   queryScales: Float32Array;
   out: Float32Array;
+  sample: Float32Array;
+  above: Int32Array;
   rescoreQuery: Float32Array;
   rescoreRows: Int16Array;
   rescoreOut: Float32Array;
@@ -55,6 +70,8 @@ export class Int8Matrix {
   private readonly kernel: Kernel | undefined;
   private readonly at: Record<keyof Regions, number>;
   private readonly regions: Regions;
+  /** Every how many rows one score is drawn into the sample (`sample`). */
+  readonly step: number;
 
   /**
    * `fill` writes the rows (`rowCount` × `dims` int8 codes) and their
@@ -67,6 +84,7 @@ export class Int8Matrix {
     useWasm = true,
   ) {
     if (dims % LANES) throw new RangeError(`rows of ${dims} values: the kernel takes a multiple of ${LANES} (padded)`);
+    this.step = sampleStep(rowCount);
     const module = useWasm ? kernelModule() : null;
     const sizes: [keyof Regions, number, number][] = [
       ["codes", rowCount * dims, 1],
@@ -74,6 +92,8 @@ export class Int8Matrix {
       ["queries", SCAN_QUERIES * dims, 2],
       ["queryScales", SCAN_QUERIES, 4],
       ["out", rowCount, 4],
+      ["sample", Math.ceil(rowCount / this.step), 4],
+      ["above", rowCount, 4],
       ["rescoreQuery", dims, 4],
       ["rescoreRows", RESCORE_ROWS * dims, 2],
       ["rescoreOut", RESCORE_ROWS, 4],
@@ -102,6 +122,8 @@ export class Int8Matrix {
       queries: view(Int16Array, "queries", SCAN_QUERIES * dims),
       queryScales: view(Float32Array, "queryScales", SCAN_QUERIES),
       out: view(Float32Array, "out", rowCount),
+      sample: view(Float32Array, "sample", Math.ceil(rowCount / this.step)),
+      above: view(Int32Array, "above", rowCount),
       rescoreQuery: view(Float32Array, "rescoreQuery", dims),
       rescoreRows: view(Int16Array, "rescoreRows", RESCORE_ROWS * dims),
       rescoreOut: view(Float32Array, "rescoreOut", RESCORE_ROWS),
@@ -133,21 +155,42 @@ export class Int8Matrix {
       for (let r = 0; r < this.rowCount; r++) best[r] = Math.max(best[r]!, out[r]!);
     }
     out.set(best);
+    const { sample } = this.regions;
+    for (let i = 0; i < sample.length; i++) sample[i] = out[i * this.step]!;
     return out;
+  }
+
+  /** The scores of rows 0, step, 2·step… of the last scan (a sample to guess a floor from: top-k.ts), drawn as they were scored. */
+  get sample(): Float32Array {
+    return this.regions.sample;
+  }
+
+  /** The rows whose score in the last scan is above `floor`, in order; the array is the matrix's own, valid until its next call. */
+  above(floor: number): Int32Array {
+    const { out, above } = this.regions;
+    if (this.kernel) return above.subarray(0, this.kernel.above(this.at.out, this.rowCount, floor, this.at.above));
+    let count = 0;
+    for (let r = 0; r < this.rowCount; r++) if (out[r]! > floor) above[count++] = r;
+    return above.subarray(0, count);
   }
 
   /** Writes each row's best score over these queries (at most SCAN_QUERIES) into `out`. */
   private scan(queries: readonly Float32Array[]): void {
     const { codes, scales, queries: codesOf, queryScales, out } = this.regions;
     const { rowCount: rows, dims } = this;
-    if (!queries.length) return void out.fill(Number.NEGATIVE_INFINITY);
+    if (!queries.length) {
+      out.fill(Number.NEGATIVE_INFINITY);
+      this.regions.sample.fill(Number.NEGATIVE_INFINITY);
+      return;
+    }
     codesOf.fill(0, 0, queries.length * dims);
     queries.forEach((q, j) => (queryScales[j] = quantize(q, codesOf.subarray(j * dims, (j + 1) * dims), QUERY_MAX)));
     if (this.kernel) {
       const at = this.at;
-      this.kernel.best(at.queries, queries.length, at.codes, rows, dims, at.queryScales, at.scales, at.out);
+      this.kernel.best(at.queries, queries.length, at.codes, rows, dims, at.queryScales, at.scales, at.out, this.step, at.sample);
       return;
     }
+    const { sample } = this.regions;
     for (let r = 0, base = 0; r < rows; r++, base += dims) {
       let best = Number.NEGATIVE_INFINITY;
       for (let j = 0; j < queries.length; j++) {
@@ -156,6 +199,7 @@ export class Int8Matrix {
         best = Math.max(best, dot * queryScales[j]!);
       }
       out[r] = best * scales[r]!;
+      if (r % this.step === 0) sample[r / this.step] = out[r]!;
     }
   }
 

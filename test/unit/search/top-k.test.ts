@@ -3,7 +3,7 @@
  * best, best first, ties by id, whatever order candidates come in.
  */
 import { describe, expect, it } from "vitest";
-import { sampledFloor, TopK } from "../../../src/search/top-k.js";
+import { TopK } from "../../../src/search/top-k.js";
 
 describe("TopK", () => {
   it("equals sorting everything and taking k, with many ties, for every k", () => {
@@ -16,21 +16,5 @@ describe("TopK", () => {
       for (const { id, score } of all) if (top.admits(score)) top.push(id, score);
       expect(top.sorted().map(({ id, score }) => ({ id, score }))).toEqual(sorted.slice(0, Math.max(0, k)));
     }
-  });
-
-  it("guesses a floor that about twice k values reach, and none when most are wanted", () => {
-    let seed = 11;
-    const next = () => ((seed = (seed * 1103515245 + 12345) >>> 0) % 100_000) / 100_000;
-    for (const n of [1000, 10_000, 100_000]) {
-      const values = Float32Array.from({ length: n }, () => next() * 2 - 1);
-      for (const k of [10, 100]) {
-        const floor = sampledFloor(values, k);
-        const reach = values.filter((v) => v >= floor).length;
-        expect(reach).toBeGreaterThanOrEqual(k);
-        // Twice k, and the sample's margin of eight places (each standing for n / 2048 values), give or take the draw.
-        expect(reach).toBeLessThanOrEqual(4 * k + (16 * n) / 2048);
-      }
-    }
-    expect(sampledFloor(new Float32Array(100), 20)).toBe(Number.NEGATIVE_INFINITY);
   });
 });

@@ -81,6 +81,31 @@ describe("the int8 kernel", () => {
     expect(reference[0]).toBeCloseTo(127 * 0.5 * dims * scales[0]!, 3);
   });
 
+  it.each([
+    ["the WebAssembly scan", true],
+    ["the JavaScript scan", false],
+  ])("keeps every step-th score as a sample and lists the rows above a floor, with %s", (_label, useWasm) => {
+    const dims = 64;
+    const rows = 5003;
+    const next = random(13);
+    const matrix = new Int8Matrix(
+      rows,
+      dims,
+      (codes, scales) => {
+        codes.forEach((_, i) => (codes[i] = Math.round(next() * 254 - 127)));
+        scales.fill(0.01);
+      },
+      useWasm,
+    );
+    const out = Float32Array.from(matrix.scores([Float32Array.from({ length: dims }, () => next() * 2 - 1)]));
+    expect(matrix.step).toBe(2);
+    expect(Array.from(matrix.sample)).toEqual(Array.from({ length: Math.ceil(rows / 2) }, (_, i) => out[i * 2]!));
+    // Strictly above: a floor equal to a score leaves that row out; the last rows (past the last whole step of 4) included.
+    for (const floor of [Number.NEGATIVE_INFINITY, out[rows - 1]!, out[17]!, 0, Number.POSITIVE_INFINITY]) {
+      expect(Array.from(matrix.above(floor))).toEqual([...out.keys()].filter((r) => out[r]! > floor));
+    }
+  });
+
   it("scores candidates again from their int16 codes as the reference does, shorter rows padded with zeros", () => {
     const dims = 320;
     const next = random(5);
@@ -155,6 +180,23 @@ describe("the vector index", () => {
     index.replaceNamespace("a", [], []);
     expect(index.search([queries[0]!], { top: 5 }).every((h) => h.id.startsWith("b:"))).toBe(true);
     expect(index.size).toBe(400);
+  });
+
+  it.each([
+    ["the WebAssembly scan", true],
+    ["the JavaScript scan", false],
+  ])("ranks thousands of tools as a float scan does, many of them the same vector (tied), with %s", (_label, accelerated) => {
+    const next = random(21);
+    const dims = 48;
+    const distinct = unitVectors(700, dims, next);
+    const vectors = Array.from({ length: 6000 }, (_, i) => distinct[(i * 7) % distinct.length]!);
+    const ids = vectors.map((_, i) => `d:t${((i * 4099) % 6000).toString(36)}`);
+    const index = new VectorIndex(dims, accelerated);
+    index.replaceNamespace("d", ids, vectors.map(storeVector));
+    for (const queries of [unitVectors(1, dims, next), unitVectors(3, dims, next)]) {
+      for (const top of [1, 10, 100])
+        expect(index.search(queries, { top }).map((h) => h.id)).toEqual(floatRanking(ids, vectors, queries, top).map((h) => h.id));
+    }
   });
 
   it("ranks a query that is the zero vector (no word it knows) as a tie of every tool: the smallest ids", () => {
