@@ -16,6 +16,7 @@
  */
 import { buildSegment, type IndexedDoc, type Segment } from "./segment.js";
 import { inRankOrder, selectBest, type TieOrder } from "./select.js";
+import { TopK } from "./top-k.js";
 import type { RankOptions, RankResult } from "./types.js";
 
 /** A score multiplier per document of a segment (by its place there), per segment key; undefined: 1 (units.ts makes them). */
@@ -94,8 +95,10 @@ export class InvertedIndex {
     const coordination = Float64Array.from({ length: query.terms.size + 2 }, (_, w) => Math.max(w, 1) ** params.coordination);
     // Per segment, a bit per document matched: the match set, for `contains`, in an eighth of a byte per tool.
     const matchedBits = new Map<string, Uint8Array>();
-    // Every match's final score, its document and its segment, across segments: the best are picked from these at the end.
-    const found = foundFor(this.docCount);
+    // A short page (BM25 alone, 5 hits): a heap as matches come, most of them turned away by one comparison. A deep one
+    // (100, fused with other signals): every match's final score, document and segment kept, the best picked at the end.
+    const heap = options.top <= HEAP_TOP ? new TopK(options.top) : undefined;
+    const found = foundFor(heap ? 0 : this.docCount);
     const segmentsSeen: Segment[] = [];
     let total = 0;
     for (const [key, segment] of this.segments) {
@@ -117,7 +120,7 @@ export class InvertedIndex {
         }
       }
       let matched = 0;
-      const seen = segmentsSeen.push(segment) - 1;
+      const seen = segmentsSeen.length;
       const bits = new Uint8Array((segment.ids.length >> 3) + 1);
       const boost = boosts?.(key);
       for (let t = 0; t < count; t++) {
@@ -127,12 +130,18 @@ export class InvertedIndex {
         words[d] = 0;
         if (options.accept && !options.accept(segment.ids[d]!)) continue;
         bits[d >> 3]! |= 1 << (d & 7);
+        if (heap) {
+          matched++;
+          if (heap.admits(score)) heap.push(segment.ids[d]!, score);
+          continue;
+        }
         found.scores[total + matched] = score;
         found.docs[total + matched] = d;
         found.segments[total + matched] = seen;
         matched++;
       }
       if (matched) {
+        segmentsSeen.push(segment);
         counts.set(key, matched);
         matchedBits.set(key, bits);
         total += matched;
@@ -145,6 +154,7 @@ export class InvertedIndex {
       }
       return false;
     };
+    if (heap) return { total, hits: heap.sorted().map(({ id, score }) => ({ id, score })), counts, contains };
     const id = (i: number) => segmentsSeen[found.segments[i]!]!.ids[found.docs[i]!]!;
     // Matches of one segment (one namespace, most searches) break ties by their ids' places there, without comparing strings.
     const ranks = segmentsSeen.length === 1 ? idRanksOf(segmentsSeen[0]!) : undefined;
@@ -163,6 +173,9 @@ export class InvertedIndex {
     }
   }
 }
+
+/** Pages this deep or less are picked by a heap as matches come (see `score`). */
+const HEAP_TOP = 16;
 
 /** Room for every match of a query, grown to the index's size (a query runs to its end before another starts). */
 let foundArrays = { scores: new Float64Array(0), docs: new Int32Array(0), segments: new Int32Array(0) };

@@ -117,6 +117,25 @@ describe("inverted index (properties)", () => {
     );
   });
 
+  it("a deep page of thousands of tied matches is the full ranking's head, in one segment and across several", () => {
+    // 3,000 documents over a few words: scores take a few dozen values, each shared by many documents.
+    const docs = Array.from({ length: 3000 }, (_, i) => ({
+      segment: ["s1", "s2", "s3"][i % 3]!,
+      name: [vocabulary[i % 5]!],
+      body: Array.from({ length: i % 7 }, (_, j) => vocabulary[(i + j) % vocabulary.length]!),
+    }));
+    for (const { index } of [build(docs), build(docs.map((d) => ({ ...d, segment: "s1" })))]) {
+      for (const terms of [["alpha"], ["beta", "gamma"], ["alpha", "delta", "omega"]]) {
+        const full = index.score(queryOf(terms), TUNING.score, { top: Number.MAX_SAFE_INTEGER }).hits;
+        for (let i = 1; i < full.length; i++) {
+          const [a, b] = [full[i - 1]!, full[i]!];
+          expect(a.score > b.score || (a.score === b.score && a.id < b.id)).toBe(true);
+        }
+        for (const k of [5, 16, 17, 100, 132]) expect(index.score(queryOf(terms), TUNING.score, { top: k }).hits).toEqual(full.slice(0, k));
+      }
+    }
+  });
+
   it("segment filters and accept callbacks narrow hits, total and counts alike", () => {
     fc.assert(
       fc.property(docsArb, queryArb, (docs, terms) => {
