@@ -43,6 +43,7 @@ export function openSearch(config: ResolvedConfig, registry: ToolRegistry, logge
     indexCache,
     wordsOnly: new Set(["metatools"]),
     learned: learning?.learner,
+    logger,
   });
   return { search, ...(semantic ? { semantic } : {}), ...(learning ? { learning } : {}) };
 }

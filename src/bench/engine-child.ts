@@ -134,7 +134,7 @@ async function build(
     const semantic = mode === "hybrid" ? new SemanticIndex(() => Promise.resolve(table), { dir: undefined }, silentLogger) : undefined;
     // Over the tools listed before: the engine indexes them as it is made.
     const engineOver = new SearchEngine(registry, { semantic });
-    await semantic?.whenIdle();
+    await engineOver.whenIdle();
     return (query) => engineOver.search({ query, limit: TOP, offset: 0, namespaces: [], tags: [], mode });
   }
   const docs = documents!.map((d, i) => ({ ...d, id: String(i) }));

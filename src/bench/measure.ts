@@ -64,7 +64,7 @@ export async function searchLatency(size: number, dir: string, semantic?: Semant
   const app = createMetatools(config);
   const started = performance.now();
   await app.start();
-  await app.search.semantic?.whenIdle();
+  await app.search.whenIdle();
   const indexMs = performance.now() - started;
   const embedded = app.search.semantic?.embedded ?? 0;
   const search = createMetaDispatcher(app);

@@ -195,7 +195,7 @@ async function withStartedApp<T>(config: ReturnType<typeof parseConfig>, body: (
   await app.start();
   try {
     // Searched as a running server answers once its tools are embedded (hybrid, no "still embedding" note).
-    await app.search.semantic?.whenIdle();
+    await app.search.whenIdle();
     const failed = app.backends.states().filter((s) => s.status !== "ready");
     if (failed.length) throw new Error(`token economics: ${failed.map((s) => `${s.namespace} is ${s.status}${s.error ? ` (${s.error})` : ""}`).join("; ")}`);
     return await body(app);

@@ -92,7 +92,7 @@ export async function withDataset<T>(
         : `cannot load ${dataset.tools.file}`;
       throw new MetatoolsError("dataset_invalid", `${what}${state.error ? `: ${state.error}` : ""}`);
     }
-    await app.search.semantic?.whenIdle();
+    await app.search.whenIdle();
     for (const mode of modes) {
       if (mode !== "bm25" && !app.search.semantic) {
         throw new MetatoolsError(
@@ -184,7 +184,7 @@ export async function evaluateNames(dir: string, mode: SearchMode, options: Pick
   const app = createMetatools(evalConfig(dataset, options));
   await app.start();
   try {
-    await app.search.semantic?.whenIdle();
+    await app.search.whenIdle();
     return await checkNames(app, NAMESPACE, mode);
   } finally {
     await app.close();

@@ -9,6 +9,8 @@ import { createAnalyzer, fold, splitWords } from "../text/analyze.js";
 import { SEARCH_FIELDS, toDocument, type SearchDocument, type SearchField } from "./documents.js";
 import { InvertedIndex, type IndexQuery } from "./inverted.js";
 import type { PreparedNamespace } from "./segment-file.js";
+import { buildSegmentInSlices, type IndexedDoc } from "./segment.js";
+import type { Slices } from "../util/turn.js";
 import { editDistance } from "../text/suggest.js";
 import { TUNING } from "./tuning.js";
 import { UnitIndex } from "./units.js";
@@ -41,11 +43,35 @@ export class Bm25Ranker implements Ranker {
     about = "",
   ): Pick<PreparedNamespace, "segment" | "surface"> | undefined {
     const surface = new Map<string, string>();
+    this.index.replace(namespace, records.length, this.documentsOf(records, docs, surface));
+    this.setSurface(namespace, surface);
+    const segment = this.index.segment(namespace);
+    this.units.replace(namespace, records, segment, this.analyzer.analyze(about));
+    return segment && { segment, surface: [...surface] };
+  }
+
+  /**
+   * What `replaceNamespace` builds, built in slices that let searches in
+   * (../util/turn.ts), and not installed: the caller installs it
+   * (`installNamespace`) if it is still wanted when done.
+   */
+  async prepareInSlices(
+    records: readonly ToolRecord[],
+    docs: readonly SearchDocument[],
+    slices: Slices,
+  ): Promise<Pick<PreparedNamespace, "segment" | "surface">> {
+    const surface = new Map<string, string>();
+    const segment = await buildSegmentInSlices(records.length, this.documentsOf(records, docs, surface), slices);
+    return { segment, surface: [...surface] };
+  }
+
+  /** A namespace's tools as the index takes them, one at a time; the words shown back as suggestions are learned into `surface`. */
+  private documentsOf(records: readonly ToolRecord[], docs: readonly SearchDocument[] | undefined, surface: Map<string, string>): (i: number) => IndexedDoc {
     // A stem as first written in the fields shown back: the word it was analyzed from, folded.
     const learn = (stem: string, raw: string) => {
       if (!surface.has(stem)) surface.set(stem, fold(raw));
     };
-    this.index.replace(namespace, records.length, (i) => {
+    return (i) => {
       const record = records[i]!;
       const doc = docs?.[i] ?? toDocument(record);
       return {
@@ -53,11 +79,7 @@ export class Bm25Ranker implements Ranker {
         fields: SEARCH_FIELDS.map((f) => ({ terms: this.analyzer.analyze(doc[f], SURFACE.has(f) ? learn : undefined), weight: TUNING.fieldBoosts[f] })),
         prior: isDeprecated(record) ? TUNING.deprecatedPrior : 1,
       };
-    });
-    this.setSurface(namespace, surface);
-    const segment = this.index.segment(namespace);
-    this.units.replace(namespace, records, segment, this.analyzer.analyze(about));
-    return segment && { segment, surface: [...surface] };
+    };
   }
 
   /** Installs a namespace's index as built before (index-cache.ts). */

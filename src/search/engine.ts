@@ -10,6 +10,7 @@ import type { ToolRecord } from "../model/tool.js";
 import type { ToolRegistry } from "../registry/registry.js";
 import { nearest } from "../text/suggest.js";
 import { errorMessage } from "../util/errors.js";
+import type { Logger } from "../util/log.js";
 import { Bm25Ranker } from "./bm25.js";
 import { ExactNames } from "./exact.js";
 import { tagFilter } from "./filters.js";
@@ -69,6 +70,10 @@ export const DEFAULT_FUSION: FusionSettings = { k: DEFAULTS.search.fusion.k, bm2
 /** What an engine is made with: what its signals read from outside (signals/index.ts; fusion defaults to DEFAULT_FUSION), and its indexes' settings. */
 export interface EngineOptions extends Partial<Omit<SignalSources, "registry" | "bm25" | "exact">> {
   indexCache?: IndexCache;
+  /** Told when a namespace built in the background fails. */
+  logger?: Logger;
+  /** Namespaces of this many tools or more are indexed in slices, in the background (lexical.ts; default SLICED_MIN_TOOLS). */
+  slicedFrom?: number;
   /** Namespaces ranked by their words alone, never embedded. */
   wordsOnly?: ReadonlySet<string>;
 }
@@ -90,7 +95,7 @@ export class SearchEngine {
     this.semantic = options.semantic;
     this.fusion = options.fusion ?? DEFAULT_FUSION;
     this.wordsOnly = options.wordsOnly ?? new Set();
-    this.indexes = new LexicalIndexes(registry, this.bm25, this.exact, options.indexCache);
+    this.indexes = new LexicalIndexes(registry, this.bm25, this.exact, options.indexCache, options.logger, options.slicedFrom);
     this.signals = createSignals({ ...options, registry, bm25: this.bm25, exact: this.exact, fusion: this.fusion });
     registry.onChange((namespace, records) => this.replace(namespace, records));
     for (const { namespace } of registry.namespaces()) this.replace(namespace, registry.namespaceRecords(namespace));
@@ -111,6 +116,14 @@ export class SearchEngine {
   /** Whether a namespace's tools are embedded (ranked by meaning too), not ranked by their words alone. */
   embeds(namespace: string): boolean {
     return !!this.semantic && !this.wordsOnly.has(namespace);
+  }
+
+  /** Settles when every namespace is indexed: by its words (those built in slices, lexical.ts) and, with an embedder, by meaning. */
+  async whenIdle(): Promise<void> {
+    await this.indexes.whenBuilt();
+    await this.semantic?.whenIdle();
+    // Embedding may have run while a build finished, or the other way round: both quiet at once.
+    await this.indexes.whenBuilt();
   }
 
   /** Settles when every index taken from the index cache at start has been checked against its tools. */
@@ -138,6 +151,11 @@ export class SearchEngine {
     const query = request.query.trim();
     const asked = { query, options, principal: request.principal };
     let { mode, note } = this.chooseMode(request.mode, (namespace) => !visible || known.has(namespace));
+    // A very large namespace indexed in the background (lexical.ts): searched meanwhile as it was, and said so.
+    const building = this.indexes.building.filter((namespace) => !visible || known.has(namespace));
+    const still = building.length
+      ? `still indexing ${building.join(", ")} (${building.length === 1 ? "its tools are" : "their tools are"} searched as last indexed until done)`
+      : undefined;
     if (!query || query === "*") mode = "browse";
     let lists: Map<SignalName, SignalList>;
     try {
@@ -176,7 +194,7 @@ export class SearchEngine {
         : undefined;
     return {
       mode,
-      modeNote: note,
+      modeNote: [note, still].filter(Boolean).join("; ") || undefined,
       relaxed,
       total: result.total,
       hits,

@@ -11,6 +11,7 @@
  */
 import { namespaceOf, type ToolRecord } from "../model/tool.js";
 import { TUNING } from "./tuning.js";
+import type { Slices } from "../util/turn.js";
 
 /** The words of a name or query, lower-cased: `mcp__files__readTextFile` → mcp, files, read, text, file. */
 export function nameWords(text: string): string[] {
@@ -58,17 +59,19 @@ export class ExactNames {
   /** Replaces a namespace's tools (an empty list removes them); returns each tool's keys, for the index cache. */
   replaceNamespace(namespace: string, records: readonly ToolRecord[]): [string, string[]][] {
     const spaceWords = nameWords(namespace);
-    const own: [string, string[]][] = records.map((record) => {
-      const keys = new Set<string>();
-      for (const name of [record.name, record.title]) {
-        const words = name ? nameWords(name) : [];
-        if (!words.length || words.length > TUNING.exact.maxWords) continue;
-        for (const key of keysOf(words)) keys.add(key);
-        for (const key of keysOf([...spaceWords, ...words])) keys.add(key);
-      }
-      return [record.id, [...keys]];
-    });
+    const own = records.map((record) => toolKeys(spaceWords, record));
     this.installNamespace(namespace, own);
+    return own;
+  }
+
+  /** Each tool's keys, as `replaceNamespace` makes them, made in slices (../util/turn.ts) and not installed. */
+  async prepareInSlices(namespace: string, records: readonly ToolRecord[], slices: Slices): Promise<[string, string[]][]> {
+    const spaceWords = nameWords(namespace);
+    const own: [string, string[]][] = [];
+    for (const record of records) {
+      own.push(toolKeys(spaceWords, record));
+      if (slices.due()) await slices.pause();
+    }
     return own;
   }
 
@@ -135,3 +138,15 @@ export class ExactNames {
 
 /** A word written as an identifier: joined by `_`, `-`, `.`, `/` or `:`, or with camelCase humps. */
 const IDENTIFIER = /\p{L}[\p{L}\p{N}]*(?:[_.:/-]+[\p{L}\p{N}]+|[a-z][A-Z])/u;
+
+/** A tool's keys: its name's and title's words, alone and after its namespace's. */
+function toolKeys(spaceWords: readonly string[], record: ToolRecord): [string, string[]] {
+  const keys = new Set<string>();
+  for (const name of [record.name, record.title]) {
+    const words = name ? nameWords(name) : [];
+    if (!words.length || words.length > TUNING.exact.maxWords) continue;
+    for (const key of keysOf(words)) keys.add(key);
+    for (const key of keysOf([...spaceWords, ...words])) keys.add(key);
+  }
+  return [record.id, [...keys]];
+}

@@ -3,6 +3,7 @@
  * and how one is built: in two passes over documents analyzed one at a
  * time, never a list per term.
  */
+import type { Slices } from "../util/turn.js";
 import { TUNING } from "./tuning.js";
 
 /** One tool to index: its id and its analyzed terms, each field's with that field's weight. */
@@ -38,26 +39,52 @@ export interface Segment {
  * then counted per term and placed, document order kept.
  */
 export function buildSegment(count: number, docAt: (d: number) => IndexedDoc): Segment {
-  const terms = new Map<string, number>();
-  const ids: string[] = [];
-  const lengths = new Float32Array(count);
-  const priors = new Float32Array(count);
-  let totalLength = 0;
+  const builder = new SegmentBuilder(count);
+  for (let d = 0; d < count; d++) builder.add(docAt(d));
+  return builder.finish();
+}
+
+/** The same segment, built in slices that let the event loop turn (../util/turn.ts): a large namespace's build does not hold up searches. */
+export async function buildSegmentInSlices(count: number, docAt: (d: number) => IndexedDoc, slices: Slices): Promise<Segment> {
+  const builder = new SegmentBuilder(count);
+  for (let d = 0; d < count; d++) {
+    builder.add(docAt(d));
+    if (slices.due()) await slices.pause();
+  }
+  return builder.finish();
+}
+
+/** The two passes: `add` each document in order (the first), then `finish` (the second, which places the postings). */
+class SegmentBuilder {
+  private readonly terms = new Map<string, number>();
+  private readonly ids: string[] = [];
+  private readonly lengths: Float32Array;
+  private readonly priors: Float32Array;
+  private totalLength = 0;
   // Per term: its frequency in the document at hand, the last document it was in (+ 1), its count in the field at hand, and its
   // documents so far; `docTerms` and `fieldTerms` list the terms of the document and of the field at hand.
-  let tf = new Float64Array(4096);
-  let lastDoc = new Uint32Array(4096);
-  let inField = new Uint32Array(4096);
-  let perTerm = new Uint32Array(4096);
-  const docTerms: number[] = [];
-  const fieldTerms: number[] = [];
-  const stream = new Growing();
-  const docStarts = new Uint32Array(count + 1);
-  const cap = TUNING.fieldRepeatCap;
-  for (let d = 0; d < count; d++) {
-    const doc = docAt(d);
-    ids.push(doc.id);
-    priors[d] = doc.prior ?? 1;
+  private tf = new Float64Array(4096);
+  private lastDoc = new Uint32Array(4096);
+  private inField = new Uint32Array(4096);
+  private perTerm = new Uint32Array(4096);
+  private readonly docTerms: number[] = [];
+  private readonly fieldTerms: number[] = [];
+  private readonly stream = new Growing();
+  private readonly docStarts: Uint32Array;
+  private d = 0;
+
+  constructor(private readonly count: number) {
+    this.lengths = new Float32Array(count);
+    this.priors = new Float32Array(count);
+    this.docStarts = new Uint32Array(count + 1);
+  }
+
+  add(doc: IndexedDoc): void {
+    const { terms, docTerms, fieldTerms, stream } = this;
+    const d = this.d++;
+    const cap = TUNING.fieldRepeatCap;
+    this.ids.push(doc.id);
+    this.priors[d] = doc.prior ?? 1;
     let length = 0;
     for (const field of doc.fields) {
       for (const term of field.terms) {
@@ -65,10 +92,12 @@ export function buildSegment(count: number, docAt: (d: number) => IndexedDoc): S
         if (t === undefined) {
           t = terms.size;
           terms.set(term, t);
-          if (t === tf.length) [tf, lastDoc, inField, perTerm] = [grow(tf), grow(lastDoc), grow(inField), grow(perTerm)];
+          if (t === this.tf.length)
+            [this.tf, this.lastDoc, this.inField, this.perTerm] = [grow(this.tf), grow(this.lastDoc), grow(this.inField), grow(this.perTerm)];
         }
-        if (inField[t]!++ === 0) fieldTerms.push(t);
+        if (this.inField[t]!++ === 0) fieldTerms.push(t);
       }
+      const { tf, lastDoc, inField } = this;
       for (const t of fieldTerms) {
         if (lastDoc[t] !== d + 1) {
           lastDoc[t] = d + 1;
@@ -81,29 +110,36 @@ export function buildSegment(count: number, docAt: (d: number) => IndexedDoc): S
       // The whole text counts toward length: a stuffed field is long, and its matches are discounted for it.
       length += field.terms.length * field.weight;
     }
-    lengths[d] = length;
-    totalLength += length;
+    this.lengths[d] = length;
+    this.totalLength += length;
+    const { tf, perTerm } = this;
     for (const t of docTerms) {
       stream.push(t, tf[t]!);
       perTerm[t]!++;
       tf[t] = 0;
     }
     docTerms.length = 0;
-    docStarts[d + 1] = stream.length;
+    this.docStarts[d + 1] = stream.length;
   }
-  const starts = new Uint32Array(terms.size + 1);
-  for (let t = 0; t < terms.size; t++) starts[t + 1] = starts[t]! + perTerm[t]!;
-  const cursor = starts.slice(0, terms.size);
-  const postingDocs = new Uint32Array(stream.length);
-  const tfs = new Float32Array(stream.length);
-  for (let d = 0; d < count; d++) {
-    for (let k = docStarts[d]!; k < docStarts[d + 1]!; k++) {
-      const at = cursor[stream.terms[k]!]!++;
-      postingDocs[at] = d;
-      tfs[at] = stream.tfs[k]!;
+
+  finish(): Segment {
+    const { terms, stream, perTerm, docStarts, count } = this;
+    if (this.d !== count) throw new Error(`a segment of ${count} documents was given ${this.d}`);
+    const starts = new Uint32Array(terms.size + 1);
+    for (let t = 0; t < terms.size; t++) starts[t + 1] = starts[t]! + perTerm[t]!;
+    const cursor = starts.slice(0, terms.size);
+    const postingDocs = new Uint32Array(stream.length);
+    const tfs = new Float32Array(stream.length);
+    for (let d = 0; d < count; d++) {
+      for (let k = docStarts[d]!; k < docStarts[d + 1]!; k++) {
+        const at = cursor[stream.terms[k]!]!++;
+        postingDocs[at] = d;
+        tfs[at] = stream.tfs[k]!;
+      }
     }
+    const { ids, lengths, priors, totalLength } = this;
+    return { ids, lengths, priors, totalLength, terms, starts, docs: postingDocs, tfs };
   }
-  return { ids, lengths, priors, totalLength, terms, starts, docs: postingDocs, tfs };
 }
 
 function grow<T extends Float64Array | Uint32Array>(array: T): T {

@@ -42,7 +42,7 @@ export async function doctor(argv: string[]): Promise<number> {
     // Backends' own errors are in the report; the log would say them twice. An invalid config, catalog or lock file is found as the app is built.
     return await withApp(values, level, async (app) => {
       // A fast embedder (the built-in one) finishes in well under a second; a slow one is reported as still embedding.
-      await settlesWithin(app.search.semantic?.whenIdle(), 3000);
+      await settlesWithin(app.search.whenIdle(), 3000);
       // Errors and command lines can quote secrets from the environment: every string of the report is redacted before the table shortens any.
       const report = redactDeep(await diagnose(app), app.redact);
       if (values.json) stdout().json(report);

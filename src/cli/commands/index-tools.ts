@@ -47,7 +47,7 @@ export async function indexTools(argv: string[]): Promise<number> {
       throw new UsageError(
         "metatools.search.embedder is false, so there is nothing to index: remove it (the built-in embedder is the default) or name one (see docs/retrieval.md)",
       );
-    await semantic.whenIdle();
+    await app.search.whenIdle();
     progress.finish();
     const seconds = (performance.now() - started) / 1000;
     if (semantic.error) {

@@ -46,7 +46,7 @@ export async function search(argv: string[]): Promise<number> {
     logLevel(values["log-level"], "warn"),
     async (app) => {
       // One-shot: rank with every tool embedded (from the cache after `metatools index`).
-      await app.search.semantic?.whenIdle();
+      await app.search.whenIdle();
       const body = await createMetaDispatcher(app)("search_tools", args);
       return printBody("search_tools", body, values.json ?? false);
     },
