@@ -277,6 +277,8 @@ export class SemanticIndex {
       records.map((r) => r.id),
       hashes.map((h) => known.get(h)!),
     );
+    // A large index is packed for the scan in slices, not by the first search after the change (a third of a second at 100,000).
+    if (vectors.repacksInSlices) await vectors.repackInSlices();
   }
 }
 

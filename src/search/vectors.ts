@@ -15,6 +15,7 @@ import { Int8Matrix, MAX_DIMS, padded } from "./kernel/dot-i8.js";
 import { bestAmong, floorOfSample, inRankOrder, selectBest } from "./select.js";
 import { TopK } from "./top-k.js";
 import type { RankOptions } from "./types.js";
+import { Slices, Superseded } from "../util/turn.js";
 
 export interface VectorHit {
   id: string;
@@ -30,6 +31,9 @@ interface Packed {
   matrix: Int8Matrix;
 }
 
+/** Indexes of this many vectors or more are packed again in slices after a change (`repackInSlices`). */
+export const REPACK_IN_SLICES_FROM = 20_000;
+
 /** Candidates scored again from their int16 codes: the int8 scan's best `top` × this, and RESCORE_MIN more (twice `top` ranked the five public sets the same to the fourth decimal). */
 const RESCORE_FACTOR = 1;
 const RESCORE_MIN = 32;
@@ -37,6 +41,11 @@ const RESCORE_MIN = 32;
 export class VectorIndex {
   private readonly byNamespace = new Map<string, { ids: string[]; vectors: readonly StoredVector[] }>();
   private packed: Packed | undefined;
+  /** Whether the vectors changed since `packed` was made; `changes` counts the changes. */
+  private dirty = false;
+  private changes = 0;
+  /** Repacks in slices under way: searches meanwhile scan `packed` as it was. */
+  private repacking = 0;
   /** Values per row: the dimensions padded for the kernel. */
   private readonly stride: number;
 
@@ -58,7 +67,8 @@ export class VectorIndex {
   replaceNamespace(namespace: string, ids: string[], vectors: readonly StoredVector[]): void {
     if (ids.length) this.byNamespace.set(namespace, { ids, vectors });
     else this.byNamespace.delete(namespace);
-    this.packed = undefined;
+    this.dirty = true;
+    this.changes++;
   }
 
   /**
@@ -113,8 +123,54 @@ export class VectorIndex {
     return best.sorted().map(({ row }) => row);
   }
 
+  /** The packed rows to search: as they are now, or, while a repack in slices is under way, as they were. */
   private pack(): Packed {
-    if (this.packed) return this.packed;
+    if (this.packed && (!this.dirty || this.repacking)) return this.packed;
+    const next = this.startPack();
+    for (let row = 0; row < next.packed.ids.length; row++) next.write(row);
+    return this.install(next.packed);
+  }
+
+  /**
+   * Packs the rows again in slices that let the event loop turn
+   * (../util/turn.ts), searches meanwhile scanning the rows as they were:
+   * at 100,000 vectors packing takes about a third of a second. Ends
+   * without installing when the vectors change again meanwhile (the
+   * change's own repack follows). The semantic index calls it once a
+   * large index's namespace is embedded.
+   */
+  async repackInSlices(): Promise<void> {
+    const changes = this.changes;
+    const slices = new Slices(() => this.changes === changes);
+    this.repacking++;
+    try {
+      await slices.pause();
+      const next = this.startPack();
+      for (let row = 0; row < next.packed.ids.length; row++) {
+        next.write(row);
+        if (slices.due()) await slices.pause();
+      }
+      if (this.changes === changes) this.install(next.packed);
+    } catch (error) {
+      if (!(error instanceof Superseded)) throw error;
+    } finally {
+      this.repacking--;
+    }
+  }
+
+  /** Whether this index is large enough that the semantic index repacks it in slices after a change. */
+  get repacksInSlices(): boolean {
+    return this.size >= REPACK_IN_SLICES_FROM;
+  }
+
+  private install(packed: Packed): Packed {
+    this.packed = packed;
+    this.dirty = false;
+    return packed;
+  }
+
+  /** A packing of the rows as they are now, its matrix not yet written: `write` each row (then install it). */
+  private startPack(): { packed: Packed; write: (row: number) => void } {
     const rows = this.size;
     const ids: string[] = [];
     const namespaces: string[] = [];
@@ -129,20 +185,24 @@ export class VectorIndex {
     // The rows' int16 codes (the stored vectors' own arrays, not copies) and scales, a lookup each when rescoring.
     const codes = vectors.map((v) => v.codes);
     const scales = Float64Array.from(vectors, (v) => v.scale);
-    // int16 codes to int8: the same vector in 127 steps (its largest code is STORED_MAX).
+    // int16 codes to int8: the same vector in 127 steps (its largest code is STORED_MAX), written into the matrix's memory
+    // (its views stay valid: that memory never grows again).
     const step = 127 / STORED_MAX;
+    let int8: Int8Array = new Int8Array(0);
+    let int8Scales: Float32Array = new Float32Array(0);
     const matrix = new Int8Matrix(
       rows,
       this.stride,
-      (all, scales) => {
-        vectors.forEach(({ codes, scale }, row) => {
-          for (let k = 0, at = row * this.stride; k < codes.length; k++) all[at + k] = Math.round(codes[k]! * step);
-          scales[row] = scale / step;
-        });
+      (all, allScales) => {
+        [int8, int8Scales] = [all, allScales];
       },
       this.accelerated,
     );
-    this.packed = { ids, namespaces, codes, scales, matrix };
-    return this.packed;
+    const write = (row: number) => {
+      const { codes: rowCodes, scale } = vectors[row]!;
+      for (let k = 0, at = row * this.stride; k < rowCodes.length; k++) int8[at + k] = Math.round(rowCodes[k]! * step);
+      int8Scales[row] = scale / step;
+    };
+    return { packed: { ids, namespaces, codes, scales, matrix }, write };
   }
 }

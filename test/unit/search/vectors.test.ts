@@ -207,6 +207,30 @@ describe("the vector index", () => {
     expect(index.search([new Float32Array(32)], { top: 5 })).toEqual(ids.slice(0, 5).map((id) => ({ id, score: 0 })));
   });
 
+  it("packs again in slices after a change, searches meanwhile scanning the rows as they were; a newer change wins", async () => {
+    const next = random(31);
+    const dims = 40;
+    const [a, b, c] = [unitVectors(300, dims, next), unitVectors(300, dims, next), unitVectors(300, dims, next)];
+    const [idsA, idsB, idsC] = [a.map((_, i) => `a:t${i}`), b.map((_, i) => `b:t${i}`), c.map((_, i) => `c:t${i}`)];
+    const index = new VectorIndex(dims);
+    index.replaceNamespace("a", idsA, a.map(storeVector));
+    const query = unitVectors(1, dims, next);
+    const top = (ids: string[], vectors: Float32Array[]) => floatRanking(ids, vectors, query, 20).map((h) => h.id);
+    expect(index.search(query, { top: 20 }).map((h) => h.id)).toEqual(top(idsA, a));
+    index.replaceNamespace("b", idsB, b.map(storeVector));
+    const repack = index.repackInSlices();
+    // Meanwhile: the rows as they were (a alone).
+    expect(index.search(query, { top: 20 }).map((h) => h.id)).toEqual(top(idsA, a));
+    await repack;
+    expect(index.search(query, { top: 20 }).map((h) => h.id)).toEqual(top([...idsA, ...idsB], [...a, ...b]));
+    // A change during a repack: that repack stops, and the next search packs the newest rows.
+    const stale = index.repackInSlices();
+    index.replaceNamespace("a", [], []);
+    index.replaceNamespace("c", idsC, c.map(storeVector));
+    await stale;
+    expect(index.search(query, { top: 20 }).map((h) => h.id)).toEqual(top([...idsB, ...idsC], [...b, ...c]));
+  });
+
   it("refuses vectors too long for the kernel's sums", () => {
     expect(() => new VectorIndex(MAX_DIMS + 1)).toThrow(RangeError);
   });
