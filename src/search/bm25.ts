@@ -82,6 +82,11 @@ export class Bm25Ranker implements Ranker {
     };
   }
 
+  /** Makes now what a namespace's first searches would make (inverted.ts `warm`): after a build in the background. */
+  warm(namespace: string): void {
+    this.index.warm(namespace);
+  }
+
   /** Installs a namespace's index as built before (index-cache.ts). */
   installNamespace(namespace: string, prepared: Pick<PreparedNamespace, "segment" | "surface">, records: readonly ToolRecord[], about = ""): void {
     this.index.install(namespace, prepared.segment);

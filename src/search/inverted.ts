@@ -163,6 +163,12 @@ export class InvertedIndex {
     return { total, hits: best.map((i) => ({ id: id(i), score: found.scores[i]! })), counts, contains };
   }
 
+  /** Makes now what a segment's first searches would make (its ids' places and order: about 0.1 s at 100,000 tools). */
+  warm(key: string): void {
+    const segment = this.segments.get(key);
+    if (segment) idRanksOf(segment);
+  }
+
   private account(segment: Segment, sign: 1 | -1): void {
     this.docCount += sign * segment.ids.length;
     this.totalLength += sign * segment.totalLength;
@@ -214,22 +220,27 @@ function normsOf(segment: Segment, { k1, b }: ScoreParams, avgLength: number): F
 /** A document's place in its segment, by id (the map made at the first lookup). */
 const positions = new WeakMap<Segment, Map<string, number>>();
 
-function positionOf(segment: Segment, id: string): number | undefined {
+function positionsOf(segment: Segment): Map<string, number> {
   let map = positions.get(segment);
   if (!map) positions.set(segment, (map = new Map(segment.ids.map((d, i) => [d, i]))));
-  return map.get(id);
+  return map;
 }
 
-/** Each document's place in its segment's id order (made at the first search that needs it). */
+function positionOf(segment: Segment, id: string): number | undefined {
+  return positionsOf(segment).get(id);
+}
+
+/** Each document's place in its segment's id order (made at the first search that needs it, or by `warm`). */
 const idRanks = new WeakMap<Segment, Int32Array>();
 
 function idRanksOf(segment: Segment): Int32Array {
   let ranks = idRanks.get(segment);
   if (!ranks) {
-    const { ids } = segment;
-    const order = Array.from(ids.keys()).sort((a, b) => (ids[a]! < ids[b]! ? -1 : ids[a]! > ids[b]! ? 1 : 0));
-    ranks = new Int32Array(ids.length);
-    order.forEach((doc, place) => (ranks![doc] = place));
+    // The ids sorted natively (by UTF-16 code units, as `<` compares them), then each found by its place: no comparator called.
+    const places = positionsOf(segment);
+    ranks = new Int32Array(segment.ids.length);
+    const sorted = segment.ids.slice().sort();
+    for (let rank = 0; rank < sorted.length; rank++) ranks[places.get(sorted[rank]!)!] = rank;
     idRanks.set(segment, ranks);
   }
   return ranks;

@@ -156,6 +156,9 @@ export class LexicalIndexes {
     this.bm25.installNamespace(namespace, built, records, about);
     this.exact.installNamespace(namespace, exact);
     if (cache && key !== undefined) cache.save(namespace, { ...cache.stamp(key), ...built, exact });
+    // What the first searches would make, made now, in a slice of its own.
+    await slices.pause();
+    this.bm25.warm(namespace);
   }
 
   private install(namespace: string, prepared: PreparedNamespace, records: readonly ToolRecord[], about: string): void {
