@@ -17,6 +17,7 @@ import { tagFilter } from "./filters.js";
 import { fuseSignals, type FusionSettings } from "./fusion.js";
 import type { IndexCache } from "./index-cache.js";
 import { LexicalIndexes } from "./lexical.js";
+import { buildingNote, chooseMode } from "./mode-choice.js";
 import { isUnsure, mapOf, type MapEntry } from "./overview.js";
 import type { SemanticIndex } from "./semantic.js";
 import { createSignals, MODE_SIGNALS, type RankingMode, type SignalList, type SignalName, type SignalRequest, type SignalSources } from "./signals/index.js";
@@ -150,12 +151,9 @@ export class SearchEngine {
     };
     const query = request.query.trim();
     const asked = { query, options, principal: request.principal };
-    let { mode, note } = this.chooseMode(request.mode, (namespace) => !visible || known.has(namespace));
+    let { mode, note } = chooseMode(this.semantic, request.mode, (namespace) => !visible || known.has(namespace));
     // A very large namespace indexed in the background (lexical.ts): searched meanwhile as it was, and said so.
-    const building = this.indexes.building.filter((namespace) => !visible || known.has(namespace));
-    const still = building.length
-      ? `still indexing ${building.join(", ")} (${building.length === 1 ? "its tools are" : "their tools are"} searched as last indexed until done)`
-      : undefined;
+    const still = buildingNote(this.indexes.building.filter((namespace) => !visible || known.has(namespace)));
     if (!query || query === "*") mode = "browse";
     let lists: Map<SignalName, SignalList>;
     try {
@@ -230,31 +228,6 @@ export class SearchEngine {
       .slice(0, TUNING.learned.shown)
       .map((h) => h.id)
       .filter((id) => leading.has(id));
-  }
-
-  /** The mode a request gets: auto is hybrid when an embedder is configured and working, else BM25. */
-  private chooseMode(requested: SearchMode, seen: (namespace: string) => boolean): { mode: RankingMode; note?: string } {
-    const wantsVectors = requested === "semantic" || requested === "hybrid";
-    if (!this.semantic) {
-      return wantsVectors
-        ? {
-            mode: "bm25",
-            note: `mode "${requested}" needs an embedder, and metatools.search.embedder is false in this config; ranked with bm25. Remove that line to use the built-in one (docs/retrieval.md)`,
-          }
-        : { mode: "bm25" };
-    }
-    // An embedding service that is not there: its fallback (the built-in table) ranks meaning meanwhile, and says so.
-    if (this.semantic.error && !this.semantic.fallback?.embedder)
-      return { mode: "bm25", note: `semantic search is unavailable (${this.semantic.error}); ranked with bm25` };
-    const mode = requested === "auto" ? "hybrid" : requested;
-    // Only namespaces the caller may see are named (src/meta/scoped.ts).
-    const failed = this.semantic.failures.filter(([namespace]) => seen(namespace));
-    const indexing = this.semantic.indexing.filter((namespace) => seen(namespace) && !failed.some(([n]) => n === namespace));
-    const notes = [
-      ...(indexing.length ? [`still embedding ${indexing.join(", ")}: their tools are ranked by bm25 alone until done`] : []),
-      ...failed.map(([namespace, why]) => `embedding ${namespace} failed (${why}): its tools are ranked by bm25 alone until it is tried again`),
-    ];
-    return { mode, note: notes.length && mode !== "bm25" ? notes.join("; ") : undefined };
   }
 
   /** Index words near a query's words, for hints when nothing matched at all. */
