@@ -217,7 +217,7 @@ export function createMetatools(config: ResolvedConfig, options: AppOptions = {}
     snapshot.flush();
     learning?.flush();
     lock?.close();
-    search.flush();
+    search.close();
     await backends.close();
     reaper.close();
     await semantic?.close();

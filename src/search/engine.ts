@@ -114,6 +114,11 @@ export class SearchEngine {
     this.indexes.flush();
   }
 
+  /** On close: builds in slices stop at their next slice (a server closing does not wait seconds for one), and the cache is written. */
+  close(): void {
+    this.indexes.close();
+  }
+
   /** Whether a namespace's tools are embedded (ranked by meaning too), not ranked by their words alone. */
   embeds(namespace: string): boolean {
     return !!this.semantic && !this.wordsOnly.has(namespace);

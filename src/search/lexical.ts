@@ -36,6 +36,7 @@ export class LexicalIndexes {
   private replacements = 0;
   /** The builds in slices under way, by namespace. */
   private readonly builds = new Map<string, Promise<void>>();
+  private closed = false;
 
   constructor(
     private readonly registry: ToolRegistry,
@@ -97,6 +98,12 @@ export class LexicalIndexes {
     this.cache?.flush();
   }
 
+  /** Stops the builds in slices under way (each at its next slice; what they built is not installed) and writes the cache. */
+  close(): void {
+    this.closed = true;
+    this.flush();
+  }
+
   private index(namespace: string, records: readonly ToolRecord[], about: string, cache: IndexCache, replacement: number, given?: SearchDocument[]): void {
     if (records.length >= this.slicedFrom) return this.inSlices(namespace, records, about, cache, replacement, given);
     const docs = given ?? records.map(toDocument);
@@ -137,7 +144,7 @@ export class LexicalIndexes {
     replacement: number,
     given: SearchDocument[] | undefined,
   ): Promise<void> {
-    const current = () => this.latest.get(namespace) === replacement;
+    const current = () => !this.closed && this.latest.get(namespace) === replacement;
     // A namespace replaced again meanwhile: this build stops at its next pause.
     const slices = new Slices(current);
     // The caller (a registry change, a start) finishes first.

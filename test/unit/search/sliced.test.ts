@@ -76,6 +76,15 @@ describe("a very large namespace, indexed in slices", () => {
     expect(after.hits.every((h) => small.has(h.record.id))).toBe(true);
   });
 
+  it("stops at its next slice when the engine closes, installing nothing", async () => {
+    const registry = new ToolRegistry(new CatalogIndex([]));
+    const engine = new SearchEngine(registry, { slicedFrom: SLICED_FROM });
+    registry.setNamespace("shop", tools(600), undefined, true);
+    engine.close();
+    await engine.whenIdle();
+    expect((await search(engine, "create")).total).toBe(0);
+  });
+
   it("keeps what it built in the index cache, which the next start reads back", async () => {
     const dir = tempDir();
     const list = tools(CACHED_MIN_TOOLS + 50);
