@@ -71,7 +71,7 @@ export function floorOfSample(sample: ArrayLike<number>, length: number, step: n
  * The indices of the `k` best of the first `n` values (of the same value,
  * the smaller id: `ties`), in no particular order. Under a sampled floor
  * (above) only the few values that reach it are looked at again: the k-th
- * best among them found by sorting their numbers natively, and ids read
+ * best among them found by quickselect over their numbers, and ids read
  * only to break a tie there. When fewer than k reach it, or most are
  * wanted anyway, a heap over all of them.
  */

@@ -8,7 +8,8 @@
  * ranking is the float ranking to about five decimals (rounding to int8
  * moves a cosine by about 0.002, far less than the margin spans) at the
  * speed of the int8 scan. Kept per namespace, as backends change one at a
- * time, and packed when searched after a change.
+ * time, and packed when searched after a change (a large index: again in
+ * slices once the change is embedded, `repackInSlices`).
  */
 import { STORED_MAX, type StoredVector } from "../embed/stored.js";
 import { Int8Matrix, MAX_DIMS, padded } from "./kernel/dot-i8.js";

@@ -160,7 +160,7 @@ export class Int8Matrix {
     return out;
   }
 
-  /** The scores of rows 0, step, 2·step… of the last scan (a sample to guess a floor from: top-k.ts), drawn as they were scored. */
+  /** The scores of rows 0, step, 2·step… of the last scan (a sample to guess a floor from: select.ts), drawn as they were scored. */
   get sample(): Float32Array {
     return this.regions.sample;
   }
