@@ -275,13 +275,14 @@ describe("the authorization response's issuer (RFC 9207) and the authorization s
     const { world, setup } = await setUp({ accessTokenTtlSec: 1 });
     await signInAndRun(setup);
     const file = tokenFile(setup);
-    const record = file.backends.notes! as unknown as { client: Record<string, unknown>; tokens: Record<string, unknown> };
+    const record = file.backends.notes! as unknown as { client: Record<string, unknown>; tokens: Record<string, unknown>; expiresAt?: number };
     delete record.client.issuer;
     delete record.tokens.issuer;
+    // The access token as expired (its lifetime is a second): the next run refreshes it, with no wait for the clock.
+    record.expiresAt = Date.now() - 1000;
     writeFileSync(setup.tokenFile, JSON.stringify(file));
     const refreshes = () => of(world, "token").filter((t) => t.grant_type === "refresh_token" && t.status === 200).length;
     const before = refreshes();
-    await new Promise((resolve) => setTimeout(resolve, 1100));
     const run = await setup.cli(["run", "notes:echo", "--args", '{"text":"hello"}']);
     expect(run.code, run.stderr).toBe(0);
     expect(refreshes()).toBeGreaterThan(before);
