@@ -11,9 +11,12 @@ const SOURCE = new URL("../../src/search/kernel/dot-i8.wat", import.meta.url);
 export async function kernelModuleSource(): Promise<string> {
   const { default: init } = await import("wabt");
   const wabt = await init();
-  const module = wabt.parseWat("dot-i8.wat", readFileSync(SOURCE, "utf8"), { simd: true });
+  // SIMD, and memory shared between threads (the scan helper's: src/search/kernel/helper.ts).
+  const features = { simd: true, threads: true };
+  const module = wabt.parseWat("dot-i8.wat", readFileSync(SOURCE, "utf8"), features);
   try {
-    module.validate();
+    // wabt's types declare no argument; its validation takes the features too.
+    (module.validate as (this: typeof module, options: typeof features) => void).call(module, features);
     const { buffer } = module.toBinary({});
     const base64 = Buffer.from(buffer).toString("base64");
     return [

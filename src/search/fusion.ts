@@ -6,6 +6,7 @@
  * search's one ranking out of its signals' lists.
  */
 import { countByNamespace } from "./filters.js";
+import { inRankOrder, selectBest } from "./select.js";
 import type { SignalList } from "./signals/signal.js";
 import type { RankResult, Ranked } from "./types.js";
 
@@ -15,12 +16,26 @@ export interface FusionList {
 }
 
 export function reciprocalRankFusion(lists: readonly FusionList[], k: number, top: number): Ranked[] {
-  const scores = new Map<string, number>();
-  for (const { hits, weight } of lists) hits.forEach((hit, rank) => scores.set(hit.id, (scores.get(hit.id) ?? 0) + weight / (k + rank + 1)));
-  return [...scores.entries()]
-    .map(([id, score]) => ({ id, score }))
-    .sort((a, b) => b.score - a.score || (a.id < b.id ? -1 : 1))
-    .slice(0, top);
+  const places = new Map<string, number>();
+  const ids: string[] = [];
+  // A typed array, as the other callers of select.ts pass: its loops stay specialized to them.
+  const scores = new Float64Array(lists.reduce((n, list) => n + list.hits.length, 0));
+  for (const { hits, weight } of lists) {
+    for (let rank = 0; rank < hits.length; rank++) {
+      const id = hits[rank]!.id;
+      const gain = weight / (k + rank + 1);
+      const at = places.get(id);
+      if (at === undefined) {
+        places.set(id, ids.length);
+        scores[ids.length] = gain;
+        ids.push(id);
+      } else scores[at] = scores[at]! + gain;
+    }
+  }
+  // The first `top` only (select.ts), in rank order: a page of 10 out of 200 fused tools sorts 10.
+  const ties = { id: (i: number) => ids[i]! };
+  const chosen = top < ids.length ? selectBest(scores, ids.length, top, ties) : [...ids.keys()];
+  return inRankOrder(chosen, (i) => scores[i]!, ties).map((i) => ({ id: ids[i]!, score: scores[i]! }));
 }
 
 /**
@@ -33,9 +48,9 @@ export function fuseHead(lists: readonly FusionList[], k: number, pool: number, 
   const fused = reciprocalRankFusion(
     lists.map(({ hits, weight }) => ({ hits: hits.slice(0, pool), weight })),
     k,
-    Number.POSITIVE_INFINITY,
+    top,
   );
-  if (fused.length >= top) return fused.slice(0, top);
+  if (fused.length >= top) return fused;
   const seen = new Set(fused.map((h) => h.id));
   const floor = fused.at(-1)?.score ?? 1;
   const tail = lists[0]?.hits.slice(pool) ?? [];

@@ -57,12 +57,15 @@ export function mapOf(hits: readonly ToolRecord[], toolsOf: (namespace: string) 
     // Each place gets its share of what is left, at least its best hit.
     const share = Math.max(1, Math.floor(left / (chosen.length - chosen.indexOf(place))));
     const seen = new Set(place.ranked.map((r) => r.id));
-    // The rest by name, walked in an order made once per listing, only as far as names (of 1 character and ", ") can fill the share.
+    // The rest by name, walked in an order made once per listing, only until the names (each with ", ") overflow the share.
     const members = groupsOf(toolsOf(place.namespace)).get(group) ?? [];
     const rest: ToolRecord[] = [];
-    for (let i = 0; i < members.length && rest.length * 3 < share; i++) {
+    let need = place.ranked.reduce((sum, r) => sum + r.name.length + 2, 0);
+    for (let i = 0; i < members.length && need <= share; i++) {
       const r = members[i]!;
-      if (!seen.has(r.id) && (!accept || accept(r.id))) rest.push(r);
+      if (seen.has(r.id) || (accept && !accept(r.id))) continue;
+      rest.push(r);
+      need += r.name.length + 2;
     }
     const ordered = [...place.ranked, ...rest];
     // The hits are tools of the place that passed the filters: the place's whole count holds them.

@@ -79,21 +79,21 @@ export class VectorIndex {
    */
   search(queries: readonly Float32Array[], options: RankOptions): VectorHit[] {
     const top = Math.max(0, options.top);
+    if (!queries.length || !top) return [];
     const candidates = this.scan(queries, { ...options, top: top * RESCORE_FACTOR + RESCORE_MIN });
     const { ids, codes, scales, matrix } = this.pack();
-    // Each candidate's best exact score over the queries, by its place among the candidates.
-    const best = new Float64Array(candidates.length).fill(Number.NEGATIVE_INFINITY);
-    const rows = candidates.map((row) => codes[row]!);
-    for (const query of queries) {
-      const dots = matrix.rescore(query, rows);
-      for (let i = 0; i < candidates.length; i++) best[i] = Math.max(best[i]!, dots[i]! * scales[candidates[i]!]!);
-    }
+    // Each candidate's best exact score over the queries (its scale is positive: the best dot product's), by its place among the candidates.
+    const dots = matrix.rescore(
+      queries,
+      candidates.map((row) => codes[row]!),
+    );
+    const score = (i: number) => dots[i]! * scales[candidates[i]!]!;
     const order = inRankOrder(
       candidates.map((_, i) => i),
-      (i) => best[i]!,
+      score,
       { id: (i) => ids[candidates[i]!]! },
     );
-    return order.slice(0, top).map((i) => ({ id: ids[candidates[i]!]!, score: best[i]! }));
+    return order.slice(0, top).map((i) => ({ id: ids[candidates[i]!]!, score: score(i) }));
   }
 
   /** The int8 scan: the rows of the `options.top` best tools that pass the filters by their approximate scores (ties by id), in no particular order. */
@@ -165,6 +165,7 @@ export class VectorIndex {
   }
 
   private install(packed: Packed): Packed {
+    if (this.packed !== packed) this.packed?.matrix.release();
     this.packed = packed;
     this.dirty = false;
     return packed;

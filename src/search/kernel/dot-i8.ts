@@ -9,6 +9,7 @@
  */
 import { sampleStep } from "../select.js";
 import { DOT_I8_WASM } from "./dot-i8.wasm.js";
+import { PARALLEL_FROM, scanHelper, type BestArgs } from "./helper.js";
 
 /** Rows are padded to a multiple of this many values (the kernel reads 64 at a step). */
 export const LANES = 64;
@@ -16,7 +17,6 @@ export const LANES = 64;
 export const padded = (dims: number): number => Math.ceil(dims / LANES) * LANES;
 
 interface Kernel {
-  memory: WebAssembly.Memory;
   best: (
     queries: number,
     count: number,
@@ -40,11 +40,11 @@ export const RESCORE_ROWS = 512;
 
 let compiled: WebAssembly.Module | null | undefined;
 
-/** The compiled module, or null where WebAssembly SIMD is unavailable. */
+/** The compiled module, or null where WebAssembly SIMD (or memory shared between threads, which it imports) is unavailable. */
 function kernelModule(): WebAssembly.Module | null {
   if (compiled !== undefined) return compiled;
   const bytes = Buffer.from(DOT_I8_WASM, "base64");
-  compiled = typeof WebAssembly === "object" && WebAssembly.validate(bytes) ? new WebAssembly.Module(bytes) : null;
+  compiled = typeof WebAssembly === "object" && typeof SharedArrayBuffer === "function" && WebAssembly.validate(bytes) ? new WebAssembly.Module(bytes) : null;
   return compiled;
 }
 
@@ -72,6 +72,8 @@ export class Int8Matrix {
   private readonly regions: Regions;
   /** Every how many rows one score is drawn into the sample (`sample`). */
   readonly step: number;
+  /** This matrix's id at the scan helper, when its rows are scanned on two threads. */
+  private helperId: number | undefined;
 
   /**
    * `fill` writes the rows (`rowCount` × `dims` int8 codes) and their
@@ -105,16 +107,16 @@ export class Int8Matrix {
       end += align(length * bytes);
     }
     this.at = at;
-    let buffer: ArrayBuffer;
+    let buffer: ArrayBufferLike;
     if (module) {
-      const kernel = new WebAssembly.Instance(module).exports as unknown as Kernel;
-      const have = kernel.memory.buffer.byteLength;
-      if (end > have) kernel.memory.grow(Math.ceil((end - have) / PAGE));
-      this.kernel = kernel;
-      // The memory never grows again, so these views stay valid.
-      buffer = kernel.memory.buffer;
+      // Shared, so that the scan helper's thread can score some of the rows (helper.ts); sized once, so these views stay valid.
+      const pages = Math.max(1, Math.ceil(end / PAGE));
+      const memory = new WebAssembly.Memory({ initial: pages, maximum: pages, shared: true });
+      this.kernel = new WebAssembly.Instance(module, { env: { memory } }).exports as unknown as Kernel;
+      if (rowCount >= PARALLEL_FROM && scanHelper.usable) this.helperId = scanHelper.add(this, module, memory);
+      buffer = memory.buffer;
     } else buffer = new ArrayBuffer(end);
-    const view = <T>(Kind: new (b: ArrayBuffer, offset: number, length: number) => T, name: keyof Regions, length: number) =>
+    const view = <T>(Kind: new (b: ArrayBufferLike, offset: number, length: number) => T, name: keyof Regions, length: number) =>
       new Kind(buffer, at[name], length);
     this.regions = {
       codes: view(Int8Array, "codes", rowCount * dims),
@@ -129,6 +131,17 @@ export class Int8Matrix {
       rescoreOut: view(Float32Array, "rescoreOut", RESCORE_ROWS),
     };
     fill(this.regions.codes, this.regions.scales);
+  }
+
+  /** Stops scanning on two threads (the helper forgets this matrix): when a repack replaces it. */
+  release(): void {
+    if (this.helperId !== undefined) scanHelper.release(this, this.helperId);
+    this.helperId = undefined;
+  }
+
+  /** Whether the scan runs on two threads (helper.ts). */
+  get threaded(): boolean {
+    return this.helperId !== undefined && scanHelper.usable;
   }
 
   /** Whether the scan runs in WebAssembly. */
@@ -187,7 +200,10 @@ export class Int8Matrix {
     queries.forEach((q, j) => (queryScales[j] = quantize(q, codesOf.subarray(j * dims, (j + 1) * dims), QUERY_MAX)));
     if (this.kernel) {
       const at = this.at;
-      this.kernel.best(at.queries, queries.length, at.codes, rows, dims, at.queryScales, at.scales, at.out, this.step, at.sample);
+      const whole: BestArgs = [at.queries, queries.length, at.codes, rows, dims, at.queryScales, at.scales, at.out, this.step, at.sample];
+      // A large matrix: its rows in chunks, taken by this thread and the helper's (helper.ts).
+      if (this.helperId !== undefined && scanHelper.usable && scanHelper.scan(this.helperId, whole, this.kernel.best)) return;
+      this.kernel.best(...whole);
       return;
     }
     const { sample } = this.regions;
@@ -204,23 +220,25 @@ export class Int8Matrix {
   }
 
   /**
-   * Each row's dot product with a float query, the rows int16 codes (each
-   * at most `dims` long, the rest taken as zeros), in float32 arithmetic in
-   * WebAssembly or float64 in JavaScript.
+   * Each row's largest dot product with these float queries, the rows int16
+   * codes (each at most `dims` long, the rest taken as zeros), in float32
+   * arithmetic in WebAssembly or float64 in JavaScript. The rows are copied
+   * in once for all the queries.
    */
-  rescore(query: Float32Array, rows: readonly Int16Array[]): Float32Array {
-    const dots = new Float32Array(rows.length);
+  rescore(queries: readonly Float32Array[], rows: readonly Int16Array[]): Float32Array {
+    const dots = new Float32Array(rows.length).fill(Number.NEGATIVE_INFINITY);
     if (!this.kernel) {
       rows.forEach((codes, r) => {
-        let dot = 0;
-        for (let k = 0; k < codes.length; k++) dot += codes[k]! * query[k]!;
-        dots[r] = dot;
+        for (const query of queries) {
+          let dot = 0;
+          for (let k = 0; k < codes.length; k++) dot += codes[k]! * query[k]!;
+          dots[r] = Math.max(dots[r]!, dot);
+        }
       });
       return dots;
     }
     const { rescoreQuery, rescoreRows, rescoreOut } = this.regions;
     const dims = this.dims;
-    rescoreQuery.fill(0).set(query);
     for (let start = 0; start < rows.length; start += RESCORE_ROWS) {
       const count = Math.min(RESCORE_ROWS, rows.length - start);
       for (let r = 0; r < count; r++) {
@@ -228,8 +246,11 @@ export class Int8Matrix {
         rescoreRows.set(codes, r * dims);
         if (codes.length < dims) rescoreRows.fill(0, r * dims + codes.length, (r + 1) * dims);
       }
-      this.kernel.rescore(this.at.rescoreQuery, this.at.rescoreRows, count, dims, this.at.rescoreOut);
-      dots.set(rescoreOut.subarray(0, count), start);
+      for (const query of queries) {
+        rescoreQuery.fill(0).set(query);
+        this.kernel.rescore(this.at.rescoreQuery, this.at.rescoreRows, count, dims, this.at.rescoreOut);
+        for (let r = 0; r < count; r++) dots[start + r] = Math.max(dots[start + r]!, rescoreOut[r]!);
+      }
     }
     return dots;
   }

@@ -3,6 +3,8 @@
 ;; of a matrix (each row's best), and float dot products of one query
 ;; against a few int16 rows (the best candidates, scored again from their
 ;; stored codes).
+;; The memory is imported, and shared: a second thread runs `best` over some of the rows of a large matrix
+;; (src/search/kernel/helper.ts), each thread writing its own rows' scores and its own part of the sample.
 ;; `npm run generate` compiles this file into dot-i8.wasm.ts (wabt, a dev
 ;; dependency); the package ships only that.
 ;;
@@ -27,7 +29,7 @@
 ;;   out: count float32 values, out[r] = Σ_k query[k] · rows[r·dims + k]
 ;; (dims a multiple of 64 and 16-byte aligned addresses, as above).
 (module
-  (memory (export "memory") 1)
+  (import "env" "memory" (memory 1 65536 shared))
   (func (export "best") (param $q i32) (param $count i32) (param $m i32) (param $rows i32) (param $dims i32) (param $qs i32) (param $rs i32) (param $out i32) (param $step i32) (param $sample i32)
     (local $r i32) (local $j i32) (local $row i32) (local $end i32) (local $p i32) (local $qj i32) (local $qp i32)
     (local $b v128) (local $acc v128) (local $acc2 v128) (local $best f32) (local $score f32) (local $countdown i32)

@@ -12,7 +12,8 @@ declare namespace WebAssembly {
     readonly exports: Record<string, unknown>;
   }
   class Memory {
-    readonly buffer: ArrayBuffer;
+    constructor(descriptor: { initial: number; maximum?: number; shared?: boolean });
+    readonly buffer: ArrayBuffer | SharedArrayBuffer;
     grow(pages: number): number;
   }
   function validate(bytes: ArrayBufferView | ArrayBuffer): boolean;

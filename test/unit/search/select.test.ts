@@ -68,3 +68,25 @@ describe("selectBest", () => {
     }
   });
 });
+
+describe("inRankOrder", () => {
+  it("orders indices as a full sort does (a higher value first, ties by id or by the ids' places), at every length", () => {
+    let seed = 17;
+    const next = () => ((seed = (seed * 1103515245 + 12345) >>> 0) % 1_000_003) / 1_000_003;
+    for (const n of [0, 1, 2, 23, 24, 25, 100, 132, 1000]) {
+      for (const distinct of [2, 7, 1_000_000]) {
+        const values = Float64Array.from({ length: n }, () => Math.floor(next() * distinct) / distinct);
+        const ids = Array.from({ length: n }, (_, i) => `t${((i * 7919 + 3) % 10_007).toString(36)}`);
+        const ranks = new Int32Array(n);
+        [...ids.keys()].sort((a, b) => (ids[a]! < ids[b]! ? -1 : 1)).forEach((i, place) => (ranks[i] = place));
+        const reference = [...values.keys()].sort((a, b) => values[b]! - values[a]! || (ids[a]! < ids[b]! ? -1 : 1));
+        // Given in a shuffled order, and already sorted, and reversed: the same result.
+        const shuffled = [...values.keys()].sort(() => next() - 0.5);
+        for (const given of [shuffled, [...reference], [...reference].reverse()]) {
+          expect(inRankOrder([...given], (i) => values[i]!, { id: (i) => ids[i]! })).toEqual(reference);
+          expect(inRankOrder([...given], (i) => values[i]!, { id: (i) => ids[i]!, rank: (i) => ranks[i]! })).toEqual(reference);
+        }
+      }
+    }
+  });
+});

@@ -8,6 +8,7 @@
  */
 import { describe, expect, it } from "vitest";
 import { Int8Matrix, LANES, MAX_DIMS, padded, QUERY_MAX, quantize, RESCORE_ROWS, SCAN_QUERIES } from "../../../src/search/kernel/dot-i8.js";
+import { PARALLEL_FROM } from "../../../src/search/kernel/helper.js";
 import { VectorIndex } from "../../../src/search/vectors.js";
 import { restoreVector, storeVector, STORED_MAX } from "../../../src/embed/stored.js";
 
@@ -81,6 +82,27 @@ describe("the int8 kernel", () => {
     expect(reference[0]).toBeCloseTo(127 * 0.5 * dims * scales[0]!, 3);
   });
 
+  it("scans a large matrix on two threads to the same scores, and on one once released", () => {
+    const rows = PARALLEL_FROM + 37;
+    const dims = 256;
+    const next = random(9);
+    const codes = Int8Array.from({ length: rows * dims }, () => Math.round(next() * 254 - 127));
+    const scales = Float32Array.from({ length: rows }, () => next());
+    const fill = (into: Int8Array, into2: Float32Array) => (into.set(codes), into2.set(scales));
+    const two = new Int8Matrix(rows, dims, fill);
+    const one = new Int8Matrix(rows, dims, fill);
+    one.release();
+    expect(two.threaded).toBe(true);
+    expect(one.threaded).toBe(false);
+    for (let round = 0; round < 5; round++) {
+      const queries = unitVectors(1 + (round % 3), dims, next);
+      const alone = Float32Array.from(one.scores(queries));
+      const sample = Float32Array.from(one.sample);
+      expect(two.scores(queries)).toEqual(alone);
+      expect(two.sample).toEqual(sample);
+    }
+  });
+
   it.each([
     ["the WebAssembly scan", true],
     ["the JavaScript scan", false],
@@ -115,13 +137,21 @@ describe("the int8 kernel", () => {
     const query = Float32Array.from({ length: dims }, () => next() * 2 - 1);
     const wasm = new Int8Matrix(1, dims, () => undefined);
     const plain = new Int8Matrix(1, dims, () => undefined, false);
-    const reference = plain.rescore(query, rows);
+    const reference = plain.rescore([query], rows);
     // Sums of 320 terms as large as 32,767, in float32: within a millionth of the terms' magnitudes (the sum itself may be small).
     const magnitude = rows.map((codes) => codes.reduce((sum, c, k) => sum + Math.abs(c * query[k]!), 0));
-    wasm.rescore(query, rows).forEach((dot, r) => expect(Math.abs(dot - reference[r]!)).toBeLessThanOrEqual(1e-6 * magnitude[r]!));
+    wasm.rescore([query], rows).forEach((dot, r) => expect(Math.abs(dot - reference[r]!)).toBeLessThanOrEqual(1e-6 * magnitude[r]!));
     let dot = 0;
     for (let k = 0; k < rows[0]!.length; k++) dot += rows[0]![k]! * query[k]!;
     expect(reference[0]).toBeCloseTo(dot, 0);
+    // Several queries: each row's largest dot product among them, the rows copied in once for all.
+    const other = Float32Array.from({ length: dims }, () => next() * 2 - 1);
+    const both = wasm.rescore([query, other], rows);
+    const second = wasm.rescore([other], rows);
+    const first = wasm.rescore([query], rows);
+    both.forEach((d, r) => expect(d).toBe(Math.max(first[r]!, second[r]!)));
+    expect(both.some((d, r) => d === second[r] && d !== first[r])).toBe(true);
+    expect(Array.from(plain.rescore([query, other], rows))).toEqual(Array.from(reference, (d, r) => Math.max(d, plain.rescore([other], rows)[r]!)));
   });
 
   it("quantizes within half a step, and a zero vector to zero", () => {
