@@ -12,7 +12,8 @@
  * slices once the change is embedded, `repackInSlices`).
  */
 import { STORED_MAX, type StoredVector } from "../embed/stored.js";
-import { Int8Matrix, MAX_DIMS, padded } from "./kernel/dot-i8.js";
+import { Int8Matrix } from "./kernel/dot-i8.js";
+import { MAX_DIMS, padded } from "./kernel/module.js";
 import { bestAmong, floorOfSample, inRankOrder, selectBest } from "./select.js";
 import { TopK } from "./top-k.js";
 import type { RankOptions } from "./types.js";

@@ -8,47 +8,14 @@
  * (the best candidates' stored codes), copied in per call.
  */
 import { sampleStep } from "../select.js";
-import { DOT_I8_WASM } from "./dot-i8.wasm.js";
-import { PARALLEL_FROM, scanHelper, type BestArgs } from "./helper.js";
-
-/** Rows are padded to a multiple of this many values (the kernel reads 64 at a step). */
-export const LANES = 64;
-
-export const padded = (dims: number): number => Math.ceil(dims / LANES) * LANES;
-
-interface Kernel {
-  best: (
-    queries: number,
-    count: number,
-    matrix: number,
-    rows: number,
-    dims: number,
-    qscales: number,
-    rscales: number,
-    out: number,
-    step: number,
-    sample: number,
-  ) => void;
-  above: (out: number, rows: number, floor: number, dst: number) => number;
-  rescore: (query: number, rows: number, count: number, dims: number, out: number) => void;
-}
+import { PARALLEL_FROM, scanHelper } from "./helper.js";
+import { kernelModule, kernelOver, LANES, QUERY_MAX, quantize, type BestArgs, type Kernel } from "./module.js";
 
 /** Query vectors one scan of the kernel takes (a request has at most seven: query-parts.ts; more are taken this many at a time). */
 export const SCAN_QUERIES = 8;
 /** Rows one `rescore` call of the kernel takes (more are taken this many at a time). */
 export const RESCORE_ROWS = 512;
 
-let compiled: WebAssembly.Module | null | undefined;
-
-/** The compiled module, or null where WebAssembly SIMD (or memory shared between threads, which it imports) is unavailable. */
-function kernelModule(): WebAssembly.Module | null {
-  if (compiled !== undefined) return compiled;
-  const bytes = Buffer.from(DOT_I8_WASM, "base64");
-  compiled = typeof WebAssembly === "object" && typeof SharedArrayBuffer === "function" && WebAssembly.validate(bytes) ? new WebAssembly.Module(bytes) : null;
-  return compiled;
-}
-
-const PAGE = 65_536;
 const align = (n: number): number => Math.ceil(n / LANES) * LANES;
 
 /** Views on the module's memory (or plain arrays without it), and where each starts. */
@@ -109,10 +76,8 @@ export class Int8Matrix {
     this.at = at;
     let buffer: ArrayBufferLike;
     if (module) {
-      // Shared, so that the scan helper's thread can score some of the rows (helper.ts); sized once, so these views stay valid.
-      const pages = Math.max(1, Math.ceil(end / PAGE));
-      const memory = new WebAssembly.Memory({ initial: pages, maximum: pages, shared: true });
-      this.kernel = new WebAssembly.Instance(module, { env: { memory } }).exports as unknown as Kernel;
+      const { kernel, memory } = kernelOver(module, end);
+      this.kernel = kernel;
       if (rowCount >= PARALLEL_FROM && scanHelper.usable) this.helperId = scanHelper.add(this, module, memory);
       buffer = memory.buffer;
     } else buffer = new ArrayBuffer(end);
@@ -254,24 +219,4 @@ export class Int8Matrix {
     }
     return dots;
   }
-}
-
-/** The largest query value: 12 bits, so a row of 4,096 int8 values times the query stays within an int32. */
-export const QUERY_MAX = 2047;
-
-/** The most dimensions a row may have (the kernel's sums must fit an int32 at QUERY_MAX). */
-export const MAX_DIMS = 4096;
-
-/**
- * A vector as integers of at most `limit` in magnitude (127 for a row's
- * int8 codes, QUERY_MAX for a query, which keeps 16 times finer steps) and
- * the scale that gives it back: v ≈ codes × scale. Zero for a zero vector.
- */
-export function quantize(vector: Float32Array, into: Int8Array | Int16Array, limit = 127): number {
-  let max = 0;
-  for (let i = 0; i < vector.length; i++) max = Math.max(max, Math.abs(vector[i]!));
-  if (!max) return 0;
-  const scale = max / limit;
-  for (let i = 0; i < vector.length; i++) into[i] = Math.round(vector[i]! / scale);
-  return scale;
 }

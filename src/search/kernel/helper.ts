@@ -15,6 +15,7 @@
  * the caller and the helper is not used again: slower, never wrong.
  */
 import { Worker } from "node:worker_threads";
+import type { BestArgs } from "./module.js";
 
 /** Matrices of this many rows or more are scanned on two threads: at 10,000 rows of 256 values the scan takes 0.13 ms against 0.155 alone, at 100,000 0.8 against 1.45; below it the worker's round trip costs about what it saves. */
 export const PARALLEL_FROM = 8_192;
@@ -86,9 +87,6 @@ for (;;) {
   Atomics.notify(control, S.busy);
 }
 `;
-
-/** `best`'s arguments (kernel/dot-i8.ts): queries, count, matrix, rows, dims, qscales, rscales, out, step, sample. */
-export type BestArgs = [number, number, number, number, number, number, number, number, number, number];
 
 /**
  * Takes the job's chunks one by one until none is left (or the job is no

@@ -7,7 +7,8 @@
  * query vectors.
  */
 import { describe, expect, it } from "vitest";
-import { Int8Matrix, LANES, MAX_DIMS, padded, QUERY_MAX, quantize, RESCORE_ROWS, SCAN_QUERIES } from "../../../src/search/kernel/dot-i8.js";
+import { Int8Matrix, RESCORE_ROWS, SCAN_QUERIES } from "../../../src/search/kernel/dot-i8.js";
+import { LANES, MAX_DIMS, padded, QUERY_MAX, quantize } from "../../../src/search/kernel/module.js";
 import { PARALLEL_FROM } from "../../../src/search/kernel/helper.js";
 import { VectorIndex } from "../../../src/search/vectors.js";
 import { restoreVector, storeVector, STORED_MAX } from "../../../src/embed/stored.js";
@@ -94,13 +95,24 @@ describe("the int8 kernel", () => {
     one.release();
     expect(two.threaded).toBe(true);
     expect(one.threaded).toBe(false);
-    for (let round = 0; round < 5; round++) {
+    // A second threaded matrix scanned in turn with the first: each scan is a job of its own, its chunks taken by both threads.
+    const negated = (into: Int8Array, into2: Float32Array) => (into.set(codes.map((c) => -c)), into2.set(scales));
+    const other = new Int8Matrix(rows, dims, negated);
+    const otherAlone = new Int8Matrix(rows, dims, negated);
+    otherAlone.release();
+    expect(other.threaded).toBe(true);
+    for (let round = 0; round < 12; round++) {
       const queries = unitVectors(1 + (round % 3), dims, next);
       const alone = Float32Array.from(one.scores(queries));
       const sample = Float32Array.from(one.sample);
       expect(two.scores(queries)).toEqual(alone);
       expect(two.sample).toEqual(sample);
+      expect(other.scores(queries)).toEqual(Float32Array.from(otherAlone.scores(queries)));
+      // The same rows negated: with one query vector, every score negated.
+      if (queries.length === 1) expect(other.scores(queries)).toEqual(alone.map((v) => -v));
     }
+    other.release();
+    expect(other.threaded).toBe(false);
   });
 
   it.each([
