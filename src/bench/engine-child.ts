@@ -4,7 +4,8 @@
  * documents (and for hybrid, every tool's vector from the built-in
  * embedder) are made first; then the engine is built over them, warmed,
  * and what it holds is weighed (heap + external memory after a full
- * collection, its inputs dropped, so only what the engine keeps counts);
+ * collection, and the vector kernel's memory, which being shared is not in
+ * `external`; its inputs dropped, so only what the engine keeps counts);
  * then each query is timed. Prints an EngineMeasure as JSON.
  */
 import { CatalogIndex } from "../catalog/match.js";
@@ -15,6 +16,7 @@ import { ToolRegistry } from "../registry/registry.js";
 import { embeddingText, SEARCH_FIELDS, toDocument } from "../search/documents.js";
 import { SearchEngine } from "../search/engine.js";
 import { queryParts } from "../search/query-parts.js";
+import { kernelBytes } from "../search/kernel/module.js";
 import { SemanticIndex } from "../search/semantic.js";
 import { silentLogger } from "../util/log.js";
 import { percentile } from "./measure.js";
@@ -62,7 +64,8 @@ function heldBytes(): number {
   gc!();
   gc!();
   const { heapUsed, external } = process.memoryUsage();
-  return heapUsed + external;
+  // The vector kernel's memory is shared between threads, and shared memory is not in `external`.
+  return heapUsed + external + kernelBytes();
 }
 
 async function main(): Promise<void> {

@@ -37,7 +37,7 @@ export function engineTable(rows: readonly EngineRow[]): Table {
     }),
     note:
       "each engine in a process of its own over the same documents (every tool's search fields), the same synthetic queries (400, or as many as 45 s of timing took for a slow engine) and, for hybrid, the same vectors from the built-in embedder (queries embedded by it per search, for every engine); " +
-      "build = documents given to first answer; memory = heap + external (typed arrays, WebAssembly) after a full GC, less the same before the build, the documents and vectors given to the engine not counted; peers with their defaults (Orama hybrid: similarity 0, so every tool is ranked as metatools ranks it); " +
+      "build = documents given to first answer; memory = heap + external (typed arrays, WebAssembly; metatools' vector kernel's shared memory added) after a full GC, less the same before the build, the documents and vectors given to the engine not counted; peers with their defaults (Orama hybrid: similarity 0, so every tool is ranked as metatools ranks it); " +
       `metatools' vector scan runs on two threads from ${PARALLEL_FROM.toLocaleString("en-US")} tools (a worker over the kernel's shared memory), the peers' searches on one. ` +
       "÷ ours: the peer's figure over metatools' in the same mode (above 1.0× metatools is ahead)",
   };

@@ -44,10 +44,29 @@ export function kernelModule(): WebAssembly.Module | null {
 
 const PAGE = 65_536;
 
+/** The kernels' memories alive (`kernelBytes`). */
+const memories = new Set<WeakRef<WebAssembly.Memory>>();
+
+/**
+ * The bytes the kernels' memories hold. Shared memory is not in
+ * process.memoryUsage().external, so what measures an engine's memory
+ * (the bench) adds this.
+ */
+export function kernelBytes(): number {
+  let bytes = 0;
+  for (const ref of memories) {
+    const memory = ref.deref();
+    if (memory) bytes += memory.buffer.byteLength;
+    else memories.delete(ref);
+  }
+  return bytes;
+}
+
 /** An instance of the module over a memory of `bytes` or more: shared, so that a second thread can run it too (helper.ts), and never grown, so views on it stay valid. */
 export function kernelOver(module: WebAssembly.Module, bytes: number): { kernel: Kernel; memory: WebAssembly.Memory } {
   const pages = Math.max(1, Math.ceil(bytes / PAGE));
   const memory = new WebAssembly.Memory({ initial: pages, maximum: pages, shared: true });
+  memories.add(new WeakRef(memory));
   return { kernel: new WebAssembly.Instance(module, { env: { memory } }).exports as unknown as Kernel, memory };
 }
 
