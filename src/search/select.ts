@@ -151,79 +151,8 @@ function smallestIds(indices: number[], count: number, ties: TieOrder): number[]
   return indices.sort(tieCompare(ties)).slice(0, count);
 }
 
-/** Below this many, `sortRanked` sorts by insertion. */
-const INSERTION = 24;
-
-/**
- * Indices in rank order, in place: a higher value first, and of the same
- * value the smaller id. Each value is read once into a typed array and the
- * pairs are sorted by a quicksort whose comparisons are inlined: a page of
- * 100 candidates (the vector leg's, BM25's deep page) in a few
- * microseconds, where Array.prototype.sort with a comparator took tens.
- */
+/** Indices in rank order, in place: a higher value first, and of the same value the smaller id. */
 export function inRankOrder(indices: number[], valueOf: (i: number) => number, ties: TieOrder): number[] {
-  const n = indices.length;
-  const values = new Float64Array(n);
-  for (let j = 0; j < n; j++) values[j] = valueOf(indices[j]!);
-  sortRanked(values, indices, 0, n - 1, tieCompare(ties));
-  return indices;
-}
-
-/** Whether the entry (value a, index i) goes before (value b, index j): the higher value, then the smaller id. */
-const before = (a: number, i: number, b: number, j: number, tie: (a: number, b: number) => number): boolean => a > b || (a === b && tie(i, j) < 0);
-
-/** Sorts values[lo..hi] descending, moving indices with them (ties by `tie`). */
-function sortRanked(values: Float64Array, indices: number[], lo: number, hi: number, tie: (a: number, b: number) => number): void {
-  while (hi - lo >= INSERTION) {
-    // The median of three as the pivot, then a Hoare partition around it.
-    const mid = (lo + hi) >> 1;
-    const [p, q, r] = [lo, mid, hi];
-    const m = before(values[p]!, indices[p]!, values[q]!, indices[q]!, tie)
-      ? before(values[q]!, indices[q]!, values[r]!, indices[r]!, tie)
-        ? q
-        : before(values[p]!, indices[p]!, values[r]!, indices[r]!, tie)
-          ? r
-          : p
-      : before(values[p]!, indices[p]!, values[r]!, indices[r]!, tie)
-        ? p
-        : before(values[q]!, indices[q]!, values[r]!, indices[r]!, tie)
-          ? r
-          : q;
-    const pv = values[m]!;
-    const pi = indices[m]!;
-    let i = lo;
-    let j = hi;
-    while (i <= j) {
-      while (before(values[i]!, indices[i]!, pv, pi, tie)) i++;
-      while (before(pv, pi, values[j]!, indices[j]!, tie)) j--;
-      if (i <= j) {
-        const v = values[i]!;
-        values[i] = values[j]!;
-        values[j] = v;
-        const x = indices[i]!;
-        indices[i++] = indices[j]!;
-        indices[j--] = x;
-      }
-    }
-    // The smaller side by recursion, the larger by the loop: the stack stays logarithmic.
-    if (j - lo < hi - i) {
-      sortRanked(values, indices, lo, j, tie);
-      lo = i;
-    } else {
-      sortRanked(values, indices, i, hi, tie);
-      hi = j;
-    }
-  }
-  for (let k = lo + 1; k <= hi; k++) {
-    const v = values[k]!;
-    const x = indices[k]!;
-    let at = k - 1;
-    while (at >= lo && before(v, x, values[at]!, indices[at]!, tie)) {
-      values[at + 1] = values[at]!;
-      indices[at + 1] = indices[at]!;
-      at--;
-    }
-    values[at + 1] = v;
-    indices[at + 1] = x;
-  }
+  const tie = tieCompare(ties);
+  return indices.sort((a, b) => valueOf(b) - valueOf(a) || tie(a, b));
 }

@@ -54,7 +54,9 @@ export class Int8Matrix {
   ) {
     if (dims % LANES) throw new RangeError(`rows of ${dims} values: the kernel takes a multiple of ${LANES} (padded)`);
     this.step = sampleStep(rowCount);
-    const module = useWasm ? kernelModule() : null;
+    // A large matrix is scanned on two threads (helper.ts): its memory is shared; a smaller one's is not (JavaScript reads it faster).
+    const threads = rowCount >= PARALLEL_FROM && scanHelper.usable && kernelModule(true) !== null;
+    const module = useWasm ? kernelModule(threads) : null;
     const sizes: [keyof Regions, number, number][] = [
       ["codes", rowCount * dims, 1],
       ["scales", rowCount, 4],
@@ -76,9 +78,9 @@ export class Int8Matrix {
     this.at = at;
     let buffer: ArrayBufferLike;
     if (module) {
-      const { kernel, memory } = kernelOver(module, end);
+      const { kernel, memory } = kernelOver(module, threads, end);
       this.kernel = kernel;
-      if (rowCount >= PARALLEL_FROM && scanHelper.usable) this.helperId = scanHelper.add(this, module, memory);
+      if (threads) this.helperId = scanHelper.add(this, module, memory);
       buffer = memory.buffer;
     } else buffer = new ArrayBuffer(end);
     const view = <T>(Kind: new (b: ArrayBufferLike, offset: number, length: number) => T, name: keyof Regions, length: number) =>

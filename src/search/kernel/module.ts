@@ -4,7 +4,7 @@
  * arithmetic the kernel and its callers share: how rows are padded, how a
  * vector becomes integers.
  */
-import { DOT_I8_WASM } from "./dot-i8.wasm.js";
+import { DOT_I8_SHARED_WASM, DOT_I8_WASM } from "./dot-i8.wasm.js";
 
 /** Rows are padded to a multiple of this many values (the kernel reads 64 at a step). */
 export const LANES = 64;
@@ -32,14 +32,21 @@ export interface Kernel {
 /** `best`'s arguments, in order. */
 export type BestArgs = Parameters<Kernel["best"]>;
 
-let compiled: WebAssembly.Module | null | undefined;
+const compiled = new Map<boolean, WebAssembly.Module | null>();
 
-/** The compiled module, or null where WebAssembly SIMD (or memory shared between threads, which it imports) is unavailable. */
-export function kernelModule(): WebAssembly.Module | null {
-  if (compiled !== undefined) return compiled;
-  const bytes = Buffer.from(DOT_I8_WASM, "base64");
-  compiled = typeof WebAssembly === "object" && typeof SharedArrayBuffer === "function" && WebAssembly.validate(bytes) ? new WebAssembly.Module(bytes) : null;
-  return compiled;
+/**
+ * The compiled module whose memory is shared between threads, or the one
+ * whose memory is not; null where WebAssembly SIMD (or, for the first,
+ * shared memory) is unavailable.
+ */
+export function kernelModule(shared: boolean): WebAssembly.Module | null {
+  let module = compiled.get(shared);
+  if (module !== undefined) return module;
+  const bytes = Buffer.from(shared ? DOT_I8_SHARED_WASM : DOT_I8_WASM, "base64");
+  const usable = typeof WebAssembly === "object" && (!shared || typeof SharedArrayBuffer === "function") && WebAssembly.validate(bytes);
+  module = usable ? new WebAssembly.Module(bytes) : null;
+  compiled.set(shared, module);
+  return module;
 }
 
 const PAGE = 65_536;
@@ -48,7 +55,7 @@ const PAGE = 65_536;
 const memories = new Set<WeakRef<WebAssembly.Memory>>();
 
 /**
- * The bytes the kernels' memories hold. Shared memory is not in
+ * The bytes the kernels' shared memories hold: shared memory is not in
  * process.memoryUsage().external, so what measures an engine's memory
  * (the bench) adds this.
  */
@@ -62,11 +69,11 @@ export function kernelBytes(): number {
   return bytes;
 }
 
-/** An instance of the module over a memory of `bytes` or more: shared, so that a second thread can run it too (helper.ts), and never grown, so views on it stay valid. */
-export function kernelOver(module: WebAssembly.Module, bytes: number): { kernel: Kernel; memory: WebAssembly.Memory } {
+/** An instance of a module (`kernelModule(shared)`) over a memory of `bytes` or more: shared or not as the module wants it, never grown, so views on it stay valid. */
+export function kernelOver(module: WebAssembly.Module, shared: boolean, bytes: number): { kernel: Kernel; memory: WebAssembly.Memory } {
   const pages = Math.max(1, Math.ceil(bytes / PAGE));
-  const memory = new WebAssembly.Memory({ initial: pages, maximum: pages, shared: true });
-  memories.add(new WeakRef(memory));
+  const memory = new WebAssembly.Memory({ initial: pages, maximum: pages, shared });
+  if (shared) memories.add(new WeakRef(memory));
   return { kernel: new WebAssembly.Instance(module, { env: { memory } }).exports as unknown as Kernel, memory };
 }
 
