@@ -1,18 +1,19 @@
 /**
  * A second thread for the int8 scan of a large matrix. The kernel's memory
  * is shared (a WebAssembly memory over a SharedArrayBuffer), so a worker
- * running the same module over the same memory scores the second half of
- * the rows while the caller scores the first: at 100,000 rows of 256
- * values the scan takes about half as long (docs/retrieval.md). Nothing is
- * copied; the halves write disjoint parts of the scores and the sample.
+ * running the same module over the same memory scores some of the rows
+ * while the caller scores the others: both take chunks of rows until none
+ * is left, and at 100,000 rows of 256 values the scan takes about half as
+ * long (docs/retrieval.md). Nothing is copied; each chunk writes its own
+ * part of the scores and of the sample.
  *
  * One worker per process, started at the first large matrix and unref'd
  * (it never keeps a process alive). It waits on a shared control block;
- * the caller writes a job there and waits for it (microseconds on an idle
- * core). The scan stays synchronous, as the caller's selection that
- * follows it needs every score. When the worker cannot start, fails, or
- * does not answer within HELPER_WAIT_MS, that scan's second half runs on
- * the caller and the helper is not used again: slower, never wrong.
+ * the caller writes a job there, wakes it, and takes chunks too. The scan
+ * stays synchronous, as the caller's selection that follows it needs every
+ * score. When the worker cannot start, fails, or is still in the last job
+ * after HELPER_WAIT_MS, that scan runs on the caller alone and the helper
+ * is not used again: slower, never wrong.
  */
 import { Worker } from "node:worker_threads";
 import type { BestArgs } from "./module.js";
@@ -42,11 +43,10 @@ const SLOT = {
   /** The chunk the worker last meant to take (stored before it tries). */
   intent: 4,
   matrix: 5,
-  chunks: 6,
-  chunkRows: 7,
-  rows: 8,
+  chunkRows: 6,
+  rows: 7,
   /** `best`'s arguments for the whole matrix: queries, count, codes, dims, qscales, rscales, out, step, sample. */
-  args: 9,
+  args: 8,
 } as const;
 const SLOTS = 20;
 
@@ -88,7 +88,7 @@ for (;;) {
   seen = job;
   Atomics.store(control, S.busy, 1);
   const kernel = kernels.get(control[S.matrix]);
-  if (kernel) take(control, S, job, true, (...args) => kernel.best(...args));
+  if (kernel) take(control, S, job, true, kernel.best);
   Atomics.store(control, S.busy, 0);
   Atomics.notify(control, S.busy);
 }
@@ -96,24 +96,29 @@ for (;;) {
 
 /**
  * Takes the job's chunks one by one until none is left (or the job is no
- * longer the newest), scoring each with `best`. Run by both threads; self-
- * contained (the worker gets its source), so it names nothing outside it.
+ * longer the newest), scoring each with `best`; or, given `only`, scores
+ * that chunk alone. Run by both threads; self-contained (the worker gets
+ * its source), so it names nothing outside it.
  */
-function take(control: Int32Array, S: typeof SLOT, job: number, announce: boolean, best: (...args: BestArgs) => void): void {
+function take(control: Int32Array, S: typeof SLOT, job: number, announce: boolean, best: (...args: BestArgs) => void, only?: number): void {
   const tag = job & 0xffff;
-  const chunks = control[S.chunks]!;
   const chunkRows = control[S.chunkRows]!;
   const rows = control[S.rows]!;
+  const chunks = Math.ceil(rows / chunkRows);
   const [queries, count, codes, dims, qscales, rscales, out, step, sample] = control.subarray(S.args, S.args + 9);
   for (;;) {
-    const next = Atomics.load(control, S.next);
-    const chunk = next & 0xffff;
-    if (next >>> 16 !== tag || chunk >= chunks) return;
-    if (announce) Atomics.store(control, S.intent, chunk);
-    if (Atomics.compareExchange(control, S.next, next, next + 1) !== next) continue;
+    let chunk = only ?? 0;
+    if (only === undefined) {
+      const next = Atomics.load(control, S.next);
+      chunk = next & 0xffff;
+      if (next >>> 16 !== tag || chunk >= chunks) return;
+      if (announce) Atomics.store(control, S.intent, chunk);
+      if (Atomics.compareExchange(control, S.next, next, next + 1) !== next) continue;
+    } else if (chunk >= chunks) return;
     const from = chunk * chunkRows;
     const n = Math.min(rows, from + chunkRows) - from;
     best(queries!, count!, codes! + from * dims!, n, dims!, qscales!, rscales! + from * 4, out! + from * 4, step!, sample! + (from / step!) * 4);
+    if (only !== undefined) return;
   }
 }
 
@@ -131,7 +136,7 @@ class ScanHelper {
     return !this.broken;
   }
 
-  /** Gives the worker a matrix's module and memory; its id for `run`, or undefined when there is no worker. */
+  /** Gives the worker a matrix's module and memory; its id for `scan`, or undefined when there is no worker. */
   add(owner: object, module: WebAssembly.Module, memory: WebAssembly.Memory): number | undefined {
     const worker = this.start();
     if (!worker) return undefined;
@@ -165,11 +170,9 @@ class ScanHelper {
     }
     const [queries, count, codes, rows, dims, qscales, rscales, out, step, sample] = whole;
     const chunkRows = Math.ceil(CHUNK_ROWS / step) * step;
-    const chunks = Math.ceil(rows / chunkRows);
-    if (chunks > 0xffff) return false;
+    if (Math.ceil(rows / chunkRows) > 0xffff) return false;
     const job = ++this.job;
     control[SLOT.matrix] = id;
-    control[SLOT.chunks] = chunks;
     control[SLOT.chunkRows] = chunkRows;
     control[SLOT.rows] = rows;
     control.set([queries, count, codes, dims, qscales, rscales, out, step, sample], SLOT.args);
@@ -178,23 +181,7 @@ class ScanHelper {
     this.signal();
     take(control, SLOT, job, false, best);
     // Every chunk is taken; the worker's last one may still be being scored: waited for a moment, then scored here too.
-    if (!this.idle(LATE_MS)) {
-      const chunk = Atomics.load(control, SLOT.intent);
-      const from = chunk * chunkRows;
-      if (from < rows)
-        best(
-          queries,
-          count,
-          codes + from * dims,
-          Math.min(rows, from + chunkRows) - from,
-          dims,
-          qscales,
-          rscales + from * 4,
-          out + from * 4,
-          step,
-          sample + (from / step) * 4,
-        );
-    }
+    if (!this.idle(LATE_MS)) take(control, SLOT, job, false, best, Atomics.load(control, SLOT.intent));
     return true;
   }
 
