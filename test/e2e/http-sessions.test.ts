@@ -65,6 +65,16 @@ const text = (result: Record<string, unknown>) => (result.content as { text: str
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 const closedLine = (id: string) => `closing session ${id}`;
 
+/** Checks that `check` holds for `ms`, polling: fails as soon as it does not (a session swept early fails at once, not after the hold). */
+async function holds(what: string, check: () => boolean, ms: number): Promise<void> {
+  const end = Date.now() + ms;
+  while (Date.now() < end) {
+    if (!check()) throw new Error(`no longer so after ${ms - (end - Date.now())} ms: ${what}; stderr:\n${server.stderr().slice(-3000)}`);
+    await sleep(100);
+  }
+  expect(check()).toBe(true);
+}
+
 /** Waits until `check` holds, polling; fails after `ms`. */
 async function until(what: string, check: () => boolean, ms: number): Promise<void> {
   const deadline = Date.now() + ms;
@@ -94,8 +104,7 @@ describe.concurrent("metatools serve --http: sessions stay while something is op
   it("keeps a session whose client holds its event stream open, and sweeps it once the client is gone, counting from then", async () => {
     const { client, transport } = await connect(server.url);
     const id = transport.sessionId!;
-    await sleep(HOLD_S * 1000);
-    expect(server.stderr()).not.toContain(closedLine(id));
+    await holds(`session ${id} open`, () => !server.stderr().includes(closedLine(id)), HOLD_S * 1000);
     expect(text(await client.callTool({ name: "search_tools", arguments: { query: "echo" } }))).toContain("everything:echo");
     // The client vanishes: no DELETE, its connections dropped.
     const left = Date.now();
