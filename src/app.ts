@@ -31,7 +31,7 @@ import { Executor } from "./exec/executor.js";
 import { Telemetry } from "./observe/telemetry.js";
 import { openStoreParts } from "./store/open.js";
 import { storeHealth, type StoreHealth } from "./store/health.js";
-import { asSearched } from "./registry/about.js";
+import { aboutText } from "./registry/about.js";
 import { ToolRegistry } from "./registry/registry.js";
 import type { SearchEngine } from "./search/engine.js";
 import type { Learner } from "./learn/learner.js";
@@ -240,7 +240,8 @@ function openRegistry(config: ResolvedConfig, logger: Logger): ReturnType<typeof
   const catalog = new CatalogIndex(loadCatalogs(config.catalogs, join(cacheHome(), "catalog")));
   const { lock, gate } = openGate(config.security, logger);
   const byNamespace = new Map(config.backends.flatMap((spec) => (spec.tools ? [[spec.namespace, spec.tools] as const] : [])));
-  const registry = new ToolRegistry(catalog, { ...config.access, byNamespace }, gate);
+  const serverNames = new Map(config.backends.flatMap((spec) => (spec.serverName !== undefined ? [[spec.namespace, spec.serverName] as const] : [])));
+  const registry = new ToolRegistry(catalog, { ...config.access, byNamespace }, gate, { serverNames, hints: config.search.serverWords });
   // An approval (`metatools approve`) rewrites the lock file: a running server notices (lock.watch) and lets the tool in.
   lock?.onChange(() => registry.regate());
   return { lock, gate, registry };
@@ -250,8 +251,8 @@ function openRegistry(config: ResolvedConfig, logger: Logger): ReturnType<typeof
 function keepSnapshot(config: ResolvedConfig, backends: BackendManager, registry: ToolRegistry, gate: ToolGate, snapshot: ToolSnapshot): void {
   const specOf = new Map(config.backends.map((spec) => [spec.namespace, spec]));
   backends.onTools((namespace, tools, info, runnable) => {
-    const searched = asSearched(config.search.serverWords, tools, info);
-    registry.setNamespace(namespace, searched.tools, info?.name, runnable, searched.about);
+    // The tools as listed, search hints included: the registry indexes hints only with search.serverWords, and pins them either way.
+    registry.setNamespace(namespace, tools, info?.name, runnable, config.search.serverWords ? aboutText(info) : "");
     const spec = specOf.get(namespace);
     if (spec && connects(spec) && backends.state(namespace)?.status === "ready")
       snapshot.set(

@@ -33,7 +33,7 @@ import { DEFAULTS } from "../config/defaults.js";
 import type { RequestLimits } from "../config/resolved.js";
 import type { ClientPeer, PeerRequestKind } from "../model/peer.js";
 import { noRedaction, type Redact } from "../util/redact.js";
-import { forModel, forUser } from "./ask.js";
+import { forModel, forUser, UnshowableRequest } from "./ask.js";
 
 /** One client's calls in progress here, and the questions they allow (maxPerCall each) and have used. */
 interface Turn {
@@ -180,6 +180,17 @@ export class CallingPeers {
         `the client connected to metatools does not support ${kind} (it did not declare it when it connected), so ${this.namespace} cannot ask ${whom}`,
       );
     }
+    // What the client would be shown, made first: a request that cannot be shown as the backend's is refused, and counts for nothing.
+    let shown: ElicitRequest["params"] | CreateMessageRequest["params"];
+    try {
+      shown =
+        kind === "elicitation"
+          ? forUser(this.namespace, params as ElicitRequest["params"], this.redact)
+          : forModel(this.namespace, params as CreateMessageRequest["params"], this.redact, this.limits.maxTokens);
+    } catch (error) {
+      if (error instanceof UnshowableRequest) throw refused(error.message);
+      throw error;
+    }
     this.checkBounds(turn);
     // Only a question passed on marks the backend as one that asks: a refused one changes nothing for other callers.
     this.asks = true;
@@ -187,8 +198,8 @@ export class CallingPeers {
     this.open++;
     this.recent.push(Date.now());
     try {
-      if (kind === "elicitation") return await turn.peer.elicit(forUser(this.namespace, params as ElicitRequest["params"], this.redact), signal);
-      return await turn.peer.createMessage(forModel(this.namespace, params as CreateMessageRequest["params"], this.redact, this.limits.maxTokens), signal);
+      if (kind === "elicitation") return await turn.peer.elicit(shown as ElicitRequest["params"], signal);
+      return await turn.peer.createMessage(shown as CreateMessageRequest["params"], signal);
     } finally {
       this.open--;
     }

@@ -19,6 +19,8 @@ interface BackendCommon {
   callTimeoutMs: number;
   /** Which of its tools are served, by the server's own names (the entry's `tools`); undefined: all. */
   tools?: { allow: string[]; deny: string[] };
+  /** The server it is, in the operator's word (the entry's `serverName`): catalogs match this name instead of the one the backend reports, and are trusted for it. */
+  serverName?: string;
 }
 
 /** Bounds on a backend's requests back to the client (elicitation, sampling); see backends/peers.ts. */

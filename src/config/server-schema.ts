@@ -25,6 +25,16 @@ const toolFilter = z
   .optional()
   .describe("Which of this server's tools metatools serves (by the server's names, without the namespace); the rest are hidden from everyone.");
 
+/** The operator's word on which server this is: what catalogs match instead of the name it reports. */
+const serverName = z
+  .string()
+  .min(1)
+  .max(200)
+  .optional()
+  .describe(
+    "Which server this is, in your word: catalog entries for that server (their file's `server` glob) apply by this name instead of the `serverInfo.name` the backend reports, and may then mark its tools read-only or not destructive even where their `written_for` no longer matches. Without it, a catalog never makes a tool read-only or not destructive on the backend's claim of its name alone.",
+  );
+
 const stdioServer = z
   .object({
     type: z.literal("stdio").optional(),
@@ -33,6 +43,7 @@ const stdioServer = z
     env: stringMap.optional().describe("Added to a minimal inherited environment (PATH, HOME, …)."),
     cwd: z.string().optional().describe("Working directory; relative paths resolve against the config file's folder."),
     tools: toolFilter,
+    serverName,
     ...common,
   })
   .strict()
@@ -91,6 +102,7 @@ const remoteServer = z
         "Sign-in settings for a server that asks for OAuth (`metatools auth login NAME`). Optional: without it metatools discovers everything from the server. false: never sign in.",
       ),
     tools: toolFilter,
+    serverName,
     ...common,
   })
   .strict()

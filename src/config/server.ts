@@ -17,6 +17,7 @@ export function resolveBackend(namespace: string, server: ServerConfig, baseDir:
     ...("tools" in server && server.tools && typeof server.tools === "object"
       ? { tools: { allow: server.tools.allow ?? [], deny: server.tools.deny ?? [] } }
       : {}),
+    ...("serverName" in server && server.serverName !== undefined ? { serverName: server.serverName } : {}),
   };
   if ("command" in server) {
     return {

@@ -55,7 +55,8 @@ export async function approveCall(
       ),
     };
   if (context.typed) return { outcome: "accepted" };
-  const key = `${profile.name}\0${record.id}`;
+  // What a person allowed is this definition on these terms: another tool under the same id, or this one changed, is asked about again.
+  const key = `${profile.name}\0${record.id}\0${record.seal ?? ""}`;
   const session = context.peer?.id;
   if (session && allowedForSession.get(session)?.has(key)) return { outcome: "remembered" };
   if (!context.peer?.elicitation)

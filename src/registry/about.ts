@@ -8,7 +8,6 @@
  * tool's: the search hint in its `_meta`, a few keywords.
  */
 import type { BackendInfo } from "../backends/types.js";
-import type { UpstreamTool } from "../model/tool.js";
 
 /** The most characters of a namespace's own words that search indexes. */
 export const ABOUT_MAX = 4000;
@@ -43,14 +42,4 @@ export function selfDescription(said: {
   instructions?: unknown;
 }): Pick<BackendInfo, "title" | "description" | "instructions"> {
   return Object.fromEntries(Object.entries(said).filter(([, v]) => typeof v === "string" && v.trim() !== ""));
-}
-
-/** A backend's listing as search is to read it: with what its server says of itself, or, `search.serverWords` false, without. */
-export function asSearched(
-  serverWords: boolean,
-  tools: readonly UpstreamTool[],
-  info: BackendInfo | undefined,
-): { tools: readonly UpstreamTool[]; about: string } {
-  if (serverWords) return { tools, about: aboutText(info) };
-  return { tools: tools.map(({ hints: _hints, ...tool }) => tool), about: "" };
 }

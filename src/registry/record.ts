@@ -1,23 +1,35 @@
 /**
  * Turns what a backend reports, plus the catalog entries that match, into
  * the ToolRecord every other part reads.
+ *
+ * A catalog entry may make a tool safer on its own word (`read_only:
+ * false`, `destructive: true`), but less guarded only when it is vouched
+ * for: its `written_for` is the tool's definition now, it names the tool by
+ * a full id in a namespace the operator named, or the operator named the
+ * server in the config (`serverName`). Matched on what a backend claims
+ * alone (its tool name, its serverInfo.name), it never makes a tool
+ * read-only or not destructive: a backend would only have to claim it is
+ * the memory server.
  */
 import type { LoadedEntry } from "../catalog/load.js";
 import type { ToolRecord, UpstreamTool } from "../model/tool.js";
 import { toolId } from "../model/tool.js";
 import { definitionHash } from "../security/definition.js";
+import { isGlob } from "../util/glob.js";
 
 /** Longest summary shown in a search hit; the full description is one describe_tool away. */
 export const SUMMARY_MAX = 160;
 
-export function buildRecord(namespace: string, tool: UpstreamTool, entries: readonly LoadedEntry[], runnable: boolean): ToolRecord {
+/**
+ * `serverNamed`: the operator named the tool's server in the config (its entry's `serverName`), and the entries were
+ * matched by that name: they are the operator's word, not the backend's.
+ */
+export function buildRecord(namespace: string, tool: UpstreamTool, entries: readonly LoadedEntry[], runnable: boolean, serverNamed = false): ToolRecord {
   const doc: Partial<LoadedEntry> = {};
   for (const entry of entries) Object.assign(doc, definedOnly(entry));
   const description = withoutControls(tool.description ?? "").trim();
   const title = tool.title === undefined ? undefined : withoutControls(tool.title).replace(/\s+/g, " ").trim();
-  const annotations = { ...(tool.annotations ?? {}) };
-  if (doc.read_only !== undefined) annotations.readOnlyHint = doc.read_only;
-  if (doc.destructive !== undefined) annotations.destructiveHint = doc.destructive;
+  const annotations = { ...(tool.annotations ?? {}), ...catalogAnnotations(tool, entries, serverNamed) };
   const tags = unique([...(tool.tags ?? []), ...entries.flatMap((e) => e.tags ?? [])]);
   return {
     id: toolId(namespace, tool.name),
@@ -40,6 +52,31 @@ export function buildRecord(namespace: string, tool: UpstreamTool, entries: read
     runnable,
     ...drift(tool, entries),
   };
+}
+
+/** What the entries say of read-only and destructive, each entry's word taken where it guards more, or where it is vouched for (above). */
+function catalogAnnotations(
+  tool: UpstreamTool,
+  entries: readonly LoadedEntry[],
+  serverNamed: boolean,
+): Pick<ToolRecord["annotations"], "readOnlyHint" | "destructiveHint"> {
+  const out: Pick<ToolRecord["annotations"], "readOnlyHint" | "destructiveHint"> = {};
+  let hash: string | undefined;
+  const vouched = (entry: LoadedEntry) =>
+    (entry.server !== undefined && serverNamed) ||
+    (entry.server === undefined && byOperatorsNamespace(entry.match)) ||
+    (entry.written_for !== undefined && (hash ??= definitionHash(tool)).startsWith(entry.written_for));
+  for (const entry of entries) {
+    if (entry.read_only === false || (entry.read_only === true && vouched(entry))) out.readOnlyHint = entry.read_only;
+    if (entry.destructive === true || (entry.destructive === false && vouched(entry))) out.destructiveHint = entry.destructive;
+  }
+  return out;
+}
+
+/** A match by full id whose namespace part is a plain name (`files:read_*`, not `*:read_*`): the namespace is the operator's, not a backend's claim. */
+function byOperatorsNamespace(match: string): boolean {
+  const at = match.indexOf(":");
+  return at > 0 && !isGlob(match.slice(0, at));
 }
 
 /** The first entry written for another definition of the tool than it has now (a hash prefix of at least 12 digits matches). */

@@ -3,13 +3,29 @@
  * run read it. Allow/deny rules apply here, so a denied tool is invisible
  * everywhere at once, and so does the spelling of names: a name that is not
  * a valid MCP tool name is served in a safe spelling (names.ts).
+ *
+ * Each listed tool is made into its record (catalog applied) before the
+ * gate decides on it, so the gate judges what would be served: under which
+ * id, and on which terms (security/terms.ts).
  */
 import type { CatalogIndex } from "../catalog/match.js";
 import type { ToolRecord, UpstreamTool } from "../model/tool.js";
 import { globMatcher } from "../util/glob.js";
-import type { Quarantined, ToolGate } from "../security/gate.js";
+import type { Candidate, Quarantined, ToolGate } from "../security/gate.js";
+import { isDestructive } from "../security/profiles.js";
+import { sealOf, termsOf } from "../security/terms.js";
 import { servedNames } from "./names.js";
 import { buildRecord } from "./record.js";
+
+/** A listed tool as it would be served, for the gate. */
+type Made = Candidate & { record: ToolRecord };
+
+export interface RegistryOptions {
+  /** The server name the operator gave a namespace in the config (its entry's `serverName`): catalogs match that name, and trust it. */
+  serverNames?: ReadonlyMap<string, string>;
+  /** Index the search hints backends offer (`search.serverWords`). Default true; either way they are pinned. */
+  hints?: boolean;
+}
 
 export type RegistryListener = (namespace: string, records: readonly ToolRecord[]) => void;
 
@@ -36,6 +52,7 @@ export class ToolRegistry {
     private readonly catalog: CatalogIndex,
     access: AccessRules = { allow: [], deny: [] },
     private readonly gate?: ToolGate,
+    private readonly options: RegistryOptions = {},
   ) {
     const allow = access.allow.length ? globMatcher(access.allow) : () => true;
     const deny = globMatcher(access.deny);
@@ -92,26 +109,47 @@ export class ToolRegistry {
     }
   }
 
-  /** What the gate admits of a namespace's tools; quarantined tools that access rules hide anyway are left out. */
-  private gateOf(namespace: string, tools: readonly UpstreamTool[]): { admitted: readonly UpstreamTool[]; quarantined: Quarantined[] } {
-    const gated = this.gate?.admit(namespace, tools) ?? { admitted: tools, quarantined: [] };
+  /** What the gate admits of a namespace's tools, as records; quarantined tools that access rules hide anyway are left out. */
+  private gateOf(namespace: string, tools: readonly UpstreamTool[]): { admitted: readonly Made[]; quarantined: Quarantined[] } {
+    const made = this.make(namespace, tools);
+    const gate = this.gate;
+    if (!gate) return { admitted: made, quarantined: [] };
+    const gated = gate.admit(namespace, made);
+    for (const { record, tool, terms } of gated.admitted) record.seal = sealOf(gate.hashOf(tool), terms);
     return { admitted: gated.admitted, quarantined: gated.quarantined.filter((q) => this.allowed(q.id) && this.serverAllows(namespace, q.name)) };
   }
 
-  /** Installs a namespace's gated tools as records; quarantined ones are kept apart: invisible to search, refused by run, listed by quarantined(). */
-  private place(namespace: string, gated: { admitted: readonly UpstreamTool[]; quarantined: readonly Quarantined[] }): void {
+  /** Each tool as it would be served: its safe spelling, the catalog entries that apply, its record and its terms. */
+  private make(namespace: string, tools: readonly UpstreamTool[]): Made[] {
     const { serverName, runnable } = this.listed.get(namespace)!;
+    const named = this.options.serverNames?.get(namespace);
+    // Catalog-only tools are the user's own data (dataset ids such as "api::Get Info"); only tools that run are respelled.
+    const renamed = runnable ? servedNames(tools.map((t) => t.name)) : new Map<string, string>();
+    return tools.map((upstream) => {
+      const served = renamed.get(upstream.name);
+      const tool = served === undefined ? upstream : { ...upstream, name: served };
+      const entries = this.catalog.entriesFor(namespace, tool.name, named ?? serverName);
+      const record = buildRecord(namespace, this.options.hints === false ? withoutHints(tool) : tool, entries, runnable, named !== undefined);
+      if (served !== undefined) record.upstreamName = upstream.name;
+      const terms = termsOf({
+        server: serverName,
+        readOnly: record.annotations.readOnlyHint === true,
+        destructive: isDestructive(record),
+        catalog: entries,
+        hint: upstream.hints,
+      });
+      // The gate knows a tool by the object its backend listed (hashes, snapshot claims): the upstream one, not its respelling.
+      return { id: record.id, tool: upstream, terms, record };
+    });
+  }
+
+  /** Installs a namespace's gated tools as records; quarantined ones are kept apart: invisible to search, refused by run, listed by quarantined(). */
+  private place(namespace: string, gated: { admitted: readonly Made[]; quarantined: readonly Quarantined[] }): void {
     for (const old of this.byNamespace.get(namespace) ?? []) this.byId.delete(old.id);
     for (const [id, q] of this.held) if (q.namespace === namespace) this.held.delete(id);
     for (const q of gated.quarantined) this.held.set(q.id, q);
     const records: ToolRecord[] = [];
-    // Catalog-only tools are the user's own data (dataset ids such as "api::Get Info"); only tools that run are respelled.
-    const renamed = runnable ? servedNames(gated.admitted.map((t) => t.name)) : new Map<string, string>();
-    for (const upstream of gated.admitted) {
-      const served = renamed.get(upstream.name);
-      const tool = served === undefined ? upstream : { ...upstream, name: served };
-      const record = buildRecord(namespace, tool, this.catalog.entriesFor(namespace, tool.name, serverName), runnable);
-      if (served !== undefined) record.upstreamName = upstream.name;
+    for (const { record, tool: upstream } of gated.admitted) {
       // Access rules may name a tool as the backend does or as it is served: either spelling allows, either denies.
       if (!this.allowed(record.id, `${namespace}:${upstream.name}`) || !this.serverAllows(namespace, record.name, upstream.name) || this.byId.has(record.id))
         continue;
@@ -154,4 +192,8 @@ export class ToolRegistry {
       .map(([namespace, records]) => ({ namespace, count: records.length }))
       .sort((a, b) => b.count - a.count || a.namespace.localeCompare(b.namespace));
   }
+}
+
+function withoutHints({ hints: _hints, ...tool }: UpstreamTool): UpstreamTool {
+  return tool;
 }

@@ -1,11 +1,14 @@
 /**
- * Decides which tools an agent may see: a tool whose definition matches its
- * pin in the lock file is admitted; one whose definition changed since, or
- * one never pinned that the scanner flags, is quarantined with the reason;
- * one never pinned and clean is admitted and pinned (trust on first use).
- * Tools read from the snapshot file go through the same gate, checked
- * against the hashes recorded beside them first, and are never pinned.
- * metatools' own namespaces are exempt.
+ * Decides which tools an agent may see: a tool whose definition and terms
+ * (terms.ts: server name, read-only and destructive as applied, catalog
+ * entries, search hint) match its pin in the lock file is admitted; one
+ * whose definition or terms changed since, or one never pinned that the
+ * scanner flags, is quarantined with the reason; one never pinned and clean
+ * is admitted and pinned (trust on first use). Pins are by the id a tool is
+ * served as, so a new tool that takes a served id another tool had meets
+ * that tool's pin. Tools read from the snapshot file go through the same
+ * gate, checked against the hashes recorded beside them first, and are
+ * never pinned. metatools' own namespaces are exempt.
  */
 import type { UpstreamTool } from "../model/tool.js";
 import { definitionHash, hasHash } from "./definition.js";
@@ -14,15 +17,34 @@ import type { ResolvedConfig } from "../config/resolved.js";
 import { errorMessage } from "../util/errors.js";
 import type { Logger } from "../util/log.js";
 import { DefinitionStore, definitionsDir } from "./definitions.js";
-import { LockFile } from "./lock.js";
+import { LockFile, type Pin } from "./lock.js";
 import { describeFindings, scanTool, type Finding } from "./scan.js";
+import { sameTerms, termChanges, type Terms } from "./terms.js";
+
+/** What a person and an agent are told changed, by term: metatools' own words, never a value the backend chose. */
+const TERM_NAMES: Record<ReturnType<typeof termChanges>[number]["term"], string> = {
+  server: "the server name its backend reports",
+  readOnly: "whether it is read-only",
+  destructive: "whether it may change or delete data",
+  catalog: "the catalog entries that document it",
+  hint: "its search hint",
+};
 
 const SNAPSHOT_MISMATCH =
   "the snapshot file's record of its definition does not match the definition beside it (the file was edited or damaged); it is held until its backend lists it";
 
+/** A tool a backend lists, as the registry would serve it: under which id, and on which terms. */
+export interface Candidate {
+  /** The id it is served as: its backend's name, or the safe spelling of it (registry/names.ts). */
+  id: string;
+  tool: UpstreamTool;
+  terms: Terms;
+}
+
 export interface Quarantined {
   id: string;
   namespace: string;
+  /** The backend's own name for it. */
   name: string;
   kind: "flagged" | "changed";
   /** For a person: why, quoting what the scanner found. Never shown to an agent (a quote of an injection is an injection). */
@@ -30,6 +52,8 @@ export interface Quarantined {
   hash: string;
   /** The definition held: what a person reviews (`metatools approve --show`) and what an approval pins. Never shown to an agent. */
   tool: UpstreamTool;
+  /** The terms it would be served on: pinned with the definition by an approval. */
+  terms: Terms;
   /** What the scanner found in it: why a flagged tool is held; for a changed one, what it finds in the new definition (none when scanning is off). */
   findings: Finding[];
   /** Read from the snapshot file, not listed by the backend (yet): never pinned, not even by an approval. */
@@ -98,36 +122,47 @@ export class ToolGate {
     return recorded;
   }
 
-  admit(namespace: string, tools: readonly UpstreamTool[]): { admitted: UpstreamTool[]; quarantined: Quarantined[] } {
-    if (this.options.exempt.has(namespace)) return { admitted: [...tools], quarantined: [] };
-    const admitted: UpstreamTool[] = [];
+  admit<C extends Candidate>(namespace: string, candidates: readonly C[]): { admitted: C[]; quarantined: Quarantined[] } {
+    if (this.options.exempt.has(namespace)) return { admitted: [...candidates], quarantined: [] };
+    const admitted: C[] = [];
     const quarantined: Quarantined[] = [];
     const ids: string[] = [];
     // Only a list the backend sent now tells which tools it no longer has: not the snapshot's, not the empty one a backend that went away leaves.
-    let listedNow = tools.length > 0;
-    for (const tool of tools) {
-      const id = `${namespace}:${tool.name}`;
+    let listedNow = candidates.length > 0;
+    for (const candidate of candidates) {
+      const { id, tool, terms } = candidate;
       const snapshot = this.fromSnapshot.has(tool);
       ids.push(id);
       if (snapshot) listedNow = false;
       const held = (kind: Quarantined["kind"], hash: string, reason: string, findings: Finding[]) =>
-        quarantined.push({ id, namespace, name: tool.name, kind, hash, reason, tool, findings, ...(snapshot ? { fromSnapshot: true } : {}) });
+        quarantined.push({ id, namespace, name: tool.name, kind, hash, reason, tool, terms, findings, ...(snapshot ? { fromSnapshot: true } : {}) });
       const scan = () => (this.options.scan ? scanTool(tool, this.options) : []);
       const hash = snapshot ? this.snapshotHash(tool) : this.hashOf(tool);
       if (hash === undefined) {
         held("changed", definitionHash(tool), SNAPSHOT_MISMATCH, scan());
         continue;
       }
-      const pin = this.lock?.get(id);
+      const pin = this.pinOf(namespace, id, tool, hash);
       if (pin) {
+        const since = `${pin.by === "approved" ? "approved" : "first seen"} ${pin.at.slice(0, 10)}`;
         if (pin.hash !== hash) {
-          const since = `${pin.by === "approved" ? "approved" : "first seen"} ${pin.at.slice(0, 10)}`;
           held("changed", hash, `its definition changed since it was pinned (${since})`, scan());
           continue;
         }
-        admitted.push(tool);
+        if (pin.terms !== undefined && !sameTerms(pin.terms, terms)) {
+          // Named, not quoted: a server name is the backend's own word, and this reason reaches the agent (approve --show gives the values).
+          const what = termChanges(pin.terms, terms).map((c) => TERM_NAMES[c.term]);
+          held("changed", hash, `the terms it is served on changed since it was pinned (${since}): ${what.join(", ")}`, scan());
+          continue;
+        }
+        admitted.push(candidate);
         // The pinned definition itself (its hash checked), kept if it is not yet: a pin of an earlier release gets its definition the next time its tool is listed.
-        this.options.definitions?.keep(hash, tool);
+        if (!snapshot) {
+          this.options.definitions?.keep(hash, tool);
+          // A pin of an earlier release knew no terms, or was made under the backend's spelling of a renamed tool: pinned as served now.
+          if (!this.lock?.get(id)) this.lock?.pin(id, hash, pin.by, terms);
+          else if (pin.terms === undefined) this.lock?.adoptTerms(id, terms);
+        }
         continue;
       }
       const findings = scan();
@@ -135,14 +170,26 @@ export class ToolGate {
         held("flagged", hash, `its definition looks like tool poisoning: ${describeFindings(findings)}`, findings);
         continue;
       }
-      admitted.push(tool);
+      admitted.push(candidate);
       // Trust on first use, of what the backend itself listed: a snapshot tool is served (clean) but waits for its backend to be pinned.
       if (snapshot) continue;
-      this.lock?.pin(id, hash, "first-use");
+      this.lock?.pin(id, hash, "first-use", terms);
       this.options.definitions?.keep(hash, tool);
     }
     if (listedNow) this.lock?.listed(namespace, ids);
     return { admitted, quarantined };
+  }
+
+  /**
+   * The pin a tool meets: its served id's, or, for a tool served under a safe spelling that an earlier release pinned by
+   * its backend's spelling (never a valid name, so never another tool's served id), that one while its definition is the same.
+   */
+  private pinOf(namespace: string, id: string, tool: UpstreamTool, hash: string): Pin | undefined {
+    const pin = this.lock?.get(id);
+    if (pin) return pin;
+    const upstream = `${namespace}:${tool.name}`;
+    const old = upstream === id ? undefined : this.lock?.get(upstream);
+    return old?.hash === hash ? old : undefined;
   }
 
   /** Pins quarantined tools' current definitions, written at once: a person has read them and trusts them. */
@@ -151,7 +198,7 @@ export class ToolGate {
     // What only the snapshot file says is never pinned: approving needs the definition its backend lists.
     for (const held of tools) {
       if (held.fromSnapshot) continue;
-      this.lock.pin(held.id, held.hash, "approved");
+      this.lock.pin(held.id, held.hash, "approved", held.terms);
       this.options.definitions?.keep(held.hash, held.tool);
     }
     // Saving writes the kept definitions too (openGate).

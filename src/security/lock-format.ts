@@ -6,6 +6,7 @@
  */
 import { readFileSync, statSync } from "node:fs";
 import { ConfigError, errorMessage } from "../util/errors.js";
+import { sameTerms, type Terms } from "./terms.js";
 
 export interface Pin {
   hash: string;
@@ -15,12 +16,18 @@ export interface Pin {
   at: string;
   /** The UTC day (YYYY-MM-DD) its backend last listed the tool. A pin without one (written by an earlier release) counts as seen the day it was pinned. */
   seen?: string;
+  /**
+   * The terms it is served on (terms.ts): server name, read-only and destructive as applied, catalog entries, search hint.
+   * A pin written by an earlier release has none: they are recorded the first time its tool is listed with the pinned definition.
+   */
+  terms?: Terms;
 }
 
 /** A change a process has not written yet: a pin set (new, approved, or seen on a later day), or one pruned. */
 export type Change = { pin: Pin } | { pruned: Pin };
 
-const NOTE = "Tool definitions metatools has pinned. A tool whose definition changes is quarantined until `metatools approve` pins the new one.";
+const NOTE =
+  "Tool definitions metatools has pinned, with the terms each is served on. A tool whose definition or terms change is quarantined until `metatools approve` pins the new ones.";
 
 /** What identifies one version of the file: `writeFileAtomic` renames a new file over it, so any rewrite changes the inode. */
 export function stampOf(file: string): string {
@@ -51,7 +58,11 @@ export function readPins(file: string): Map<string, Pin> {
   const pins = new Map<string, Pin>();
   for (const [id, pin] of Object.entries(tools)) {
     if (!isPin(pin))
-      throw new ConfigError(file, `tools.${id}`, 'expected {"hash": string, "by": "first-use" | "approved", "at": ISO time, "seen"?: YYYY-MM-DD}');
+      throw new ConfigError(
+        file,
+        `tools.${id}`,
+        'expected {"hash": string, "by": "first-use" | "approved", "at": ISO time, "seen"?: YYYY-MM-DD, "terms"?: {"server"?: string, "readOnly": boolean, "destructive": boolean, "catalog"?: string[], "hint"?: string}}',
+      );
     pins.set(id, pin);
   }
   return pins;
@@ -65,7 +76,22 @@ function isPin(value: unknown): value is Pin {
     typeof pin.hash === "string" &&
     (pin.by === "first-use" || pin.by === "approved") &&
     typeof pin.at === "string" &&
-    (pin.seen === undefined || typeof pin.seen === "string")
+    (pin.seen === undefined || typeof pin.seen === "string") &&
+    (pin.terms === undefined || isTerms(pin.terms))
+  );
+}
+
+function isTerms(value: unknown): value is Terms {
+  const terms = value as Partial<Terms> | null;
+  return (
+    typeof terms === "object" &&
+    terms !== null &&
+    !Array.isArray(terms) &&
+    (terms.server === undefined || typeof terms.server === "string") &&
+    typeof terms.readOnly === "boolean" &&
+    typeof terms.destructive === "boolean" &&
+    (terms.catalog === undefined || (Array.isArray(terms.catalog) && terms.catalog.every((c) => typeof c === "string"))) &&
+    (terms.hint === undefined || typeof terms.hint === "string")
   );
 }
 
@@ -95,14 +121,21 @@ export function mergeChange(pins: Map<string, Pin>, id: string, change: Change):
     pins.set(id, ours);
     return true;
   }
-  if (theirs.hash !== ours.hash) {
+  // A pin of an earlier release has no terms: the first ones recorded for its definition fill them in, as a first use would.
+  const otherTerms = theirs.terms !== undefined && !sameTerms(theirs.terms, ours.terms);
+  if (theirs.hash !== ours.hash || otherTerms) {
     if (ours.by !== "approved") return false;
     pins.set(id, ours);
     return true;
   }
   const seen = !theirs.seen || (ours.seen !== undefined && ours.seen > theirs.seen) ? ours.seen : theirs.seen;
-  const merged: Pin = { ...theirs, ...(ours.by === "approved" && theirs.by !== "approved" ? { by: ours.by, at: ours.at } : {}), ...(seen ? { seen } : {}) };
-  if (merged.by === theirs.by && merged.seen === theirs.seen) return false;
+  const merged: Pin = {
+    ...theirs,
+    ...(ours.by === "approved" && theirs.by !== "approved" ? { by: ours.by, at: ours.at } : {}),
+    ...(seen ? { seen } : {}),
+    ...(theirs.terms === undefined && ours.terms !== undefined ? { terms: ours.terms } : {}),
+  };
+  if (merged.by === theirs.by && merged.seen === theirs.seen && merged.terms === theirs.terms) return false;
   pins.set(id, merged);
   return true;
 }

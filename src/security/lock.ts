@@ -1,8 +1,10 @@
 /**
- * metatools.lock.json: each tool's definition hash, pinned when first seen
- * clean or when a person approves it. A definition that changes later (a
- * "rug pull": the same tool, new instructions) no longer matches its pin
- * and is quarantined until approved again.
+ * metatools.lock.json: each tool's definition hash and the terms it is
+ * served on (terms.ts), by the id it is served as, pinned when first seen
+ * clean or when a person approves it. A definition or terms that change
+ * later (a "rug pull": the same tool, new instructions; or the same words
+ * under another server name that a catalog makes read-only) no longer
+ * match the pin and are quarantined until approved again.
  *
  * Bounded (docs/security.md, "Pin"): the pins of tools a backend lists now
  * and approved pins are always kept; of first-use pins of tools their
@@ -15,6 +17,7 @@
 import { DEFAULTS } from "../config/defaults.js";
 import { writeFileAtomic } from "../util/files.js";
 import { mergeChange, readPins, serializePins, stampOf, type Change, type Pin } from "./lock-format.js";
+import { sameTerms, type Terms } from "./terms.js";
 
 export { definitionHash, hasHash } from "./definition.js";
 export type { Pin } from "./lock-format.js";
@@ -110,13 +113,20 @@ export class LockFile {
     return this.pins.get(id);
   }
 
-  /** Pins a definition in memory; it is written with the next save (at most `writeDelayMs` later). Pinning what is pinned changes nothing. */
-  pin(id: string, hash: string, by: Pin["by"]): void {
+  /** Pins a definition and its terms in memory; written with the next save (at most `writeDelayMs` later). Pinning what is pinned changes nothing. */
+  pin(id: string, hash: string, by: Pin["by"], terms?: Terms): void {
     const old = this.pins.get(id);
-    if (old?.hash === hash && old.by === by) return;
+    if (old?.hash === hash && old.by === by && sameTerms(old.terms, terms)) return;
     const now = this.now();
     this.lastListed.set(id, now);
-    this.record(id, { hash, by, at: new Date(now).toISOString(), seen: dayOf(now) });
+    this.record(id, { hash, by, at: new Date(now).toISOString(), seen: dayOf(now), ...(terms ? { terms } : {}) });
+  }
+
+  /** Records the terms of a pin made by an earlier release (it has none) when its tool is listed with the pinned definition: nothing else of the pin changes. */
+  adoptTerms(id: string, terms: Terms): void {
+    const old = this.pins.get(id);
+    if (!old || old.terms !== undefined) return;
+    this.record(id, { ...old, terms });
   }
 
   /**

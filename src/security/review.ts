@@ -11,6 +11,7 @@ import type { DefinitionStore } from "./definitions.js";
 import type { Quarantined } from "./gate.js";
 import type { LockFile, Pin } from "./lock.js";
 import type { Finding } from "./scan.js";
+import { sealOf, termChanges, type TermChange, type Terms } from "./terms.js";
 
 export interface Review {
   id: string;
@@ -21,13 +22,19 @@ export interface Review {
     hash: string;
     by: Pin["by"];
     at: string;
+    /** The terms pinned with it; absent for a pin of an earlier release. */
+    terms?: Terms;
     /** The definition pinned, when it was kept; null when not, and `missing` says why. */
     definition: Definition | null;
     missing?: string;
   } | null;
-  current: { hash: string; definition: Definition; fromSnapshot?: true };
+  current: { hash: string; definition: Definition; terms: Terms; fromSnapshot?: true };
   /** From the pinned definition to the current one; null when there is no pinned definition to compare with. */
   changes: DefinitionChange[] | null;
+  /** From the pinned terms (server name, read-only, destructive, catalog entries, search hint) to the current ones; null when the pin has none. */
+  termChanges: TermChange[] | null;
+  /** What `metatools approve --hash` takes: the definition and its terms as reviewed here. */
+  seal: string;
   /** What the scanner found in the current definition (none when it found nothing, or scanning is off). */
   findings: Finding[];
 }
@@ -37,7 +44,7 @@ export const NOT_KEPT =
   "no copy of the pinned definition was kept: it was pinned by a release of metatools that kept only hashes, or on another machine (a committed lock file), or the cache folder was cleared since; only its hash is known";
 
 export function reviewOf(held: Quarantined, lock: LockFile | undefined, definitions: DefinitionStore | undefined): Review {
-  const current = { hash: held.hash, definition: definitionOf(held.tool), ...(held.fromSnapshot ? { fromSnapshot: true as const } : {}) };
+  const current = { hash: held.hash, definition: definitionOf(held.tool), terms: held.terms, ...(held.fromSnapshot ? { fromSnapshot: true as const } : {}) };
   const pin = lock?.get(held.id);
   let pinned: Review["pinned"] = null;
   if (pin) {
@@ -46,6 +53,7 @@ export function reviewOf(held: Quarantined, lock: LockFile | undefined, definiti
       hash: pin.hash,
       by: pin.by,
       at: pin.at,
+      ...(pin.terms ? { terms: pin.terms } : {}),
       definition: kept.status === "kept" ? kept.definition : null,
       ...(kept.status === "kept" ? {} : { missing: kept.status === "missing" ? NOT_KEPT : kept.problem }),
     };
@@ -57,6 +65,8 @@ export function reviewOf(held: Quarantined, lock: LockFile | undefined, definiti
     pinned,
     current,
     changes: pinned?.definition ? diffDefinitions(pinned.definition, current.definition) : null,
+    termChanges: pin?.terms ? termChanges(pin.terms, held.terms) : null,
+    seal: sealOf(held.hash, held.terms),
     findings: held.findings,
   };
 }

@@ -1,6 +1,6 @@
 /**
  * Looks for tool poisoning in everything a backend tells the agent about a
- * tool: its name, title, description, annotations, and every string and
+ * tool: its name, title, description, search hint, annotations, and every string and
  * every key of its schemas (a property's name is read as much as its
  * description). A tool description is read by the agent as instructions, so
  * text that tells the agent to ignore its instructions, keep secrets from
@@ -69,6 +69,8 @@ export function scanTool(tool: UpstreamTool, options: { maxDescriptionChars: num
     ["name", tool.name],
     ["title", tool.title ?? ""],
     ["description", tool.description ?? ""],
+    // Never shown, but they move the tool in rankings: read like the rest.
+    ["search hint", tool.hints ?? ""],
     ...shownStrings(tool.annotations, "annotations"),
     ...shownStrings(tool.inputSchema, "inputSchema"),
     ...shownStrings(tool.outputSchema, "outputSchema"),

@@ -14,6 +14,7 @@ import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { describe, expect, it } from "vitest";
 import { definitionHash } from "../../src/security/definition.js";
+import { sealOf } from "../../src/security/terms.js";
 import { runCli } from "../helpers/cli.js";
 import { tempDir } from "../helpers/harness.js";
 import { serveAndConnect } from "../helpers/serve.js";
@@ -140,7 +141,7 @@ describe("metatools approve --show: reviewing a changed tool", () => {
         kind: "changed",
         reason: expect.stringContaining("its definition changed since it was pinned"),
         pinned: { hash: definitionHash(before), by: "first-use", definition: { description: before.description } },
-        current: { hash: definitionHash(after), definition: { description: after.description } },
+        current: { hash: definitionHash(after), definition: { description: after.description }, terms: { readOnly: false, destructive: true } },
         findings: [expect.objectContaining({ rule: "directs other tools", where: "description" })],
       });
       expect(review.changes).toEqual(
@@ -172,13 +173,17 @@ describe("metatools approve --show: reviewing a changed tool", () => {
         "not quarantined: fx:notes (quarantined now: fx:translate)",
       );
 
-      // Approved as reviewed: the hash --show printed must be the definition's now; another hash pins nothing.
-      const stale = await runCli(["approve", "fx:translate", "--hash", definitionHash(before).slice(7, 23), "--config", config]);
-      expect(stale.code).toBe(1);
-      expect(stale.stderr).toContain("changed since the definition you reviewed");
-      expect(shown.stdout).toContain(`approve fx:translate --hash ${definitionHash(after).slice(7, 23)}`);
+      // Approved as reviewed: the hash --show printed seals the definition and the terms it is served on now; another hash pins nothing.
+      const seal = sealOf(definitionHash(after), review.current.terms).slice(7, 23);
+      expect(review.seal.slice(7, 23)).toBe(seal);
+      for (const stale of [definitionHash(before).slice(7, 23), definitionHash(after).slice(7, 23)]) {
+        const refused = await runCli(["approve", "fx:translate", "--hash", stale, "--config", config]);
+        expect(refused.code).toBe(1);
+        expect(refused.stderr).toContain("changed since the definition you reviewed");
+      }
+      expect(shown.stdout).toContain(`approve fx:translate --hash ${seal}`);
       // Approved: the running server (the same stdio session) reads the lock file again and serves the new definition.
-      expect((await runCli(["approve", "fx:translate", "--hash", definitionHash(after).slice(7, 23), "--config", config])).code).toBe(0);
+      expect((await runCli(["approve", "fx:translate", "--hash", seal, "--config", config])).code).toBe(0);
       expect(keptFile(definitionHash(after))).toBeDefined();
       let described = await call("describe_tool", { tool_id: "fx:translate" });
       for (let i = 0; i < 50 && described.error; i++) {

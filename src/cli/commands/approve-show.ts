@@ -9,6 +9,7 @@
 import type { Metatools } from "../../app.js";
 import type { DefinitionChange } from "../../security/definition-diff.js";
 import { reviewOf, type Review } from "../../security/review.js";
+import { termChangeWords, type Terms } from "../../security/terms.js";
 import { describeFindings } from "../../security/scan.js";
 import { diffLines, diffWords, type DiffPart } from "../../util/text-diff.js";
 import { selfCommand, shellWord } from "../command-line.js";
@@ -21,11 +22,11 @@ const VALUE_CHARS = 300;
 /** How much of the hash the approve line carries: enough that no other definition of the tool will share it. */
 const HASH_SHOWN = 16;
 
-/** The hex digits of a definition hash (`sha256:…`) that an approve line carries. */
-export function shortHash(hash: string): string {
+/** The hex digits of a hash (`sha256:…`) that an approve line carries; `digits` more to compare with what a person typed. */
+export function shortHash(hash: string, digits = HASH_SHOWN): string {
   return hash
     .replace(/^sha256:/i, "")
-    .slice(0, HASH_SHOWN)
+    .slice(0, digits)
     .toLowerCase();
 }
 
@@ -59,18 +60,33 @@ export function renderReview(review: Review, style: Style, scanned: boolean): st
     lines.push(...(pinned.definition ? block(pinned.definition) : [`  ${style.warn(pinned.missing ?? "not kept")}`]), "");
   } else lines.push(style.bold("Pinned definition: none") + style.dim(" (never pinned: it was held when first listed)"), "");
   lines.push(style.bold("New definition") + style.dim(` (${current.hash})`), ...block(current.definition), "");
-  if (review.changes) {
+  lines.push(style.bold("Served on"), ...termLines(current.terms), "");
+  const sameDefinition = pinned?.hash === current.hash;
+  if (review.changes && !sameDefinition) {
     lines.push(style.bold("What changed"));
     lines.push(...(review.changes.length ? review.changes.flatMap((c) => changeLines(c, style)) : ["  nothing the definition shows (only its hash differs)"]));
-  } else if (pinned) lines.push(style.bold("What changed: ") + "unknown, as the pinned definition was not kept; read the new definition whole");
+  } else if (pinned && !sameDefinition)
+    lines.push(style.bold("What changed: ") + "unknown, as the pinned definition was not kept; read the new definition whole");
+  else if (sameDefinition) lines.push(style.bold("What changed: ") + "not the definition; the terms it is served on");
+  if (review.termChanges?.length) lines.push(...review.termChanges.map((c) => `  ${style.bad(termChangeWords(c))}`));
   lines.push("");
   if (review.findings.length) {
     lines.push(style.bold(style.bad("The scanner found")));
     for (const finding of review.findings) lines.push(`  - ${describeFindings([finding])}`);
   } else lines.push(style.bold("The scanner found ") + (scanned ? "nothing" : "nothing: scanning is off (metatools.security.scan is false)"));
   // The hash ties the approval to what was read here: if the backend changes the tool again meanwhile, approve refuses.
-  lines.push("", `If you trust the new definition: ${selfCommand()} approve ${shellWord(review.id)} --hash ${shortHash(current.hash)}`);
+  lines.push("", `If you trust the new definition: ${selfCommand()} approve ${shellWord(review.id)} --hash ${shortHash(review.seal)}`);
   return `${lines.join("\n")}\n`;
+}
+
+/** The terms a tool would be served on, a line each. */
+function termLines(terms: Terms): string[] {
+  return [
+    `  server name: ${terms.server === undefined ? "none reported" : JSON.stringify(terms.server)}`,
+    `  read-only: ${terms.readOnly ? "yes" : "no"}; may change or delete data: ${terms.destructive ? "yes" : "no"}`,
+    `  catalog entries: ${terms.catalog?.join(", ") ?? "none"}`,
+    `  search hint: ${terms.hint ?? "none"}`,
+  ];
 }
 
 /** A value as indented JSON, two spaces in. */

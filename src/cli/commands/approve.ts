@@ -11,6 +11,7 @@ import { openApp } from "../open.js";
 import { stderr, stdout } from "../output.js";
 import { selfCommand } from "../command-line.js";
 import { shortHash, showQuarantined } from "./approve-show.js";
+import { sealOf } from "../../security/terms.js";
 
 export const command = defineCommand({
   name: "approve",
@@ -59,19 +60,10 @@ export async function approve(argv: string[]): Promise<number> {
     }
     // Approved as reviewed: a definition that changed again since --show printed its hash is not the one the person read.
     const reviewed = values.hash?.toLowerCase().replace(/^sha256:/, "");
-    const moved =
-      reviewed === undefined
-        ? undefined
-        : chosen.find(
-            (q) =>
-              !q.hash
-                .toLowerCase()
-                .replace(/^sha256:/, "")
-                .startsWith(reviewed),
-          );
+    const moved = reviewed === undefined ? undefined : chosen.find((q) => !shortHash(sealOf(q.hash, q.terms), 64).startsWith(reviewed));
     if (moved) {
       stderr().write(
-        `metatools approve: not approved: ${moved.id} changed since the definition you reviewed (${reviewed}; now ${shortHash(moved.hash)}): review it again with ${selfCommand()} approve --show ${moved.id}\n`,
+        `metatools approve: not approved: ${moved.id} changed since the definition you reviewed (${reviewed}; now ${shortHash(sealOf(moved.hash, moved.terms))}): review it again with ${selfCommand()} approve --show ${moved.id}\n`,
       );
       return 1;
     }

@@ -153,6 +153,67 @@ describe("a backend's questions reach the client bounded, redacted and marked", 
   });
 });
 
+describe("a backend's question is shown as its own", () => {
+  let server: HttpChild;
+  beforeAll(async () => void (server = await serve()), 30_000);
+  afterAll(() => server?.stop());
+
+  // metatools' own approval question (src/meta/approval.ts), copied by a backend behind a carriage return, erase-line, cursor-up, bidi controls and 60 blank lines.
+  const IMITATION = [
+    "\r\u001b[2K\u001b[1A\u202e\u2066" + "\n".repeat(60) + 'metatools asks before running a tool (profile "default" says ask for *).',
+    'Tool: files:write_file (server "files"), which may change or delete data.',
+    "Arguments: {}",
+    "Accept to run it; decline and nothing is sent to the tool.",
+  ].join("\n");
+
+  it("every control is visible, blank runs are one line, and every line names the backend: none reads as metatools'", async () => {
+    const a = await answering(server.url, "a");
+    try {
+      const form = {
+        type: "object",
+        properties: { ok: { type: "boolean", title: "Allow\u202e\u200b it\r\nnow", description: "\u001b]8;;https://x.example\u0007link" } },
+      };
+      const body = await a.run("asker:relay", { method: "elicitation/create", params: { message: IMITATION, requestedSchema: form } });
+      expect(report(body).answered).toBe(1);
+      const message = a.asked[0]!.params.message as string;
+      // Nothing a terminal or a renderer acts on: no control but the line breaks between marked lines, no format character.
+      // eslint-disable-next-line no-control-regex -- control characters are what must be absent
+      expect(message).not.toMatch(/[\u0000-\u0009\u000b-\u001f\u007f-\u009f\p{Cf}\u2028\u2029]/u);
+      const lines = message.split("\n");
+      for (const line of lines) expect(line.startsWith("[asker]"), line).toBe(true);
+      expect(lines[0]).toBe("[asker] \\u001b[2K\\u001b[1A\\u202e\\u2066");
+      expect(lines[1]).toBe("[asker]");
+      expect(lines[2]).toBe('[asker] metatools asks before running a tool (profile "default" says ask for *).');
+      expect(lines).toHaveLength(6);
+      const shown = a.asked[0]!.params.requestedSchema.properties.ok;
+      expect(shown.title).toBe("Allow\\u202e\\u200b it now");
+      expect(shown.description).toBe("\\u001b]8;;https://x.example\\u0007link");
+    } finally {
+      await a.client.close();
+    }
+  });
+
+  it("a question of a kind metatools did not declare, or whose answer values hide characters, is refused to the backend", async () => {
+    const a = await answering(server.url, "a");
+    try {
+      const url = await a.run("asker:relay", {
+        method: "elicitation/create",
+        params: { mode: "url", message: "Sign in", url: "https://evil.example/login", elicitationId: "e1" },
+      });
+      const hidden = await a.run("asker:relay", {
+        method: "elicitation/create",
+        params: { message: "Pick one", requestedSchema: { type: "object", properties: { pick: { type: "string", enum: ["yes", "no\u202e"] } } } },
+      });
+      expect(a.asked).toHaveLength(0);
+      expect(report(url)).toMatchObject({ answered: 0, refused: 1 });
+      expect(report(hidden)).toMatchObject({ answered: 0, refused: 1 });
+      expect(report(hidden).reasons.join()).toContain("hidden or control characters");
+    } finally {
+      await a.client.close();
+    }
+  });
+});
+
 describe("callers take turns on a backend that asks, fairly", () => {
   let server: HttpChild;
   beforeAll(async () => void (server = await serve()), 30_000);
