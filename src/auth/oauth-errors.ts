@@ -11,6 +11,7 @@ import type { OAuthDiscoveryState } from "@modelcontextprotocol/sdk/client/auth.
 import { OAuthError } from "@modelcontextprotocol/sdk/server/auth/errors.js";
 import type { OAuthProblemCode } from "../model/error-codes.js";
 import { MetatoolsError } from "../util/errors.js";
+import { theirsInline } from "../security/outside.js";
 
 export type { OAuthProblemCode };
 
@@ -141,6 +142,5 @@ export function shownUrl(url: URL | string): string {
 
 /** A remote party's text on one line, cut to QUOTE_CHARS. */
 function quote(text: string): string {
-  const flat = text.replace(/\s+/g, " ").trim();
-  return flat.length > QUOTE_CHARS ? `${flat.slice(0, QUOTE_CHARS)}… (${flat.length} characters)` : flat;
+  return theirsInline(text, QUOTE_CHARS);
 }

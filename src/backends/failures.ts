@@ -5,6 +5,7 @@
  */
 import { ProtocolError, SdkErrorCode } from "@modelcontextprotocol/client";
 import { NeedsLoginError } from "../auth/signer.js";
+import { theirsText } from "../security/outside.js";
 import { errorMessage } from "../util/errors.js";
 import { isSdkError } from "./era.js";
 import { BackendError } from "./errors.js";
@@ -17,8 +18,21 @@ export function callFailure(error: unknown, call: { what: string; timeoutMs: num
   const login = needsLogin(error);
   if (login) return new BackendError("needs_login", login.message);
   if (isSdkError(error, SdkErrorCode.ConnectionClosed)) return new BackendError("backend_down", call.closed());
-  if (error instanceof ProtocolError) return new BackendError("upstream_error", error.message, { upstreamCode: error.code });
+  // The backend's own words, said to be: shown with its controls visible, after a sentence that names whose they are.
+  if (error instanceof ProtocolError)
+    return new BackendError(
+      "upstream_error",
+      `${call.what} answered with an error (JSON-RPC ${error.code}), in its words: ${theirsText(ownWords(error.message))}`,
+      {
+        upstreamCode: error.code,
+      },
+    );
   return new BackendError("upstream_error", errorMessage(error));
+}
+
+/** A JSON-RPC error's message without the SDK's `MCP error -32603: ` before it: that part is the SDK's, the rest the backend's. */
+function ownWords(message: string): string {
+  return message.replace(/^MCP error -?\d+: /, "");
 }
 
 /** The sign-in refusal behind an error, however the SDK wrapped it. */

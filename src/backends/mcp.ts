@@ -25,6 +25,7 @@ import { CallingPeers, TurnTimeout } from "./peers.js";
 import type { ClientFeatures } from "../model/peer.js";
 import { isRemote, TRANSPORT_KINDS } from "../model/transport-kinds.js";
 import { errorMessage } from "../util/errors.js";
+import { theirsText } from "../security/outside.js";
 
 export class McpBackend implements Backend {
   private client: Client | undefined;
@@ -268,12 +269,12 @@ export class McpBackend implements Backend {
     const base = errorMessage(error);
     const what = isRemote(this.spec) ? this.spec.url : `command \`${[this.spec.command, ...this.spec.args].join(" ")}\``;
     const tail = this.stderr.text();
-    return `${this.namespace} (${what}) failed to start: ${base}${tail ? `; its stderr ends with: ${lastLines(tail, TAIL_CHARS)}` : ""}`;
+    return `${this.namespace} (${what}) failed to start: ${base}${tail ? `; its stderr ends with: ${lastLines(theirsText(tail), TAIL_CHARS)}` : ""}`;
   }
 
   private stderrError(message: string): Error {
     const tail = this.stderr.text();
-    return new Error(tail ? `${message}; stderr ends with: ${lastLines(tail, TAIL_CHARS)}` : message);
+    return new Error(tail ? `${message}; stderr ends with: ${lastLines(theirsText(tail), TAIL_CHARS)}` : message);
   }
 }
 

@@ -21,7 +21,11 @@ import type {
   ReadResourceResult,
 } from "@modelcontextprotocol/sdk/types.js";
 import { BackendError } from "./errors.js";
+import { theirsInline } from "../security/outside.js";
 import type { Backend, BackendEvent, BackendInfo, CallOptions, ListedResources, ProtocolEra, ToolCallResult } from "./types.js";
+
+/** The most of a backend's progress message passed on: a status line, not a page. */
+const PROGRESS_CHARS = 300;
 
 export class RedactingBackend implements Backend {
   /** A tool whose name showed a secret is listed under the redacted name; calls map it back. */
@@ -70,7 +74,8 @@ export class RedactingBackend implements Backend {
     const { onProgress } = options;
     const forward =
       onProgress &&
-      ((update: Parameters<typeof onProgress>[0]) => onProgress(update.message === undefined ? update : { ...update, message: this.redact(update.message) }));
+      ((update: Parameters<typeof onProgress>[0]) =>
+        onProgress(update.message === undefined ? update : { ...update, message: theirsInline(this.redact(update.message), PROGRESS_CHARS) }));
     const result = await this.guard(() => this.inner.callTool(this.realNames.get(name) ?? name, args, { ...options, onProgress: forward }));
     return redactResult(result, this.redact);
   }

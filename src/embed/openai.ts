@@ -18,7 +18,7 @@ import { createHash } from "node:crypto";
 import type { EmbedderConfig } from "../config/resolved.js";
 import { boundBody, byteWords, TooLargeError } from "../util/bounded-body.js";
 import { errorMessage, MetatoolsError } from "../util/errors.js";
-import { normalize, type Embedder, type EmbedRole } from "./types.js";
+import { normalize, SAID_CHARS, ServiceAnswered, type Embedder, type EmbedRole } from "./types.js";
 
 export type OpenAISpec = Extract<EmbedderConfig, { type: "openai" }>;
 
@@ -46,7 +46,7 @@ export class OpenAIEmbedder implements Embedder {
   static async load(spec: OpenAISpec): Promise<OpenAIEmbedder> {
     const probe = new OpenAIEmbedder(idOf(spec, spec.dimensions ?? 0), spec.dimensions ?? 0, spec);
     const [vector] = await probe.request(["metatools"], spec.timeoutMs, 1).catch((error: unknown) => {
-      throw elsewhere(unavailable(`the embedding service at ${where(spec)} did not answer: ${errorMessage(error)}`));
+      throw elsewhere(unavailable(`the embedding service at ${where(spec)} did not answer: ${errorMessage(error)}`, error));
     });
     const dimensions = vector!.length;
     if (spec.dimensions !== undefined && dimensions !== spec.dimensions)
@@ -130,9 +130,11 @@ export class OpenAIEmbedder implements Embedder {
       throw error instanceof TooLargeError ? error : new Retryable(new Error(`its answer broke off (${errorMessage(error)})`));
     }
     if (!response.ok) {
-      const why = `HTTP ${response.status}${shortReason(text)}`;
-      if (response.status === 429 || response.status >= 500) throw new Retryable(new Error(why), retryAfter(response));
-      throw new Error(response.status === 401 || response.status === 403 ? `${why}: check the apiKey` : why);
+      // The status in metatools' words; what the service wrote goes to the log only (search/semantic.ts), never to an agent.
+      const why = `HTTP ${response.status}`;
+      const said = firstWords(text);
+      if (response.status === 429 || response.status >= 500) throw new Retryable(new ServiceAnswered(why, said), retryAfter(response));
+      throw new ServiceAnswered(response.status === 401 || response.status === 403 ? `${why}: check the apiKey` : why, said);
     }
     return this.vectorsOf(text, input.length);
   }
@@ -181,10 +183,13 @@ function retryAfter(response: Response): number | undefined {
   return Number.isFinite(value) && value >= 0 ? value * 1000 : undefined;
 }
 
-/** The first words of an error body, shown in one line (the service's own message, typically). */
-function shortReason(text: string): string {
-  const line = text.replace(/\s+/g, " ").trim().slice(0, 160);
-  return line ? `: ${line}` : "";
+/** The first words of an error body (the service's own message, typically), bounded. */
+function firstWords(text: string): string {
+  return text
+    .slice(0, SAID_CHARS * 4)
+    .replace(/\s+/g, " ")
+    .trim()
+    .slice(0, SAID_CHARS);
 }
 
 /** The service as named in messages and in the id: its URL without credentials, query or fragment. */
@@ -208,6 +213,6 @@ function elsewhere<E extends Error>(error: E): E & { retryable: true } {
   return Object.assign(error, { retryable: true as const });
 }
 
-function unavailable(message: string): MetatoolsError {
-  return new MetatoolsError("embedder_unavailable", message);
+function unavailable(message: string, cause?: unknown): MetatoolsError {
+  return new MetatoolsError("embedder_unavailable", message, cause === undefined ? undefined : { cause });
 }

@@ -30,3 +30,28 @@ export function normalize(v: Float32Array): Float32Array {
   if (norm > 0) for (let i = 0; i < v.length; i++) v[i] = v[i]! / norm;
   return v;
 }
+
+/**
+ * A failure an embedding service explained in its own words. The message is
+ * metatools' (`HTTP 400`); what the service said is kept apart, for the log
+ * only: it never reaches an agent's reply, where it would read as
+ * metatools' warning (it may well be an instruction to the agent).
+ */
+export class ServiceAnswered extends Error {
+  constructor(
+    message: string,
+    /** The first words of its answer, at most SAID_CHARS characters. */
+    readonly said: string,
+  ) {
+    super(message);
+  }
+}
+
+/** How much of a service's own explanation is kept for the log. */
+export const SAID_CHARS = 160;
+
+/** What the service said behind `error` (however wrapped), if it said anything. */
+export function serviceSaid(error: unknown): string | undefined {
+  for (let e = error, depth = 0; e instanceof Error && depth < 5; e = e.cause, depth++) if (e instanceof ServiceAnswered && e.said) return e.said;
+  return undefined;
+}

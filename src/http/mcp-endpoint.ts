@@ -61,8 +61,9 @@ export function mcpHandler(endpoint: McpEndpoint): (req: IncomingMessage, res: S
     const chosen = profileFor(app.profiles, caller, path);
     if (typeof chosen !== "string" && chosen) return refuse(res, chosen);
     const profile = chosen;
-    // A session belongs to its token and its profile: the same id under another path is unknown.
-    const owner = `${auth.enabled ? caller.key : "anyone"}|${profile ?? ""}`;
+    // A session belongs to its token and its profile: the same id under another path is unknown. Its share is the token's, under any profile.
+    const token = auth.enabled ? caller.key : "anyone";
+    const owner = `${token}|${profile ?? ""}`;
     // A POST's body is read here, under the limit, so a batch is charged per message; GET and DELETE cost one.
     let parsed: ParsedBody | undefined;
     if (req.method === "POST") {
@@ -91,9 +92,9 @@ export function mcpHandler(endpoint: McpEndpoint): (req: IncomingMessage, res: S
       return sessions.serve(session, req, res, parsed?.body);
     }
     if (!parsed) return refuse(res, { status: 400, message: "no mcp-session-id header: start a session with an initialize POST" });
-    const full = sessions.refuses(owner);
+    const full = sessions.refuses(token);
     if (full) return refuse(res, full);
-    await sessions.open(createSessionServer(app, { logger, tools, principal: caller.principal, profile }), owner, req, res, parsed.body);
+    await sessions.open(createSessionServer(app, { logger, tools, principal: caller.principal, profile }), { owner, token }, req, res, parsed.body);
   };
 }
 

@@ -15,8 +15,10 @@ import { Activity } from "./activity.js";
 import type { Refusal } from "./guard.js";
 
 interface Session {
-  /** Who opened it (a token's key): nobody else may use it. */
+  /** Who opened it (a token's key and its profile): nobody else may use it, nor that token under another profile. */
   owner: string;
+  /** The token alone: what a token's share of sessions is counted by, whatever path or profile it came by. */
+  token: string;
   server: Server;
   transport: StreamableHTTPServerTransport;
   activity: Activity;
@@ -24,7 +26,7 @@ interface Session {
 
 export class Sessions {
   private readonly byId = new Map<string, Session>();
-  /** Sessions being opened, by owner: counted against the limits before the initialize completes. */
+  /** Sessions being opened, by token: counted against the limits before the initialize completes. */
   private readonly opening = new Map<string, number>();
 
   constructor(private readonly options: { idleMs: number; max: number; maxPerOwner: number; logger: Logger }) {}
@@ -38,13 +40,13 @@ export class Sessions {
     return Math.min(30_000, Math.ceil(this.options.idleMs / 2));
   }
 
-  /** Why `owner` may not open another session now (the server's limit, or its own share), or undefined. */
-  refuses(owner: string): Refusal | undefined {
+  /** Why `token` may not open another session now (the server's limit, or its own share, under every profile together), or undefined. */
+  refuses(token: string): Refusal | undefined {
     const pending = [...this.opening.values()].reduce((a, b) => a + b, 0);
     if (this.byId.size + pending >= this.options.max)
       return { status: 503, message: `the server has ${this.options.max} open sessions, its limit; retry later`, headers: { "Retry-After": "5" } };
-    let own = this.opening.get(owner) ?? 0;
-    for (const session of this.byId.values()) if (session.owner === owner) own++;
+    let own = this.opening.get(token) ?? 0;
+    for (const session of this.byId.values()) if (session.token === token) own++;
     if (own >= this.options.maxPerOwner)
       return {
         status: 429,
@@ -70,27 +72,27 @@ export class Sessions {
    * only if the request was an initialize; otherwise it has answered with an
    * error, and the pair is dropped.
    */
-  async open(server: Server, owner: string, req: IncomingMessage, res: ServerResponse, body: unknown): Promise<void> {
+  async open(server: Server, { owner, token }: { owner: string; token: string }, req: IncomingMessage, res: ServerResponse, body: unknown): Promise<void> {
     const activity = new Activity(this.options.logger, () => transport.sessionId ?? "(opening)");
     const transport: StreamableHTTPServerTransport = new StreamableHTTPServerTransport({
       sessionIdGenerator: () => randomUUID(),
       onsessioninitialized: (id) => {
-        this.byId.set(id, { owner, server, transport, activity });
+        this.byId.set(id, { owner, token, server, transport, activity });
       },
     });
     transport.onclose = () => {
       if (transport.sessionId) this.byId.delete(transport.sessionId);
     };
-    this.opening.set(owner, (this.opening.get(owner) ?? 0) + 1);
+    this.opening.set(token, (this.opening.get(token) ?? 0) + 1);
     try {
       await server.connect(transport);
       activity.watch(transport);
       activity.exchange(res);
       await transport.handleRequest(req, res, body);
     } finally {
-      const left = this.opening.get(owner)! - 1;
-      if (left) this.opening.set(owner, left);
-      else this.opening.delete(owner);
+      const left = this.opening.get(token)! - 1;
+      if (left) this.opening.set(token, left);
+      else this.opening.delete(token);
     }
     if (!transport.sessionId) await close(server, transport);
   }

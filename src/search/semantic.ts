@@ -13,7 +13,8 @@
  */
 import { EmbeddingCache, textHash } from "../embed/cache.js";
 import type { StoredVector } from "../embed/stored.js";
-import type { Embedder } from "../embed/types.js";
+import { serviceSaid, type Embedder } from "../embed/types.js";
+import { theirsInline } from "../security/outside.js";
 import type { ToolRecord } from "../model/tool.js";
 import { errorMessage } from "../util/errors.js";
 import type { Logger } from "../util/log.js";
@@ -49,6 +50,8 @@ export class SemanticIndex {
   onProgress: ((progress: IndexProgress) => void) | undefined;
   private loaded: Loaded | undefined;
   private failure: string | undefined;
+  /** What an embedding service last said of a failure, as logged: each wording once. */
+  private lastSaid: string | undefined;
   /** Loading began (the embedder must be closed once it has loaded), or never will: closed first. */
   private phase: "waiting" | "loading" | "closed" = "waiting";
   private readonly pending = new Map<string, Promise<void>>();
@@ -93,6 +96,7 @@ export class SemanticIndex {
         (error: unknown) => {
           this.failure = errorMessage(error);
           logger.error(`semantic search is off: ${this.failure}`);
+          this.heard(error);
           if (retryable(error)) this.retries.later("", () => void this.reload(load, cache));
         },
       );
@@ -119,8 +123,20 @@ export class SemanticIndex {
       for (const [namespace, records] of this.latest) void this.replaceNamespace(namespace, records);
     } catch (error) {
       this.failure = errorMessage(error);
+      this.heard(error);
       this.retries.later("", () => void this.reload(load, cache));
     }
+  }
+
+  /**
+   * What a service said of its failure goes to the log (made printable, named as its words), each wording once:
+   * never into a reply, where an agent would read it as metatools' own warning.
+   */
+  private heard(error: unknown): void {
+    const said = serviceSaid(error);
+    if (said === undefined || said === this.lastSaid) return;
+    this.lastSaid = said;
+    this.logger.info(`the embedding service's own words on that failure (shown to no agent): ${theirsInline(said)}`);
   }
 
   /** Why the semantic leg cannot be used: the embedder did not load, or an embedding run failed. */
@@ -166,6 +182,7 @@ export class SemanticIndex {
       })
       .catch((error: unknown) => {
         const why = `embedding ${namespace} failed: ${errorMessage(error)}`;
+        this.heard(error);
         if (!retryable(error)) {
           this.failure = why;
           this.logger.error(why);
@@ -224,6 +241,7 @@ export class SemanticIndex {
         return { hits: await this.search(query, options), embedder: this.embedder };
       } catch (error) {
         why = errorMessage(error);
+        this.heard(error);
       }
     }
     const hits = await fallback.search(query, options);

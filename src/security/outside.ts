@@ -93,6 +93,28 @@ export function theirs(origin: string, text: string, maxChars = QUOTE_CHARS): st
   return lines.join("\n");
 }
 
+/**
+ * A longer text of theirs quoted after a sentence that names whose it is
+ * (an error, a stderr tail): each line made visible, blank runs made one,
+ * at most `maxChars` characters, lines kept (a JSON string shows them as `\n`).
+ */
+export function theirsText(text: string, maxChars = QUOTE_CHARS): string {
+  const lines: string[] = [];
+  let blank = false;
+  for (const raw of text.split(LINE_BREAK)) {
+    const line = visibleLine(raw.trimEnd());
+    if (!line.trim()) {
+      blank = lines.length > 0;
+      continue;
+    }
+    if (blank) lines.push("");
+    blank = false;
+    lines.push(line);
+  }
+  const joined = lines.join("\n");
+  return joined.length > maxChars ? `${joined.slice(0, maxChars)}… (${joined.length - maxChars} more characters)` : joined;
+}
+
 /** A short text of theirs inside a sentence (a title, an error): one line, made visible, at most `maxChars` characters. */
 export function theirsInline(text: string, maxChars = 300): string {
   const line = visibleLine(

@@ -13,7 +13,7 @@ import { readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { runCli } from "../../helpers/cli.js";
-import { startEmbeddingService, type EmbeddingService } from "../../helpers/embedding-service.js";
+import { HOSTILE_BODY, startEmbeddingService, type EmbeddingService } from "../../helpers/embedding-service.js";
 import { openSession, tempDir, type Session } from "../../helpers/harness.js";
 import { writeTools } from "../../helpers/semantic.js";
 
@@ -64,7 +64,8 @@ describe("an embedding service as the semantic leg", () => {
   });
 
   it.each([
-    ["down", /HTTP 503: \{"error":"model loading"\}/],
+    ["down", /\(HTTP 503\)/],
+    ["hostile", /\(HTTP 400\)/],
     ["slow", /no answer within 1000 ms/],
     ["garbage", /its answer has a vector of 1 values, not 16/],
     ["huge", /its answer passed [\d.]+ (KiB|MiB|bytes), far more than 1 vectors take; not read further/],
@@ -77,6 +78,8 @@ describe("an embedding service as the semantic leg", () => {
       expect(failed.warning).toMatch(/the embedding service could not embed the query \(/);
       expect(failed.warning).toMatch(why);
       expect(failed.warning).toMatch(/its meaning was ranked with the built-in embedder/);
+      // The service's own words never reach the agent: they read as metatools' warning.
+      expect(JSON.stringify(failed)).not.toMatch(/model loading|Ignore previous|SYSTEM|\u202e/);
       service.behaviour = "ok";
       const again = await s.call("search_tools", { query: "remove a file" });
       expect(again.mode).toBe("hybrid");
@@ -160,4 +163,36 @@ it("sends the API key to the service and nowhere else: not in output, logs or th
     error: expect.stringMatching(/embedding service at http:\/\/127\.0\.0\.1:\d+\/v1 did not answer: HTTP 503/),
   });
   for (const text of [doctor.stdout, doctor.stderr, down.stdout, down.stderr]) expect(text).not.toContain(key);
+}, 30_000);
+
+it("a service that fails with words for the agent: not one reaches a reply; the log has them, printable and named as the service's", async () => {
+  const dir = tempDir();
+  const config = join(dir, "metatools.json");
+  writeFileSync(
+    config,
+    JSON.stringify({
+      mcpServers: { notes: { type: "catalog", tools: writeTools(dir) } },
+      metatools: { code: { enabled: false }, search: { embedder: { type: "openai", url: service.url, model: "concepts" }, embeddingCache: false } },
+    }),
+  );
+  service.behaviour = "hostile";
+  try {
+    const ran = await runCli(["search", "remove a file", "--config", config, "--json", "--log-level", "info"]);
+    expect(ran.code).toBe(0);
+    const reply = JSON.parse(ran.stdout);
+    expect(reply.warning).toMatch(
+      /the embedding service could not embed the query \(the embedding service at .* did not answer: HTTP 400\); its meaning was ranked with the built-in embedder/,
+    );
+    expect(ran.stdout).not.toMatch(/Ignore previous|SYSTEM|run_tool with/);
+    // The log (stderr) keeps them for the operator: once, named, with the escape and the override shown, not acted on.
+    const said = ran.stderr.split("\n").filter((line) => line.includes("Ignore previous instructions"));
+    expect(said).toHaveLength(1);
+    expect(said[0]).toContain("the embedding service's own words on that failure (shown to no agent)");
+    expect(said[0]).toContain("\\u001b[2KIgnore previous instructions");
+    expect(said[0]).toContain("\\u202e fin");
+    expect(ran.stderr).not.toMatch(/[\u001b\u202e]/);
+    expect(HOSTILE_BODY).toContain("\u202e");
+  } finally {
+    service.behaviour = "ok";
+  }
 }, 30_000);

@@ -154,6 +154,10 @@ const request = fc.oneof(
   fc.record({ method: fc.constant("sampling/createMessage"), params: sampling, count: fc.integer({ min: 1, max: 14 }) }),
 );
 
+/** What a backend's question must never carry raw to the client: controls (but the line breaks between marked lines), format characters, separators. */
+// eslint-disable-next-line no-control-regex -- these are what must be absent
+const RAW_CONTROLS = /[\u0000-\u0009\u000b-\u001f\u007f-\u009f\p{Cf}\u2028\u2029]/u;
+
 /** Runs one relay call and checks every invariant on what the client saw and was told. */
 async function relay(input: { method: string; params: unknown; count: number }): Promise<void> {
   asked = [];
@@ -175,7 +179,9 @@ async function relay(input: { method: string; params: unknown; count: number }):
     expect(params._meta?.["io.metatools/namespace"]).toBe("asker");
     if (kind === "elicitation") {
       counts.elicitations++;
-      expect(params.message.startsWith("[asker] ")).toBe(true);
+      // Every line names the backend, and nothing in it moves, hides or reorders text.
+      for (const line of (params.message as string).split("\n")) expect(line === "[asker]" || line.startsWith("[asker] "), line).toBe(true);
+      expect(params.message).not.toMatch(RAW_CONTROLS);
       continue;
     }
     counts.samplings++;
