@@ -30,6 +30,8 @@ import { ResultCache } from "./exec/cache.js";
 import { Executor } from "./exec/executor.js";
 import { Telemetry } from "./observe/telemetry.js";
 import { openStoreParts } from "./store/open.js";
+import type { CallerShares } from "./meta/shares.js";
+import { openShares } from "./app/shares.js";
 import { storeHealth, type StoreHealth } from "./store/health.js";
 import { aboutText } from "./registry/about.js";
 import { ToolRegistry } from "./registry/registry.js";
@@ -89,6 +91,8 @@ export interface Metatools {
   redact: Redact;
   /** Tool poisoning and rug-pull checks: quarantined tools, approvals. */
   gate: ToolGate;
+  /** Each caller's share of run_tool calls in flight and questions waiting (src/meta/shares.ts). */
+  shares: CallerShares;
   /** Who may see and run what (metatools.profiles): one is chosen per caller. */
   profiles: Profiles;
   telemetry: Telemetry;
@@ -124,7 +128,7 @@ export function createMetatools(config: ResolvedConfig, options: AppOptions = {}
   const clientLog = new ClientLog((level) => backends.logs.setLevel(level));
   const logger = redactingLogger(clientLog.alsoTo(options.logger ?? silentLogger), redact);
   const { lock, gate, registry } = openRegistry(config, logger);
-  const stores = openStoreParts(config.store, config.outputs);
+  const stores = openStoreParts(config.store, config.outputs, config.serve);
   const { search, semantic, learning } = openSearch(config, registry, logger, redact, options.backgroundDelayMs);
   const learner = learning?.learner;
   // Every run_tool call's record, appended in the background: to a file per config, or to the shared Redis.
@@ -136,11 +140,13 @@ export function createMetatools(config: ResolvedConfig, options: AppOptions = {}
   const cache = new ResultCache(stores.cache, config.cache, logger, identity);
   // Resource links a backend returns are handed on under metatools:// names, read back through it (resources/read, or metatools:read_resource).
   const links = new ResourceLinks(stores.links, config.outputs.ttlMs);
+  // Each caller's share of calls in flight and questions waiting: counted across replicas on a shared store.
+  const shares = openShares(config, stores.relay, logger);
   // Backends' questions to 2026-07-28 clients, which answer in a retry that may reach another replica.
   const shared = stores.relay.kind !== "memory";
   const questions = new QuestionRelay(stores.relay, config.serve.questionTimeoutMs, shared);
   // Long calls of 2026-07-28 clients that take tasks: any replica on a shared store answers for them.
-  const tasks = new TaskBoard(stores.relay, {
+  const tasks = new TaskBoard(stores.relay, stores.taskQuota, {
     afterMs: config.serve.taskAfterMs,
     ttlMs: config.serve.taskTtlMs,
     questionMs: config.serve.questionTimeoutMs,
@@ -193,6 +199,7 @@ export function createMetatools(config: ResolvedConfig, options: AppOptions = {}
     telemetry: options.telemetry ?? new Telemetry(),
     gate,
     profiles: new Profiles(config.profiles),
+    shares,
     redact,
     ...(credentials ? { credentials } : {}),
     ...(learner ? { learner } : {}),
@@ -223,11 +230,13 @@ export function createMetatools(config: ResolvedConfig, options: AppOptions = {}
     await semantic?.close();
     questions.close();
     tasks.close();
+    shares.close();
     await Promise.all([
       stores.cache.close(),
       stores.outputs.close(),
       stores.links.close(),
       stores.relay.close(),
+      stores.tasks.close(),
       learning?.close(),
       credentials?.close(),
       audit?.close(),

@@ -3,9 +3,10 @@
  * when the session starts. Transports (stdio here, HTTP in src/http/) only decide
  * how sessions arrive.
  */
-import { ProtocolError, ProtocolErrorCode, type Server } from "@modelcontextprotocol/server";
+import { ProtocolError, ProtocolErrorCode, type JSONRPCMessage, type Server } from "@modelcontextprotocol/server";
 import { serveStdio as serveStdioEntry, StdioServerTransport } from "@modelcontextprotocol/server/stdio";
 import { PassThrough } from "node:stream";
+import { JsonLines, type RefusedLine } from "./util/json-frame.js";
 import type { Metatools } from "./app.js";
 import { instructions } from "./meta/instructions.js";
 import { servedTools } from "./meta/index.js";
@@ -57,6 +58,8 @@ export function createSessionServer(app: Metatools, options: SessionOptions = {}
     tools,
     // What a caller keeps (output handles, links, cached results) is kept per profile too: one token or the local user under two profiles is two callers.
     principal: profile === undefined ? principal : `${principal ?? LOCAL_PRINCIPAL}@${profile}`,
+    // What a caller may hold at once, and what it teaches search, are counted by the caller alone: one token on /mcp and /mcp/p1 is one caller.
+    caller: principal ?? LOCAL_PRINCIPAL,
     profile,
     onFault: (tool, error) => logger?.error(`${tool} fault: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`),
     logging: (send) => app.clientLog.open(send),
@@ -86,7 +89,14 @@ export async function serveStdio(app: Metatools, logger: Logger, options: { prof
   let resolveClosed: () => void;
   const closed = new Promise<void>((resolve) => (resolveClosed = resolve));
   let closing = false;
-  const input = readInput(process.stdin);
+  // A message refused before the transport reads it is answered as the transport would answer an invalid request: by its id.
+  const refusals: RefusedLine[] = [];
+  const answering: { send?: (refused: RefusedLine) => void } = {};
+  const input = readInput(process.stdin, (refused) => {
+    logger.warn(`stdio: refused a message of ${refused.bytes} bytes${refused.id === null ? "" : ` (id ${JSON.stringify(refused.id)})`}: ${refused.reason}`);
+    if (answering.send) answering.send(refused);
+    else refusals.push(refused);
+  });
   const shutdown = async (why: string) => {
     if (closing) return;
     closing = true;
@@ -105,11 +115,16 @@ export async function serveStdio(app: Metatools, logger: Logger, options: { prof
   void app.start(declared && { clientFeatures: { elicitation: declared.elicitation !== undefined, sampling: declared.sampling !== undefined } });
   await app.backends.waitForStartup(app.config.timeouts.startupGraceMs);
   if (closing) return { closed };
-  const transport = new StdioServerTransport(input.stream);
+  // Past its reader's bound the SDK closes the transport: every message reaching it is under metatools' own bound.
+  const transport = new StdioServerTransport(input.stream, undefined, { maxBufferSize: STDIO_MAX_MESSAGE_BYTES + (64 << 10) });
+  answering.send = (refused) =>
+    void transport.send({ jsonrpc: "2.0", id: refused.id, error: { code: -32600, message: refused.reason } } as JSONRPCMessage).catch(() => {});
+  for (const refused of refusals.splice(0)) answering.send(refused);
   // The entry owns the transport: it picks the era from the opening message and pins one server for the connection.
   entry = serveStdioEntry(() => createSessionServer(app, { logger, profile }), {
     transport,
-    onerror: (error) => logger.debug(`stdio: ${error.message}`),
+    // An error that closes the transport is said at warn (the connection ends with it); a message it could not use, at debug.
+    onerror: (error) => (CLOSES.test(error.message) ? logger.warn(`stdio: ${error.message}; the connection closes`) : logger.debug(`stdio: ${error.message}`)),
   });
   const closedTransport = transport.onclose;
   transport.onclose = () => {
@@ -121,6 +136,9 @@ export async function serveStdio(app: Metatools, logger: Logger, options: { prof
 }
 
 const CLIENT_CAPABILITIES_META_KEY = "io.modelcontextprotocol/clientCapabilities";
+
+/** The SDK's stdio errors after which its transport closes. */
+const CLOSES = /ReadBuffer exceeded|EPIPE|write after end/;
 
 /** How long `serve` waits for its client's first message before starting the backends anyway (declaring both features). */
 const FIRST_MESSAGE_MS = 1000;
@@ -138,29 +156,41 @@ function clientCapabilities(line: string | undefined): { elicitation?: unknown; 
 }
 
 /**
- * A client's input, read from the start: `stream` holds every byte for the
- * transport (buffered until it connects), `firstLine` the first line
- * (undefined after `ms`, at the end, or past 1 MiB), `ended` settles when
- * the client closes its side, and `stop` reads no more.
+ * The most bytes one stdio message may take: the SDK reader's own bound, which closes the transport past it; metatools
+ * refuses such a message itself first (json-frame.ts) and keeps serving.
  */
-function readInput(stdin: NodeJS.ReadStream): { stream: PassThrough; firstLine(ms: number): Promise<string | undefined>; ended: Promise<void>; stop(): void } {
+export const STDIO_MAX_MESSAGE_BYTES = 10 * 1024 * 1024;
+
+/**
+ * A client's input, read from the start: `stream` holds every accepted
+ * message for the transport (buffered until it connects), `firstLine` the
+ * first message (undefined after `ms`, or at the end), `ended` settles when
+ * the client closes its side, and `stop` reads no more. A message larger
+ * than STDIO_MAX_MESSAGE_BYTES or nested deeper than MAX_JSON_DEPTH never
+ * reaches the transport: `onRefused` gets its id and why.
+ */
+function readInput(
+  stdin: NodeJS.ReadStream,
+  onRefused: (refused: RefusedLine) => void,
+): { stream: PassThrough; firstLine(ms: number): Promise<string | undefined>; ended: Promise<void>; stop(): void } {
   const stream = new PassThrough();
-  let head = Buffer.alloc(0);
   let line: string | undefined;
   let settle: ((line: string | undefined) => void) | undefined;
   let resolveEnded: () => void;
   const ended = new Promise<void>((resolve) => (resolveEnded = resolve));
-  const onData = (chunk: Buffer) => {
-    stream.write(chunk);
-    if (line !== undefined || head.length > 1 << 20) return;
-    head = Buffer.concat([head, chunk]);
-    const end = head.indexOf(10);
-    if (end >= 0) {
-      line = head.subarray(0, end).toString("utf8");
+  const lines = new JsonLines(
+    { maxBytes: STDIO_MAX_MESSAGE_BYTES },
+    (accepted) => {
+      stream.write(accepted);
+      if (line !== undefined) return;
+      line = accepted.subarray(0, Math.min(accepted.length - 1, 1 << 20)).toString("utf8");
       settle?.(line);
-    } else if (head.length > 1 << 20) settle?.(undefined);
-  };
+    },
+    onRefused,
+  );
+  const onData = (chunk: Buffer) => lines.push(chunk);
   const onEnd = () => {
+    lines.end();
     stream.end();
     settle?.(line);
     resolveEnded();
@@ -171,7 +201,7 @@ function readInput(stdin: NodeJS.ReadStream): { stream: PassThrough; firstLine(m
     stream,
     ended,
     firstLine: (ms) =>
-      line !== undefined || head.length > 1 << 20 || stdin.readableEnded
+      line !== undefined || stdin.readableEnded
         ? Promise.resolve(line)
         : new Promise((resolve) => {
             const timer = setTimeout(() => settle?.(undefined), ms);

@@ -8,11 +8,13 @@ import type { Metatools, StoreHealth } from "../app.js";
 import { shownStatus } from "../backends/status.js";
 import { backendKey } from "../config/same-server.js";
 import type { BackendSpec } from "../config/resolved.js";
-import { EmbeddingCache } from "../embed/cache.js";
 import { maskUrl } from "../store/open.js";
-import { errorMessage } from "../util/errors.js";
 import { loginCommand } from "../auth/open.js";
+import { errorMessage } from "../util/errors.js";
 import type { TransportKind } from "../model/transport-kinds.js";
+import { embedderStatus, probeService, type DoctorEmbedder } from "./doctor-embedder.js";
+
+export type { DoctorEmbedder } from "./doctor-embedder.js";
 
 export interface DoctorBackend {
   namespace: string;
@@ -28,26 +30,6 @@ export interface DoctorBackend {
   protocolVersion?: string;
   /** The server's name and version when ready; the error when not. */
   detail: string;
-}
-
-export interface DoctorEmbedder {
-  status: "off" | "ready" | "indexing" | "failed";
-  /** The configured kind: builtin, static, use or transformers. */
-  type?: string;
-  id?: string;
-  dimensions?: number;
-  /** Tools embedded (in the vector index) of all tools. */
-  embedded?: number;
-  total?: number;
-  cacheFile?: string;
-  /** Embeddings kept in the cache file (of every tool this embedder has seen, not only today's). */
-  cached?: number;
-  error?: string;
-  /** An embedding service: how long a query's embedding took just now, or why it failed. */
-  latencyMs?: number;
-  queryError?: string;
-  /** Namespaces whose tools could not be embedded (ranked by BM25 alone until a retry succeeds), with why. */
-  failures?: { namespace: string; why: string }[];
 }
 
 export interface DoctorLearning {
@@ -142,6 +124,14 @@ export async function diagnose(app: Metatools): Promise<DoctorReport> {
     backends.push({ namespace: off.namespace, kind: off.kind, status: "disabled", tools: 0, quarantined: 0, detail: '"disabled": true in the config' });
 
   problems.push(...sameServers(config.backends, config.file));
+  // A catalog's word that would make a tool less guarded, not taken on its backend's claim of a name alone.
+  for (const record of app.registry.records())
+    if (record.catalogUnvouched)
+      problems.push({
+        subject: record.id,
+        problem: `its catalog entry says ${record.catalogUnvouched.join(" and ")}, which is not applied: it was matched on what the backend claims (its server name, its tool name) and nothing vouches for it`,
+        fix: `if the backend is the server that entry was written for, name it in the config ("serverName" in mcpServers.${record.namespace}), or set the entry's written_for to the tool's hash (metatools describe ${record.id} --detail full)`,
+      });
   // Catalog text written for another definition of its tool: it may say what the tool no longer does.
   for (const record of app.registry.records())
     if (record.catalogDrift)
@@ -198,44 +188,6 @@ export async function diagnose(app: Metatools): Promise<DoctorReport> {
     ...(lock ? { lockFile: { file: lock.file, pinned: lock.size } } : {}),
     problems,
   };
-}
-
-function embedderStatus(app: Metatools): DoctorEmbedder {
-  const semantic = app.search.semantic;
-  const type = app.config.search.embedder?.type;
-  if (!semantic) return { status: "off" };
-  if (semantic.error && !semantic.embedder) return { status: "failed", type, error: semantic.error };
-  const embedder = semantic.embedder;
-  const cacheFile = semantic.cacheFile;
-  return {
-    status: semantic.error ? "failed" : semantic.indexing.length ? "indexing" : "ready",
-    type,
-    ...(embedder ? { id: embedder.id, dimensions: embedder.dimensions } : {}),
-    embedded: semantic.size,
-    // metatools' own tools are ranked by their words only: not counted as waiting to be embedded.
-    total: app.registry
-      .namespaces()
-      .filter((n) => app.search.embeds(n.namespace))
-      .reduce((sum, n) => sum + n.count, 0),
-    ...(cacheFile ? { cacheFile, cached: embedder ? EmbeddingCache.countIn(cacheFile, embedder.dimensions) : 0 } : {}),
-    ...(semantic.error ? { error: semantic.error } : {}),
-  };
-}
-
-/** An embedding service is asked for one query's embedding, timed: whether it answers now, and how fast. */
-async function probeService(app: Metatools, status: DoctorEmbedder): Promise<DoctorEmbedder> {
-  const semantic = app.search.semantic;
-  const failures = semantic?.failures.map(([namespace, why]) => ({ namespace, why })) ?? [];
-  const withFailures = failures.length ? { ...status, failures } : status;
-  const embedder = semantic?.embedder;
-  if (status.type !== "openai" || !embedder) return withFailures;
-  const started = performance.now();
-  try {
-    await embedder.embed(["doctor"], "query");
-    return { ...withFailures, latencyMs: Math.round(performance.now() - started) };
-  } catch (error) {
-    return { ...withFailures, queryError: errorMessage(error) };
-  }
 }
 
 /** Backends configured twice under different names (config/same-server.ts): each adds the same tools, so search lists every one twice. */

@@ -84,8 +84,20 @@ export const DEFAULTS = {
   requests: { maxPerCall: 10, maxPerMinute: 60, maxConcurrent: 4, maxTokens: 4096 },
   /** The audit trail of run_tool calls (src/audit/): a file rotated past maxBytes keeping `keep` older ones, or maxRecords in Redis. */
   audit: { enabled: true, maxBytes: 10 << 20, keep: 5, maxRecords: 100_000 },
-  /** What serve tells its clients of the three tools. */
-  serve: { alwaysLoad: true, questionTimeoutMs: 10 * 60_000, taskAfterMs: 5000, taskTtlMs: 60 * 60_000 },
+  /**
+   * What serve tells its clients of the three tools, and each caller's share of what serving holds:
+   * run_tool calls in flight (tasks included), questions waiting for its answer, bytes of its task records.
+   */
+  serve: {
+    alwaysLoad: true,
+    questionTimeoutMs: 10 * 60_000,
+    taskAfterMs: 5000,
+    taskTtlMs: 60 * 60_000,
+    callsPerCaller: 32,
+    questionsPerCaller: 16,
+    taskBytesPerCaller: 32 << 20,
+    taskBytes: 256 << 20,
+  },
   /** Defaults of the tools' own arguments. */
   describe: { examplesMax: 2 },
 } as const;

@@ -13,6 +13,7 @@ import { learnSectionSchema, searchSectionSchema } from "./search-schema.js";
 import { profilesSectionSchema } from "./profiles-schema.js";
 import { DEFAULT_SECRET_PATTERNS } from "./secret-files.js";
 import { serverSchema } from "./server-schema.js";
+import { serveSectionSchema } from "./serve-schema.js";
 import { cacheSectionSchema, outputsSectionSchema, storeSectionSchema } from "./store-schema.js";
 
 export { NAMESPACE_PATTERN, serverSchema, type ServerConfig } from "./server-schema.js";
@@ -118,42 +119,7 @@ export const metatoolsSectionSchema = z
       .strict()
       .optional(),
     requests: requestsSectionSchema.optional(),
-    serve: z
-      .object({
-        alwaysLoad: z
-          .boolean()
-          .optional()
-          .describe(
-            `Mark the three tools \`_meta["anthropic/alwaysLoad"]: true\`, so a client that defers tools behind its own tool search (Claude Code) loads them at once. Default ${DEFAULTS.serve.alwaysLoad}.`,
-          ),
-        questionTimeoutMs: z
-          .number()
-          .int()
-          .min(1000)
-          .optional()
-          .describe(
-            `How long a backend's question to a 2026-07-28 client (an \`input_required\` reply of run_tool) waits for the client's retry; then the call is cancelled and its state refused. Default ${msWords(DEFAULTS.serve.questionTimeoutMs)}.`,
-          ),
-        taskAfterMs: z
-          .number()
-          .int()
-          .min(0)
-          .optional()
-          .describe(
-            `A run_tool call of a 2026-07-28 client that declared the tasks extension (\`io.modelcontextprotocol/tasks\`) and is still running after this long becomes a task: the client gets its id at once and reads its status and result with \`tasks/get\` (any replica on a shared store answers). 0: every such call is a task. Default ${msWords(DEFAULTS.serve.taskAfterMs)}.`,
-          ),
-        taskTtlMs: z
-          .number()
-          .int()
-          .min(1000)
-          .optional()
-          .describe(
-            `How long a task and its result are kept after its last change; then \`tasks/get\` no longer knows it. Default ${msWords(DEFAULTS.serve.taskTtlMs)}.`,
-          ),
-      })
-      .strict()
-      .optional()
-      .describe("What `metatools serve` tells the clients it serves, on stdio and HTTP."),
+    serve: serveSectionSchema,
     audit: auditSectionSchema,
     catalogs: z.array(z.string()).optional().describe("Extra catalog folders or files, after the built-in one."),
     builtinCatalog: z.boolean().optional().describe(`Load the catalog shipped with metatools. Default ${DEFAULTS.builtinCatalog}.`),

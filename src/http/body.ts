@@ -6,6 +6,7 @@
 import type { IncomingMessage } from "node:http";
 import type { Refusal } from "./guard.js";
 import { errorMessage } from "../util/errors.js";
+import { depthRefusal, nestsDeeper } from "../util/json-frame.js";
 
 export interface ParsedBody {
   body: unknown;
@@ -32,12 +33,16 @@ export async function readJsonBody(req: IncomingMessage, maxBytes: number, timeo
   if (read === "timeout") return { status: 408, message: `the request body did not arrive within ${timeoutMs} ms (metatools.http.bodyTimeoutMs)` };
   const { chunks, size } = read;
   if (size > maxBytes) return tooLarge("more bytes than that");
+  const bytes = Buffer.concat(chunks);
+  // Counted on the bytes before anything walks the value: past the limit, what comes after the parse would overflow the stack.
+  const deep = nestsDeeper(bytes);
   let body: unknown;
   try {
-    body = JSON.parse(Buffer.concat(chunks).toString("utf8"));
+    body = JSON.parse(bytes.toString("utf8"));
   } catch (error) {
     return { status: 400, code: -32700, message: `Parse error: the body is not JSON (${errorMessage(error)})` };
   }
+  if (deep) return { status: 400, code: -32600, message: depthRefusal(), id: idOf(body) };
   return { body, messages: Array.isArray(body) ? Math.max(1, body.length) : 1 };
 }
 
@@ -70,4 +75,10 @@ function collect(req: IncomingMessage, maxBytes: number, timeoutMs: number): Pro
     const onEnd = () => settle({ chunks, size });
     req.on("data", onData).on("end", onEnd).on("error", settle);
   });
+}
+
+/** A single message's id, read one level deep (the rest is not walked); null for a batch or no plain id. */
+function idOf(body: unknown): string | number | null {
+  const id = body !== null && typeof body === "object" && !Array.isArray(body) ? (body as { id?: unknown }).id : undefined;
+  return typeof id === "string" || typeof id === "number" ? id : null;
 }

@@ -13,6 +13,8 @@ export interface Refusal {
   message: string;
   /** The JSON-RPC error code in the body; default -32000. */
   code?: number;
+  /** The id of the request refused, when it could be read; default null. */
+  id?: string | number | null;
   headers?: Record<string, string>;
 }
 

@@ -68,7 +68,11 @@ export function mcpHandler(endpoint: McpEndpoint): (req: IncomingMessage, res: S
     let parsed: ParsedBody | undefined;
     if (req.method === "POST") {
       const read = await readJsonBody(req, http.maxBodyBytes, http.bodyTimeoutMs);
-      if ("status" in read) return refuse(res, read);
+      if ("status" in read) {
+        // A client's mistake or an attack, not metatools' fault: said once at warn, no stack.
+        if (read.status === 400 && read.code === -32600) logger.warn(`http POST ${path}: refused a body (${caller.key}): ${read.message}`);
+        return refuse(res, read);
+      }
       parsed = read;
     }
     const limited = limiter.take(caller.key, parsed?.messages ?? 1);

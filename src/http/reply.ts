@@ -15,7 +15,7 @@ export function refuse(res: ServerResponse, refusal: Refusal): void {
   json(
     res,
     refusal.status,
-    { jsonrpc: "2.0", error: { code: refusal.code ?? -32000, message: refusal.message }, id: null },
+    { jsonrpc: "2.0", error: { code: refusal.code ?? -32000, message: refusal.message }, id: refusal.id ?? null },
     { ...refusal.headers, Connection: "close" },
   );
 }

@@ -7,7 +7,7 @@
  * the call, and only the client's answer counts.
  */
 import { recoverable, warning, type Refusal } from "../disclosure/guidance.js";
-import type { ClientPeer } from "../model/peer.js";
+import { TooManyQuestions, type ClientPeer } from "../model/peer.js";
 import type { ToolRecord } from "../model/tool.js";
 import { printable } from "../util/terminal.js";
 import { redactDeep } from "../util/redact.js";
@@ -84,6 +84,15 @@ export async function approveCall(
       AbortSignal.any([context.signal ?? new AbortController().signal, AbortSignal.timeout(ANSWER_MS)]),
     );
   } catch (error) {
+    if (error instanceof TooManyQuestions)
+      return {
+        outcome: "unasked",
+        refusal: recoverable(
+          "too_many_questions",
+          `${record.id} needs a person's approval (${because}), and ${error.message}. Nothing was sent to the tool.`,
+          warning("Answer or cancel the questions already waiting (input_required replies, tasks that need input), then run it again."),
+        ),
+      };
     return { outcome: "cancelled", refusal: declined(record, `the question got no answer (${errorMessage(error)})`) };
   }
   if (answer.action !== "accept")

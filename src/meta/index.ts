@@ -71,25 +71,36 @@ export function createMetaDispatcher(all: MetaServices): MetaDispatcher {
       // Every run_tool call leaves one audit record, whatever its end (audit.ts); a tool outside the caller's profile is named too.
       const audited = tool.name === "run_tool" ? auditedCall(tool, args, extra) : undefined;
       const audit = (status: string) => audited && auditRun(all, notes, audited, status);
+      const principal = extra.principal ?? LOCAL_PRINCIPAL;
+      const caller = extra.caller ?? principal;
+      // A run_tool call holds one of its caller's call slots until it ends (a task too: it is a call still running).
+      const admitted = tool.name === "run_tool" ? await services.shares?.call(caller) : undefined;
       // One place for the budget, whichever way the reply was made (a refusal can quote what was sent).
       let raw: MetaBody;
       try {
-        raw = await dispatch(services, validator, tool, args, {
-          signal: extra.signal,
-          onProgress: extra.onProgress,
-          span: notes,
-          principal: extra.principal ?? LOCAL_PRINCIPAL,
-          peer: extra.peer,
-          session: extra.session,
-          profile: extra.profile,
-          ...(extra.typed ? { typed: true } : {}),
-          ...(audited ? { note: audited.note } : {}),
-          ...(extra.session ? { changed: (topic: string, key: string) => notices.changed(extra.session!, topic, key) } : {}),
-        });
+        raw =
+          admitted && "refusal" in admitted
+            ? admitted.refusal
+            : await dispatch(services, validator, tool, args, {
+                signal: extra.signal,
+                onProgress: extra.onProgress,
+                span: notes,
+                principal,
+                caller,
+                // Every question of this call, metatools' own or a backend's, takes one of its caller's question slots while it waits.
+                peer: extra.peer && services.shares ? services.shares.peer(extra.peer, caller) : extra.peer,
+                session: extra.session,
+                profile: extra.profile,
+                ...(extra.typed ? { typed: true } : {}),
+                ...(audited ? { note: audited.note } : {}),
+                ...(extra.session ? { changed: (topic: string, key: string) => notices.changed(extra.session!, topic, key) } : {}),
+              });
       } catch (error) {
         audit("fault");
         // A fault's message reaches the client, the span and the log.
         throw redactError(error, services.redact);
+      } finally {
+        if (admitted && "slot" in admitted) admitted.slot.release();
       }
       // Redacted before the budget may shorten strings: a cut through a secret would leave a piece no redactor knows.
       const body = enforceBudget(redactDeep(raw, services.redact), services.config.budgets.inlineBytes, tool.name);

@@ -38,7 +38,7 @@ export const runTool = defineMetaTool({
   args: runArgs,
   annotations: { title: "Run tool", readOnlyHint: false, destructiveHint: true, openWorldHint: true },
 
-  async handle(args, { services, budget, signal, onProgress, span, principal, peer, session, typed, note }) {
+  async handle(args, { services, budget, signal, onProgress, span, principal, caller, peer, session, typed, note }) {
     const toolArgs = args.args ?? {};
     const request = { toolId: args.tool_id, args: toolArgs, timeoutMs: args.timeout_ms, signal, cache: args.cache, onProgress, principal, peer };
     // A tool of a backend still starting: the call waits for it (never listed yet, or known only from the snapshot).
@@ -57,7 +57,7 @@ export const runTool = defineMetaTool({
     // What the session searched for led here: search learns from how it went (a call refused before it reached the tool teaches nothing).
     // A timeout, a cancelled call or one that never got its turn says nothing of whether the tool was the right one.
     if (session && (outcome.kind === "ok" || (outcome.kind === "call_failed" && !SAYS_NOTHING_OF_THE_TOOL.has(outcome.code)))) {
-      await services.learner?.ran(session, principal, outcome.record.id, outcome.kind === "ok" && !outcome.result.isError);
+      await services.learner?.ran(session, caller, outcome.record.id, outcome.kind === "ok" && !outcome.result.isError);
     }
     if (outcome.kind === "ok") {
       span?.set({ [ATTR.cache]: outcome.cache });

@@ -36,7 +36,7 @@ export const searchTools = defineMetaTool({
   unlisted: ["mode"],
   annotations: { title: "Search tools", readOnlyHint: true, openWorldHint: false },
 
-  async handle(args, { services, budget, span, session, principal, changed }) {
+  async handle(args, { services, budget, span, session, caller, changed }) {
     const query = capQuery(args.query);
     const request: SearchRequest = {
       query: query.text,
@@ -45,10 +45,11 @@ export const searchTools = defineMetaTool({
       namespaces: (Array.isArray(args.namespace) ? args.namespace : args.namespace ? [args.namespace] : []).filter(Boolean),
       tags: (args.tags ?? []).filter(Boolean),
       mode: args.mode ?? services.config.search.mode,
-      principal,
+      // What was learned ranks by the caller alone: one token under two profiles teaches and counts as one caller.
+      principal: caller,
     };
     const outcome = await services.search.search(request);
-    if (session && outcome.mode !== "browse") await services.learner?.searched(session, principal, query.text, outcome.learned);
+    if (session && outcome.mode !== "browse") await services.learner?.searched(session, caller, query.text, outcome.learned);
     span?.set({ [ATTR.hits]: outcome.total, [ATTR.mode]: outcome.mode });
     // Once per session, and again when it changes: not ~100 tokens in every reply. For one that is retrying, the call to make once it is back.
     const base = baseArgs(request, services.config.search.defaultLimit);

@@ -17,6 +17,7 @@ import type { Profile, Profiles } from "../security/profiles.js";
 import type { Redact } from "../util/redact.js";
 import type { Learner } from "../learn/learner.js";
 import type { AuditLog } from "../audit/log.js";
+import type { CallerShares } from "./shares.js";
 
 export interface MetaServices {
   config: MetaSettings;
@@ -39,6 +40,8 @@ export interface MetaServices {
   learner?: Pick<Learner, "searched" | "ran">;
   /** Where each run_tool call leaves its record (src/audit/); undefined when the audit trail is off. */
   audit?: Pick<AuditLog, "record">;
+  /** Each caller's share of calls in flight and questions waiting (shares.ts); undefined: unbounded (a test's stand-ins). */
+  shares?: Pick<CallerShares, "call" | "peer">;
 }
 
 /** The settings the meta-tools read: search's limits and mode, the byte budgets, and the config file a sign-in command names. */

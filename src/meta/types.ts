@@ -26,6 +26,8 @@ export interface MetaContext {
   span?: SpanNotes;
   /** Who the call is made for (src/security/principal.ts): whose cached results and output handles it may use. */
   principal: string;
+  /** The caller alone, under any profile (its token's principal, or the local user): what it teaches search is counted by this. */
+  caller: string;
   /** The client the call came from: a backend's elicitation and sampling requests during a run go to it. */
   peer?: ClientPeer;
   /** The session the call belongs to (none from the CLI): what search learns joins a session's searches to its runs. */

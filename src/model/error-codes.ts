@@ -92,6 +92,13 @@ export const ERROR_CODES = [
     guidance: "a `warning` not to run it again unless the user asks",
   },
   {
+    code: "too_many_questions",
+    group: "approvals",
+    meaning:
+      "the caller has its share of questions waiting for an answer (`metatools.serve.questionsPerCaller`: approvals and backends' questions together); this one was not asked, and nothing was sent to the tool",
+    guidance: "a `warning` to answer or cancel the waiting ones first",
+  },
+  {
     code: "backend_unavailable",
     group: "backend",
     meaning: "the backend is connecting, reconnecting or failed; answered at once when its last start failed (no wait on its next attempt)",
@@ -136,6 +143,13 @@ export const ERROR_CODES = [
     group: "execution",
     meaning: "the tool itself reported an error (`isError`): the reply carries its text",
     guidance: "its docs; or, when the error names what a sibling tool with no arguments lists, a `next` that runs it",
+  },
+  {
+    code: "too_many_calls",
+    group: "execution",
+    meaning:
+      "the caller has its share of run_tool calls running (`metatools.serve.callsPerCaller`, tasks included, under every profile and replica); refused before anything ran",
+    guidance: "a `hint` to wait for one to finish or cancel a task, then run the same call",
   },
   {
     code: "tool_failed",

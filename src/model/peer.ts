@@ -32,3 +32,13 @@ export interface ClientFeatures {
 
 /** The `_meta` key under which a request passed on to the client names the backend that sent it. */
 export const NAMESPACE_META_KEY = "io.metatools/namespace";
+
+/** A question not asked: its caller has `most` questions waiting for an answer already (metatools.serve.questionsPerCaller). */
+export class TooManyQuestions extends Error {
+  constructor(readonly most: number) {
+    super(
+      `this caller has ${most} questions waiting for an answer already, its share (metatools.serve.questionsPerCaller); this one was not asked. Answer or cancel the waiting ones first`,
+    );
+    this.name = "TooManyQuestions";
+  }
+}

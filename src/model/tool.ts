@@ -85,6 +85,8 @@ export interface ToolRecord {
   upstreamName?: string;
   /** A catalog entry was written for another definition of this tool (its `written_for`), and the hash it has now. */
   catalogDrift?: { writtenFor: string; now: string };
+  /** What its catalog entries say that would make it less guarded, and that nothing vouched for, so it was not applied (registry/record.ts). */
+  catalogUnvouched?: string[];
   /** What the gate admitted it as: its definition's hash with the terms it is served on (security/terms.ts). An approval a person gives is for this. */
   seal?: string;
 }

@@ -29,7 +29,8 @@ export function buildRecord(namespace: string, tool: UpstreamTool, entries: read
   for (const entry of entries) Object.assign(doc, definedOnly(entry));
   const description = withoutControls(tool.description ?? "").trim();
   const title = tool.title === undefined ? undefined : withoutControls(tool.title).replace(/\s+/g, " ").trim();
-  const annotations = { ...(tool.annotations ?? {}), ...catalogAnnotations(tool, entries, serverNamed) };
+  const { applied, unvouched } = catalogAnnotations(tool, entries, serverNamed);
+  const annotations = { ...(tool.annotations ?? {}), ...applied };
   const tags = unique([...(tool.tags ?? []), ...entries.flatMap((e) => e.tags ?? [])]);
   return {
     id: toolId(namespace, tool.name),
@@ -51,6 +52,7 @@ export function buildRecord(namespace: string, tool: UpstreamTool, entries: read
     cache: { policy: doc.cache?.policy ?? tool.cache ?? "auto", ttlMs: doc.cache?.ttl_ms },
     runnable,
     ...drift(tool, entries),
+    ...(unvouched.length ? { catalogUnvouched: unvouched } : {}),
   };
 }
 
@@ -59,8 +61,9 @@ function catalogAnnotations(
   tool: UpstreamTool,
   entries: readonly LoadedEntry[],
   serverNamed: boolean,
-): Pick<ToolRecord["annotations"], "readOnlyHint" | "destructiveHint"> {
+): { applied: Pick<ToolRecord["annotations"], "readOnlyHint" | "destructiveHint">; unvouched: string[] } {
   const out: Pick<ToolRecord["annotations"], "readOnlyHint" | "destructiveHint"> = {};
+  const unvouched = new Set<string>();
   let hash: string | undefined;
   const vouched = (entry: LoadedEntry) =>
     (entry.server !== undefined && serverNamed) ||
@@ -68,9 +71,11 @@ function catalogAnnotations(
     (entry.written_for !== undefined && (hash ??= definitionHash(tool)).startsWith(entry.written_for));
   for (const entry of entries) {
     if (entry.read_only === false || (entry.read_only === true && vouched(entry))) out.readOnlyHint = entry.read_only;
+    else if (entry.read_only === true) unvouched.add("read_only: true");
     if (entry.destructive === true || (entry.destructive === false && vouched(entry))) out.destructiveHint = entry.destructive;
+    else if (entry.destructive === false) unvouched.add("destructive: false");
   }
-  return out;
+  return { applied: out, unvouched: [...unvouched] };
 }
 
 /** A match by full id whose namespace part is a plain name (`files:read_*`, not `*:read_*`): the namespace is the operator's, not a backend's claim. */

@@ -11,24 +11,18 @@
  * whose tools could not be embedded (30 s, then twice as long each time, up
  * to 10 minutes); meanwhile search says which namespaces rank by BM25 alone.
  */
-import { EmbeddingCache, textHash } from "../embed/cache.js";
-import type { StoredVector } from "../embed/stored.js";
+import { EmbeddingCache } from "../embed/cache.js";
 import { serviceSaid, type Embedder } from "../embed/types.js";
 import { theirsInline } from "../security/outside.js";
 import type { ToolRecord } from "../model/tool.js";
 import { errorMessage } from "../util/errors.js";
 import type { Logger } from "../util/log.js";
 import { nextTurn } from "../util/turn.js";
-import { embeddingText } from "./documents.js";
+import { embedNamespace } from "./embed-namespace.js";
 import { queryParts } from "./query-parts.js";
 import { Retries } from "./retries.js";
 import type { RankOptions } from "./types.js";
 import { VectorIndex, type VectorHit } from "./vectors.js";
-
-/** Texts per embed call: large enough to batch, small enough to report progress. */
-const BATCH = 64;
-/** Tools whose texts are hashed (looked up in the cache) between turns of the event loop. */
-const SLICE = 1000;
 
 export interface IndexProgress {
   namespace: string;
@@ -176,7 +170,11 @@ export class SemanticIndex {
     const run = this.ready
       .then(async () => {
         if (!this.loaded) return;
-        await this.embedNamespace(this.loaded, namespace, records, generation);
+        await embedNamespace(this.loaded, namespace, records, {
+          current: () => this.generation.get(namespace) === generation,
+          progress: (done, total) => this.onProgress?.({ namespace, done, total }),
+          embedded: (count) => void (this.embedded += count),
+        });
         this.failedNamespaces.delete(namespace);
         this.retries.done(namespace);
       })
@@ -250,53 +248,6 @@ export class SemanticIndex {
       embedder: fallback.embedder,
       note: `the embedding service could not embed the query (${why}); its meaning was ranked with the built-in embedder`,
     };
-  }
-
-  private async embedNamespace({ embedder, vectors, cache }: Loaded, namespace: string, records: readonly ToolRecord[], generation: number): Promise<void> {
-    const texts: string[] = [];
-    const hashes: string[] = [];
-    for (let i = 0; i < records.length; i++) {
-      if (i % SLICE === SLICE - 1) await nextTurn();
-      texts.push(embeddingText(records[i]!));
-      hashes.push(textHash(texts[i]!));
-    }
-    // One embedding per distinct text not yet cached: tools with the same text share it. The vectors are kept here as they are
-    // found or made: the cache may drop one again (its cap) before the namespace is indexed.
-    const known = new Map<string, StoredVector>();
-    const firstOf = new Map<string, number>();
-    hashes.forEach((hash, i) => {
-      if (known.has(hash) || firstOf.has(hash)) return;
-      const vector = cache.get(hash);
-      if (vector) known.set(hash, vector);
-      else firstOf.set(hash, i);
-    });
-    const missing = [...firstOf.values()];
-    let done = records.length - missing.length;
-    this.onProgress?.({ namespace, done, total: records.length });
-    for (let start = 0; start < missing.length; start += BATCH) {
-      // An embedder that computes in this thread (the built-in table) would hold the event loop for a whole
-      // catalog: searches and calls are served between batches.
-      if (start) await nextTurn();
-      if (this.generation.get(namespace) !== generation) return;
-      const batch = missing.slice(start, start + BATCH);
-      const embedded = await embedder.embed(
-        batch.map((i) => texts[i]!),
-        "document",
-      );
-      const entries = batch.map((i, k) => ({ hash: hashes[i]!, vector: embedded[k]! }));
-      cache.add(entries).forEach((vector, k) => known.set(entries[k]!.hash, vector));
-      this.embedded += batch.length;
-      done += batch.length;
-      this.onProgress?.({ namespace, done, total: records.length });
-    }
-    if (this.generation.get(namespace) !== generation) return;
-    vectors.replaceNamespace(
-      namespace,
-      records.map((r) => r.id),
-      hashes.map((h) => known.get(h)!),
-    );
-    // A large index is packed for the scan in slices, not by the first search after the change (a third of a second at 100,000).
-    if (vectors.repacksInSlices) await vectors.repackInSlices();
   }
 }
 

@@ -39,6 +39,8 @@ export interface CallExtra {
   onProgress?: (update: { progress: number; total?: number; message?: string }) => void;
   /** Who the call is made for, as the server was told (`ServerDefinition.principal`). */
   principal?: string;
+  /** The caller alone, under any profile (`ServerDefinition.caller`): whose shares the call takes. */
+  caller?: string;
   /** The client of this session: what it declared, and how to ask it (elicitation, sampling) during this call. */
   peer?: ClientPeer;
   /** This session's id, made by the server: calls of one session share it. */
@@ -61,6 +63,13 @@ export interface ServerDefinition {
    * `extra.principal`. A server serves one session, and a session one caller.
    */
   principal?: string;
+  /**
+   * The caller alone, whatever profile it was given: its bearer token's
+   * principal (or the local user). What it may hold at once (calls,
+   * questions, task records) and what it teaches search are counted by
+   * this, so one token on several paths is one caller. Unset: `principal`.
+   */
+  caller?: string;
   /** The profile every call on this server gets (src/security/profiles.ts), handed to each as `extra.profile`. */
   profile?: string;
   /** The server answers a single request (stateless HTTP): its calls carry no session id. */

@@ -90,10 +90,11 @@ export function createMcpServer(definition: ServerDefinition): Server {
     })),
   }));
   const owner = definition.principal ?? "local";
-  const call: CallContext = { server, definition, session, owner, tasks: definition.tasks };
+  const who = { owner, caller: definition.caller ?? owner };
+  const call: CallContext = { server, definition, session, who, tasks: definition.tasks };
   const relay = definition.questions;
   if (relay) call.relay = { questions: relay, codec: relay.codec(owner) };
-  if (definition.tasks) serveTasks(server, definition.tasks, owner);
+  if (definition.tasks) serveTasks(server, definition.tasks, who);
   server.setRequestHandler("tools/call", (request, ctx) => callTool(byName, request, ctx, call));
   return server;
 }

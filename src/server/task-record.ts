@@ -22,7 +22,10 @@ export interface TaskView {
 
 /** What the store keeps of a task: its view, whose it is, and when its process last said it was alive. */
 export interface TaskRecord extends TaskView {
+  /** Who may read it: the caller under the profile it called with. */
   owner: string;
+  /** Whose share of task records it takes: the caller alone (its bearer token), under any profile. */
+  caller: string;
   aliveAt: number;
 }
 
@@ -30,7 +33,7 @@ export const TERMINAL: ReadonlySet<TaskStatus> = new Set(["completed", "failed",
 
 /** What the client reads: the record without whose it is. */
 export function view(record: TaskRecord): TaskView {
-  const { owner: _owner, aliveAt: _alive, ...shown } = record;
+  const { owner: _owner, caller: _caller, aliveAt: _alive, ...shown } = record;
   return Object.fromEntries(Object.entries(shown).filter(([, value]) => value !== undefined)) as unknown as TaskView;
 }
 

@@ -14,28 +14,21 @@
  * stopped saying so is reported failed, never left "working" forever.
  *
  * A task belongs to the caller that started it: another caller's id is
- * unknown, exactly as an id that never existed.
+ * unknown, exactly as an id that never existed. Its record is kept in that
+ * caller's share of the task store (task-records.ts): a caller's many
+ * tasks forget its own oldest, never another's.
  */
 import { randomUUID } from "node:crypto";
 import { setTimeout as sleep } from "node:timers/promises";
 import type { CallToolResult, ElicitResult } from "@modelcontextprotocol/server";
 import { answerOf, type ParkedCall, type Step } from "./parked-call.js";
+import { awaitAnswer, type Running } from "./task-running.js";
 import { questionRequest, type RelayStore } from "./questions.js";
 import { progressWords, TERMINAL, view, type TaskRecord, type TaskView } from "./task-record.js";
+import { refusedForRoom, TaskRecords, type TaskStore } from "./task-records.js";
 
 /** The extension's id, in the capabilities of a client that takes tasks and of a server that makes them. */
 export const TASKS_EXTENSION = "io.modelcontextprotocol/tasks";
-
-/** A task this process runs. */
-interface Running {
-  record: TaskRecord;
-  call: ParkedCall;
-  controller: AbortController;
-  /** The key of the question waiting for its answer, and where the answer goes. */
-  waiting?: { key: string; answer(result: ElicitResult): void };
-  cancelled: boolean;
-  questions: number;
-}
 
 /** How often a client is told to poll. */
 const POLL_INTERVAL_MS = 1000;
@@ -59,13 +52,28 @@ export interface TaskOptions {
   shared: boolean;
 }
 
+/** Who asks for a task: the caller under its profile (whose tasks it may see), and the caller alone (whose share they take). */
+export interface TaskCaller {
+  owner: string;
+  caller: string;
+}
+
+/** What a lookup of a task found that is not the task: it never was (or is another's), or it was forgotten for its caller's later ones. */
+export type TaskGone = "unknown" | "forgotten";
+
 export class TaskBoard {
   private readonly running = new Map<string, Running>();
+  private readonly records: TaskRecords;
 
   constructor(
+    /** Where answers and cancels given to another replica travel. */
     private readonly store: RelayStore,
+    /** Where the records are kept, each caller in its share (task-records.ts). */
+    records: TaskStore,
     readonly options: TaskOptions,
-  ) {}
+  ) {
+    this.records = new TaskRecords(records, options.ttlMs);
+  }
 
   /** Tasks running in this process. */
   get size(): number {
@@ -75,9 +83,10 @@ export class TaskBoard {
   /**
    * Makes a task of `call`, still working: `pending` is the step it is
    * waited for (on `controller`'s signal, which cancels it). Returns the
-   * task as created; the call goes on in the background.
+   * task as created, the call going on in the background; undefined when
+   * the store has no room for it (the call is then waited for as it is).
    */
-  async adopt(call: ParkedCall, pending: Promise<Step>, owner: string, controller: AbortController): Promise<TaskView> {
+  async adopt(call: ParkedCall, pending: Promise<Step>, { owner, caller }: TaskCaller, controller: AbortController): Promise<TaskView | undefined> {
     const now = new Date().toISOString();
     const record: TaskRecord = {
       taskId: randomUUID(),
@@ -87,19 +96,25 @@ export class TaskBoard {
       ttlMs: this.options.ttlMs,
       pollIntervalMs: POLL_INTERVAL_MS,
       owner,
+      caller,
       aliveAt: Date.now(),
     };
+    try {
+      await this.records.save(record);
+    } catch (error) {
+      if (refusedForRoom(error)) return undefined;
+      // A store that fails: the task is made, and its record written at its next change.
+    }
     const task: Running = { record, call, controller, cancelled: false, questions: 0 };
     this.running.set(record.taskId, task);
-    await this.save(record);
     void this.drive(task, pending);
     return view(record);
   }
 
-  /** The task `taskId` of `owner`; undefined when there is none (or it is another's). */
-  async get(taskId: string, owner: string): Promise<TaskView | undefined> {
-    const record = this.running.get(taskId)?.record ?? (await this.read(taskId));
-    if (!record || record.owner !== owner) return undefined;
+  /** The task `taskId` of `who`; why not, when there is none (or it is another's) or it was forgotten for room. */
+  async get(taskId: string, who: TaskCaller): Promise<TaskView | TaskGone> {
+    const record = await this.lookup(taskId, who);
+    if (typeof record === "string") return record;
     if (!TERMINAL.has(record.status) && !this.running.has(taskId) && Date.now() - record.aliveAt > 3 * ALIVE_MS) {
       // The process running it stopped (killed, or lost): what it was doing is lost with it.
       return view({
@@ -112,11 +127,11 @@ export class TaskBoard {
     return view(record);
   }
 
-  /** The client's answers to the task's question; false when the task is unknown to `owner`. An answer to no open question is ignored. */
-  async update(taskId: string, owner: string, responses: Record<string, unknown>): Promise<boolean> {
+  /** The client's answers to the task's question; why not, when the task is not `who`'s (or forgotten). An answer to no open question is ignored. */
+  async update(taskId: string, who: TaskCaller, responses: Record<string, unknown>): Promise<true | TaskGone> {
     const task = this.running.get(taskId);
-    const record = task?.record ?? (await this.read(taskId));
-    if (!record || record.owner !== owner) return false;
+    const record = await this.lookup(taskId, who);
+    if (typeof record === "string") return record;
     const key = Object.keys(record.inputRequests ?? {})[0];
     if (record.status !== "input_required" || key === undefined || !(key in responses)) return true;
     const answer = answerOf(responses[key]);
@@ -128,11 +143,11 @@ export class TaskBoard {
     return true;
   }
 
-  /** Cancels the task (the backend's call with it); false when it is unknown to `owner`. A finished task stays as it ended. */
-  async cancel(taskId: string, owner: string): Promise<boolean> {
+  /** Cancels the task (the backend's call with it); why not, when it is not `who`'s (or forgotten). A finished task stays as it ended. */
+  async cancel(taskId: string, who: TaskCaller): Promise<true | TaskGone> {
     const task = this.running.get(taskId);
-    const record = task?.record ?? (await this.read(taskId));
-    if (!record || record.owner !== owner) return false;
+    const record = await this.lookup(taskId, who);
+    if (typeof record === "string") return record;
     if (TERMINAL.has(record.status)) return true;
     if (task) this.stop(task);
     else if (this.options.shared) await this.store.set(`task-cancel/${taskId}`, true, this.options.ttlMs);
@@ -197,33 +212,10 @@ export class TaskBoard {
 
   /** Puts the call's question to the client as the task's `inputRequests`; resolves with the answer (from this replica or another). */
   private async ask(task: Running, step: Extract<Step, { kind: "question" }>): Promise<ElicitResult> {
-    const key = `question-${++task.questions}`;
-    const { record, controller } = task;
-    record.status = "input_required";
-    record.inputRequests = { [key]: questionRequest(step.params) };
-    const answered = new Promise<ElicitResult>((resolve, reject) => {
-      const timer = setTimeout(() => {
-        task.call.abandon(`the question was not answered within ${Math.round(this.options.questionMs / 1000)} s`);
-        reject(new Error(`the question was not answered within ${Math.round(this.options.questionMs / 1000)} s`));
-      }, this.options.questionMs);
-      timer.unref();
-      const onAbort = () => {
-        clearTimeout(timer);
-        reject(controller.signal.reason instanceof Error ? controller.signal.reason : new Error("the task ended"));
-      };
-      if (controller.signal.aborted) return onAbort();
-      controller.signal.addEventListener("abort", onAbort, { once: true });
-      task.waiting = {
-        key,
-        answer: (result) => {
-          clearTimeout(timer);
-          controller.signal.removeEventListener("abort", onAbort);
-          task.waiting = undefined;
-          resolve(result);
-        },
-      };
-    });
-    await this.save(record);
+    const { key, answered } = awaitAnswer(task, this.options.questionMs);
+    task.record.status = "input_required";
+    task.record.inputRequests = { [key]: questionRequest(step.params) };
+    await this.save(task.record);
     return answered;
   }
 
@@ -242,20 +234,24 @@ export class TaskBoard {
   }
 
   private async end(task: Running, outcome: Pick<TaskView, "status" | "result" | "error">): Promise<void> {
-    Object.assign(task.record, outcome, { inputRequests: undefined });
-    if (outcome.status === "cancelled") task.record.statusMessage = "cancelled by the client";
-    else if (outcome.status !== "working") task.record.statusMessage = undefined;
-    await this.save(task.record);
+    const { record } = task;
+    Object.assign(record, outcome, { inputRequests: undefined });
+    if (outcome.status === "cancelled") record.statusMessage = "cancelled by the client";
+    else if (outcome.status !== "working") record.statusMessage = undefined;
+    await this.records.saveLast(record);
   }
 
+  /** Writes the record; a write that fails leaves the last one: the client reads an older status, and the next write mends it. */
   private async save(record: TaskRecord): Promise<void> {
-    record.lastUpdatedAt = new Date().toISOString();
-    record.aliveAt = Date.now();
-    // A write that fails leaves the last one: the client reads an older status, and the next write mends it.
-    await this.store.set(`task/${record.taskId}`, { ...record }, this.options.ttlMs).catch(() => {});
+    await this.records.save(record).catch(() => {});
   }
 
-  private read(taskId: string): Promise<TaskRecord | undefined> {
-    return this.store.get<TaskRecord>(`task/${taskId}`).catch(() => undefined);
+  /** The task as `who` may see it: this process's running one, or the record in the store; another owner's is unknown. */
+  private async lookup(taskId: string, who: TaskCaller): Promise<TaskRecord | TaskGone> {
+    const running = this.running.get(taskId)?.record;
+    const found = running ? ({ kind: "found", record: running } as const) : await this.records.read(who.caller, taskId);
+    if (found.kind === "forgotten") return "forgotten";
+    if (found.kind !== "found" || found.record.owner !== who.owner) return "unknown";
+    return found.record;
   }
 }

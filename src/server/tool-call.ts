@@ -24,7 +24,7 @@ import type { ClientPeer } from "../model/peer.js";
 import type { ServedTool, ServerDefinition } from "./definition.js";
 import { answerOf, ParkedCall, type Step } from "./parked-call.js";
 import { QUESTION_KEY, questionRequest, type ParkedState, type QuestionRelay } from "./questions.js";
-import { TASKS_EXTENSION, type TaskBoard } from "./tasks.js";
+import { TASKS_EXTENSION, type TaskBoard, type TaskCaller } from "./tasks.js";
 
 /** How long a person or a model may take to answer a backend's question (the call's own timeout still applies). */
 export const INTERACTION_TIMEOUT_MS = 10 * 60_000;
@@ -40,15 +40,15 @@ export interface CallContext {
   relay?: { questions: QuestionRelay; codec: ReturnType<QuestionRelay["codec"]> };
   /** Where long calls of 2026-07-28 clients that take tasks become tasks; undefined: they answer when done. */
   tasks?: TaskBoard;
-  /** Whose calls these are (the principal, or the local user). */
-  owner: string;
+  /** Whose calls these are: the caller under its profile (the principal, or the local user), and the caller alone (its token), whose shares they take. */
+  who: TaskCaller;
 }
 
 /** How a relayed round reports and whom it serves. */
 interface Round {
   onProgress: Progress | undefined;
   sent: Promise<void>[];
-  common: { principal?: string; profile?: string; session?: string };
+  common: { principal?: string; caller?: string; profile?: string; session?: string };
   /** The client declared elicitation: a backend's question may go to it. */
   canAsk: boolean;
   /** The client takes tasks: a round still running after the board's `afterMs` becomes one. */
@@ -70,13 +70,13 @@ export async function callTool(tools: ReadonlyMap<string, ServedTool>, request: 
     const envelope = ctx.mcpReq.envelope as Record<string, unknown> | undefined;
     const declared = (envelope?.[CLIENT_CAPABILITIES_META_KEY] as ClientCapabilities | undefined) ?? call.server.getClientCapabilities() ?? {};
     const args = request.params.arguments ?? {};
-    const common = { principal: definition.principal, profile: definition.profile, session: call.session };
+    const common = { principal: definition.principal, caller: definition.caller, profile: definition.profile, session: call.session };
     // A 2026-07-28 request carries its envelope: its client is asked through results, never a pushed request.
     if (ctx.mcpReq.envelope !== undefined) {
       // A client that takes tasks gets one for a call that runs long (tasks.ts).
       const board = call.tasks && declared.extensions?.[TASKS_EXTENSION] !== undefined ? call.tasks : undefined;
       if (call.relay && (declared.elicitation !== undefined || board))
-        return await relayed(tool, args, ctx, call.relay, { onProgress, sent, common, canAsk: declared.elicitation !== undefined, board }, call.owner);
+        return await relayed(tool, args, ctx, call.relay, { onProgress, sent, common, canAsk: declared.elicitation !== undefined, board }, call.who);
       const peer: ClientPeer = { id: call.server, elicitation: false, sampling: false, elicit: refuse, createMessage: refuse };
       const result = await tool.call(args, { signal: ctx.mcpReq.signal, onProgress, peer, ...common });
       await Promise.all(sent);
@@ -112,7 +112,7 @@ async function relayed(
   ctx: ServerContext,
   relay: NonNullable<CallContext["relay"]>,
   round: Round,
-  owner: string,
+  who: TaskCaller,
 ): Promise<CallToolResult> {
   const { onProgress, sent, common, board } = round;
   const state = ctx.mcpReq.requestState<ParkedState>();
@@ -147,7 +147,7 @@ async function relayed(
   }
   parked.progress = onProgress;
   try {
-    const step = board ? await nextOrTask(parked, ctx.mcpReq.signal, board, owner) : await parked.next(ctx.mcpReq.signal);
+    const step = board ? await nextOrTask(parked, ctx.mcpReq.signal, board, who) : await parked.next(ctx.mcpReq.signal);
     if (step.kind === "task") return step.result;
     if (step.kind === "result") return step.result;
     const payload = relay.questions.park(parked);
@@ -166,9 +166,16 @@ async function relayed(
  * The call's next step, or, if it is not there within the board's
  * `afterMs`, a task the call goes on as (the client reads it with
  * `tasks/get`). Until then the request's signal cancels the call; after,
- * only `tasks/cancel` does.
+ * only `tasks/cancel` does. With no room for the task in its caller's
+ * share, the call is waited for as it is, the request's signal still
+ * cancelling it.
  */
-async function nextOrTask(parked: ParkedCall, signal: AbortSignal, board: TaskBoard, owner: string): Promise<Step | { kind: "task"; result: CallToolResult }> {
+async function nextOrTask(
+  parked: ParkedCall,
+  signal: AbortSignal,
+  board: TaskBoard,
+  who: TaskCaller,
+): Promise<Step | { kind: "task"; result: CallToolResult }> {
   const controller = new AbortController();
   const onAbort = () => controller.abort(signal.reason);
   if (signal.aborted) onAbort();
@@ -182,8 +189,15 @@ async function nextOrTask(parked: ParkedCall, signal: AbortSignal, board: TaskBo
     clearTimeout(timer);
     signal.removeEventListener("abort", onAbort);
   }
-  const task = await board.adopt(parked, pending, owner, controller);
-  return { kind: "task", result: { ...task, resultType: "task" } as unknown as CallToolResult };
+  const task = await board.adopt(parked, pending, who, controller);
+  if (task) return { kind: "task", result: { ...task, resultType: "task" } as unknown as CallToolResult };
+  if (signal.aborted) onAbort();
+  else signal.addEventListener("abort", onAbort, { once: true });
+  try {
+    return await pending;
+  } finally {
+    signal.removeEventListener("abort", onAbort);
+  }
 }
 
 /** The question as the client is asked it: `input_required`, with the state its retry sends back. */

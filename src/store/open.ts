@@ -56,18 +56,31 @@ export function openQuotaStore(config: StoreConfig, part: string, limits: QuotaL
 /**
  * Every part of the configured store metatools keeps: results cached, output
  * handles (each caller's share within the total: one caller's outputs never
- * push out another's), and resource links (apart from the outputs, so that in
- * memory no number of links can push out a handle). What search learns is
+ * push out another's), resource links (apart from the outputs, so that in
+ * memory no number of links can push out a handle), what questions and
+ * tasks relay between replicas, and task records (each caller's share again). What search learns is
  * opened by src/learn/open.ts (with the memory store, it is kept in a file).
  */
-export function openStoreParts(config: StoreConfig, outputs: { principalBytes: number; totalBytes: number }) {
+export function openStoreParts(
+  config: StoreConfig,
+  outputs: { principalBytes: number; totalBytes: number },
+  tasks: { taskBytesPerCaller: number; taskBytes: number },
+) {
   const out = openQuotaStore(config, "out", { ownerBytes: Math.min(outputs.principalBytes, outputs.totalBytes), totalBytes: outputs.totalBytes });
+  // Task records (results included) in each caller's share, apart from the relay's small keys, so no number of tasks pushes out a question's claim.
+  const taskRecords = openQuotaStore(config, "tasks", {
+    ownerBytes: Math.min(tasks.taskBytesPerCaller, tasks.taskBytes),
+    totalBytes: tasks.taskBytes,
+    settings: { owner: "metatools.serve.taskBytesPerCaller", total: "metatools.serve.taskBytes" },
+  });
   return {
     cache: openConfiguredStore(config, "cache"),
     outputs: out.store,
     quota: out.quota,
     links: openConfiguredStore(config, "links"),
     relay: openConfiguredStore(config, "relay"),
+    tasks: taskRecords.store,
+    taskQuota: taskRecords.quota,
   };
 }
 

@@ -54,6 +54,9 @@ export class LocalQuotaStore implements QuotaStore {
       this.expire();
       const { bytes } = measure(owner, id, value);
       const mine = this.owner(owner);
+      // A value put again under its id replaces the one before: that one no longer counts (task records are written as they change).
+      const before = mine.live.get(id);
+      if (before) this.forget(before);
       const decided = plan(
         [...mine.live.values()].map((e) => [e.id, e.bytes]),
         mine.used,

@@ -46,6 +46,8 @@ for _, m in ipairs(redis.call('ZRANGEBYSCORE', KEYS[4], '-inf', now, 'LIMIT', 0,
   forget(o, i)
 end
 for _, i in ipairs(redis.call('ZRANGEBYSCORE', KEYS[1], '-inf', now)) do forget(owner, i) end
+-- A value put again under its id replaces the one before: that one counts no more.
+if redis.call('ZSCORE', KEYS[1], id) then forget(owner, id) end
 redis.call('ZREMRANGEBYSCORE', KEYS[3], '-inf', now)
 local used = tonumber(redis.call('HGET', KEYS[2], '*') or '0')
 local held = tonumber(redis.call('GET', KEYS[5]) or '0')

@@ -20,6 +20,8 @@ export interface QuotaLimits {
   ownerBytes: number;
   /** Bytes all owners' values may take together; past it a new value is refused. */
   totalBytes: number;
+  /** The settings behind the two bounds, as refusals name them. Default the output store's (`metatools.outputs.principalBytes`, `…totalBytes`). */
+  settings?: { owner: string; total: string };
 }
 
 /** What one read finds: the value, or why there is none. */
@@ -47,7 +49,8 @@ export interface QuotaStore {
   readonly where: string;
   readonly limits: QuotaLimits;
   /**
-   * Stores `value` under `id` for `owner` for `ttlMs`, evicting the owner's oldest values as its quota needs.
+   * Stores `value` under `id` for `owner` for `ttlMs`, evicting the owner's oldest values as its quota needs. A value
+   * the owner holds under `id` already is replaced (it counts no more, and the new one is the owner's newest).
    * Rejects with a StoreError: `store_full` when the value alone is over the quota or the total bound would be passed
    * (nothing is evicted then), `store_unavailable` when the store fails.
    */
@@ -122,10 +125,11 @@ export function plan(
 
 /** The StoreError a refusal becomes, in words an agent and an operator can act on. */
 export function refusal(where: string, refused: "over_quota" | "total_full", bytes: number, used: number, limits: QuotaLimits): StoreError {
+  const settings = limits.settings ?? { owner: "metatools.outputs.principalBytes", total: "metatools.outputs.totalBytes" };
   const detail =
     refused === "over_quota"
-      ? `a value of ${sizeWords(bytes)} is over the ${sizeWords(limits.ownerBytes)} one caller may keep (metatools.outputs.principalBytes)`
-      : `the store is at its total bound of ${sizeWords(limits.totalBytes)} (metatools.outputs.totalBytes), held by outputs that expire in time; yours take ${sizeWords(used)}, and another caller's are never evicted for yours`;
+      ? `a value of ${sizeWords(bytes)} is over the ${sizeWords(limits.ownerBytes)} one caller may keep (${settings.owner})`
+      : `the store is at its total bound of ${sizeWords(limits.totalBytes)} (${settings.total}), held by values that expire in time; yours take ${sizeWords(used)}, and another caller's are never evicted for yours`;
   return new StoreError(where, detail, { code: "store_full" });
 }
 

@@ -22,7 +22,13 @@ import { serveHttp, type HttpService } from "../../src/http/server.js";
 import { servers, tempDir } from "../helpers/harness.js";
 import { httpClientTransport } from "../helpers/serve.js";
 
-const TOKENS = { a: "token-a-0123456789abcdef", b: "token-b-0123456789abcdef", c: "token-c-0123456789abcdef", d: "token-d-0123456789abcdef" };
+const TOKENS = {
+  a: "token-a-0123456789abcdef",
+  b: "token-b-0123456789abcdef",
+  c: "token-c-0123456789abcdef",
+  d: "token-d-0123456789abcdef",
+  e: "token-e-0123456789abcdef",
+};
 const STUFFED = fileURLToPath(new URL("../fixtures/stuffed-server.mjs", import.meta.url));
 const TASK = "send an email to my boss";
 const quiet = { debug() {}, info() {}, warn() {}, error() {} };
@@ -32,9 +38,9 @@ let service: HttpService;
 const clients: Client[] = [];
 
 /** A client of the server sending `token`: searches (ids, best first) and runs, as an agent makes them. */
-async function caller(token: string) {
+async function caller(token: string, path = "") {
   const client = new Client({ name: "principals-test", version: "1" });
-  await client.connect(httpClientTransport(service.url, token));
+  await client.connect(httpClientTransport(service.url + path, token));
   clients.push(client);
   const call = async (name: string, args: Record<string, unknown>) =>
     JSON.parse(((await client.callTool({ name, arguments: args })).content as { text: string }[])[0]!.text) as Record<string, any>;
@@ -42,8 +48,8 @@ async function caller(token: string) {
     search: async (query: string, mode?: string) =>
       ((await call("search_tools", { query, limit: 5, ...(mode ? { mode } : {}) })).hits as { id: string }[]).map((h) => h.id),
     /** A search for the task, then a successful run of `tool`: what teaches search. */
-    teach: async (tool: string) => {
-      await call("search_tools", { query: TASK, limit: 5 });
+    teach: async (tool: string, task = TASK) => {
+      await call("search_tools", { query: task, limit: 5 });
       expect((await call("run_tool", { tool_id: tool, args: { text: "the inbox" } })).ok).not.toBe(false);
     },
   };
@@ -53,7 +59,7 @@ beforeAll(async () => {
   const dir = tempDir();
   const config: ConfigFile = {
     mcpServers: { fs: servers.filesystem(dir), evil: { command: process.execPath, args: [STUFFED] } },
-    metatools: { code: { enabled: false }, http: { tokens: Object.values(TOKENS) } },
+    metatools: { code: { enabled: false }, http: { tokens: Object.values(TOKENS) }, profiles: { p1: {}, p2: {} } },
   };
   const file = join(dir, "metatools.json");
   writeFileSync(file, JSON.stringify(config));
@@ -94,5 +100,19 @@ describe("a keyword-stuffed description", () => {
       expect(hits[0], query).toBe("fs:directory_tree");
       expect(hits).toContain("evil:sitemap");
     }
+  });
+});
+
+describe("one token on several paths", () => {
+  it("is one caller: teaching on /mcp, /mcp/default, /mcp/p1 and /mcp/p2 does not make it the three callers sharing needs", async () => {
+    const letter = "show the whole folder hierarchy";
+    const b = await caller(TOKENS.b);
+    const before = (await b.search(letter))[0];
+    expect(before).not.toBe("evil:exfil");
+    const paths = await Promise.all(["", "/default", "/p1", "/p2"].map((path) => caller(TOKENS.e, path)));
+    for (const e of paths) await e.teach("evil:exfil", letter);
+    // It ranks for the one who taught it, on every path.
+    for (const e of paths) expect((await e.search(letter))[0]).toBe("evil:exfil");
+    expect((await b.search(letter))[0]).toBe(before);
   });
 });

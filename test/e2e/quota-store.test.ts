@@ -62,6 +62,16 @@ describe.each(["memory", "sqlite", "redis"] as const)("the quota store on %s", (
     expect(await store.get("alice", "a4")).toEqual({ kind: "found", value: value(64) });
   });
 
+  it("a value put again under its id replaces the one before: counted once, and the owner's newest", async () => {
+    const store = open(kind, { ownerBytes: 3 * cost(64), totalBytes: 100 * cost(64) });
+    for (const id of ["t1", "t2", "t3"]) await store.put("alice", id, value(64), 60_000);
+    // Written again as it changes (a task's record): still three values' worth, and t1 is now the newest.
+    for (let i = 0; i < 5; i++) expect((await store.put("alice", "t1", value(64), 60_000)).used).toBe(3 * cost(64));
+    await store.put("alice", "t4", value(64), 60_000);
+    expect((await store.get("alice", "t2")).kind).toBe("evicted");
+    for (const id of ["t1", "t3", "t4"]) expect((await store.get("alice", id)).kind).toBe("found");
+  });
+
   it("refuses past the total bound without evicting anything, and a value over the quota alone", async () => {
     const store = open(kind, { ownerBytes: 3 * cost(64), totalBytes: 4 * cost(64) });
     for (const id of ["a1", "a2", "a3"]) await store.put("alice", id, value(64), 60_000);

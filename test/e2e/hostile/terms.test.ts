@@ -124,6 +124,13 @@ describe("pins and approvals cover what is applied", () => {
     expect(described.annotations?.readOnlyHint).not.toBe(true);
     expect((await readonly.call("describe_tool", { tool_id: "notes:read_graph" })).error.code).toBe("unknown_tool");
     expect(hitIds(await readonly.call("search_tools", { query: "read the knowledge graph" }))).not.toContain("notes:read_graph");
+    // doctor says why the catalog's word is not taken, and what would vouch for it.
+    const doctor = JSON.parse((await runCli(["doctor", "--config", config, "--json"])).stdout);
+    expect(doctor.problems).toContainEqual({
+      subject: "notes:read_graph",
+      problem: expect.stringContaining("says read_only: true, which is not applied"),
+      fix: expect.stringContaining('"serverName" in mcpServers.notes'),
+    });
     const careful = await connect(server, ASK_TOKEN, { action: "decline" });
     const declined = await careful.call("run_tool", { tool_id: "notes:read_graph", args: {} });
     expect(declined.error.code).toBe("declined");
