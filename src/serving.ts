@@ -93,7 +93,10 @@ export async function serveStdio(app: Metatools, logger: Logger, options: { prof
   const refusals: RefusedLine[] = [];
   const answering: { send?: (refused: RefusedLine) => void } = {};
   const input = readInput(process.stdin, (refused) => {
-    logger.warn(`stdio: refused a message of ${refused.bytes} bytes${refused.id === null ? "" : ` (id ${JSON.stringify(refused.id)})`}: ${refused.reason}`);
+    const what = refused.request ? "message" : "response of the client's";
+    logger.warn(`stdio: refused a ${what} of ${refused.bytes} bytes${refused.id === null ? "" : ` (id ${JSON.stringify(refused.id)})`}: ${refused.reason}`);
+    // A request is answered by its id (a notification with none, as JSON-RPC answers a request it cannot identify); a response to one of ours is only dropped.
+    if (!refused.request) return;
     if (answering.send) answering.send(refused);
     else refusals.push(refused);
   });

@@ -19,8 +19,8 @@ import { hidesCharacters, LINE_BREAK, theirs, theirsInline, visibleLine } from "
 import type { Redact } from "../util/redact.js";
 import { redactRequest } from "./redacting.js";
 
-/** Words of a form that a person reads beside its fields: titles, descriptions, the names shown for enum values, defaults. */
-const SHOWN = new Set(["title", "description", "default"]);
+/** Words of a form that a person reads beside its fields: titles, descriptions, the names shown for enum values. (A default is an answer the backend offers: checked like one, never rewritten.) */
+const SHOWN = new Set(["title", "description"]);
 /** How deep a form's schema is walked; a form is flat (properties of primitives, their options). */
 const MAX_DEPTH = 8;
 

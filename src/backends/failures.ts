@@ -52,5 +52,5 @@ export function explainTransportError(messages: readonly string[]): string {
   return message ? ` after an error: ${message}` : "";
 }
 
-/** The start of cappedFetch's error (transports.ts), however the SDK wraps it. */
+/** The start of cappedFetch's error (capped-fetch.ts), however the SDK wraps it. */
 export const OVERSIZED = "the answer was larger than";

@@ -15,10 +15,17 @@
  *
  * A process that leaves the group on purpose (a daemon that calls setsid or
  * setpgid itself) is not followed.
+ *
+ * Its messages are framed by metatools (util/json-frame.ts) before the
+ * SDK's schema reads them: one nested too deep (whose reading would
+ * overflow the stack and fail the whole backend) fails its own request, or
+ * is refused to the backend, and the connection goes on; one over the SDK
+ * reader's own bound closes the connection, as the SDK's would.
  */
 import { spawn, type ChildProcess } from "node:child_process";
 import { PassThrough, type Stream } from "node:stream";
-import { ReadBuffer, serializeMessage, type JSONRPCMessage, type Transport } from "@modelcontextprotocol/client";
+import { deserializeMessage, serializeMessage, STDIO_DEFAULT_MAX_BUFFER_SIZE, type JSONRPCMessage, type Transport } from "@modelcontextprotocol/client";
+import { JsonLines, MAX_JSON_DEPTH, type RefusedLine } from "../util/json-frame.js";
 import { getDefaultEnvironment } from "@modelcontextprotocol/client/stdio";
 import type { GroupWatch } from "./reaper.js";
 import { settlesWithin } from "../util/abort.js";
@@ -44,7 +51,7 @@ export class ProcessGroupTransport implements Transport {
   private child: ChildProcess | undefined;
   /** The group's id (the leader's pid), from the spawn until the group is known to be empty. */
   private group: number | undefined;
-  private readonly readBuffer = new ReadBuffer();
+  private lines = this.framer();
   /** Given out before start(), as the SDK's is, so no early line is lost. */
   private readonly stderrStream = new PassThrough();
 
@@ -89,15 +96,7 @@ export class ProcessGroupTransport implements Transport {
         this.onclose?.();
       });
       child.stdin!.on("error", (error) => this.onerror?.(error));
-      child.stdout!.on("data", (chunk: Buffer) => {
-        try {
-          this.readBuffer.append(chunk);
-          this.readMessages();
-        } catch (error) {
-          this.onerror?.(error as Error);
-          void this.close().catch(() => {});
-        }
-      });
+      child.stdout!.on("data", (chunk: Buffer) => this.lines.push(chunk));
       child.stdout!.on("error", (error) => this.onerror?.(error));
       child.stderr!.pipe(this.stderrStream);
     });
@@ -121,7 +120,7 @@ export class ProcessGroupTransport implements Transport {
       child.stdin?.end();
       if (!(await settlesWithin(closed, CLOSE_STEP_MS)) && this.signal("SIGTERM") && !(await settlesWithin(closed, CLOSE_STEP_MS))) this.signal("SIGKILL");
     }
-    this.readBuffer.clear();
+    this.lines = this.framer();
   }
 
   /** Sends `signal` to the server and everything left of its group; false when nothing of it is left. */
@@ -155,17 +154,38 @@ export class ProcessGroupTransport implements Transport {
     }, LEFTOVER_GRACE_MS).unref();
   }
 
+  private framer(): JsonLines {
+    return new JsonLines(
+      { maxBytes: STDIO_DEFAULT_MAX_BUFFER_SIZE },
+      (line) => this.read(line),
+      (refused) => this.refused(refused),
+    );
+  }
+
   /** As the SDK's: a line that is not a message is reported and skipped. */
-  private readMessages(): void {
-    for (;;) {
-      try {
-        const message = this.readBuffer.readMessage();
-        if (message === null) return;
-        this.onmessage?.(message);
-      } catch (error) {
-        this.onerror?.(error as Error);
-      }
+  private read(line: Buffer): void {
+    let message: JSONRPCMessage;
+    try {
+      message = deserializeMessage(line.toString("utf8").replace(/\r?\n$/, ""));
+    } catch (error) {
+      if (!(error instanceof SyntaxError)) this.onerror?.(error as Error);
+      return;
     }
+    this.onmessage?.(message);
+  }
+
+  private refused(refused: RefusedLine): void {
+    if (refused.cause === "size") {
+      // The SDK reader's own words (failures.ts explains them): the connection is dropped and made again.
+      this.onerror?.(new Error(`ReadBuffer exceeded maximum size of ${STDIO_DEFAULT_MAX_BUFFER_SIZE} bytes`));
+      void this.close().catch(() => {});
+      return;
+    }
+    const why = `the backend's ${refused.request ? "message" : "answer"} nests deeper than ${MAX_JSON_DEPTH} levels, the most a message may; it was not read`;
+    this.onerror?.(new Error(why));
+    if (refused.id === null) return;
+    if (refused.request) void this.send({ jsonrpc: "2.0", id: refused.id, error: { code: -32600, message: `Invalid Request: ${why}` } }).catch(() => {});
+    else this.onmessage?.({ jsonrpc: "2.0", id: refused.id, error: { code: -32603, message: why } } as JSONRPCMessage);
   }
 }
 

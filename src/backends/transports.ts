@@ -8,7 +8,7 @@ import { SSEClientTransport, StreamableHTTPClientTransport, type FetchLike, type
 import { StdioClientTransport } from "@modelcontextprotocol/client/stdio";
 import type { TokenSigner } from "../auth/signer.js";
 import type { RemoteBackendSpec, StdioBackendSpec } from "../config/resolved.js";
-import { boundBody, boundEvents, byteWords, TooLargeError } from "../util/bounded-body.js";
+import { answerTooLarge, cappedFetch, eventTooLarge, MAX_ANSWER_BYTES, MAX_EVENT_BYTES } from "./capped-fetch.js";
 import { noRedaction, type Redact } from "../util/redact.js";
 import { ProcessGroupTransport } from "./process-group.js";
 import type { GroupWatch } from "./reaper.js";
@@ -157,27 +157,6 @@ export function stdioProcess(transport: Transport | undefined): StdioProcess | u
   };
 }
 
-/** The most one answer may carry: the MCP SDK's own limit for a stdio message, so both kinds of backend agree. */
-export const MAX_ANSWER_BYTES = 10 * 2 ** 20;
-
-/**
- * The most one event of a Streamable HTTP backend's standalone event stream
- * (its GET) may hold. That stream carries notifications and the server's own
- * requests, never an answer (except when a broken answer is resumed on it:
- * then MAX_ANSWER_BYTES). Not configurable.
- */
-export const MAX_EVENT_BYTES = 1 << 20;
-
-/** What a backend's HTTP answers and event streams may hold (see cappedFetch). */
-export interface Caps {
-  /** One answer to a request, read whole. */
-  answerBytes: number;
-  /** One event of an event stream opened with GET. */
-  eventBytes: number;
-  /** What an event over `eventBytes` says. */
-  eventTooLarge: () => Error;
-}
-
 /** What opening a transport may use: a stdio child's stderr tail and reaper, a remote backend's OAuth sign-in (auth/signer.ts). */
 export interface TransportNeeds {
   stderr: StderrTail;
@@ -216,42 +195,4 @@ export function openTransport(spec: McpSpec, needs: TransportNeeds): Transport {
 
 function signed(signIn: TokenSigner | undefined, inner: FetchLike): FetchLike {
   return signIn ? signIn.fetch(inner) : inner;
-}
-
-/**
- * fetch that never holds more of a backend's answer than `caps` allow. An
- * answer to a request (a POST) stops with an error past `answerBytes` while
- * it is read, so a 100 MB answer is never held whole. An event stream (a
- * GET) lives long and may carry any amount in all, so each of its events is
- * bounded instead: one over `eventBytes` (a line that never ends, say)
- * errors the stream, which the SDK drops and opens again. Measured before
- * anything is parsed, so the SSE parser never buffers more than the limit.
- */
-export function cappedFetch(caps: Caps, inner: FetchLike = fetch): FetchLike {
-  return async (input, init) => {
-    const response = await inner(input, init);
-    const method = (init?.method ?? (input instanceof Request ? input.method : "GET")).toUpperCase();
-    if (method !== "GET") return boundBody(response, caps.answerBytes, () => answerTooLarge(caps.answerBytes));
-    // Resuming a stream (Last-Event-ID) may replay an answer that was broken off: it gets an answer's limit.
-    if (new Headers(init?.headers).has("last-event-id")) return boundEvents(response, caps.answerBytes, () => answerTooLarge(caps.answerBytes));
-    return boundEvents(response, caps.eventBytes, caps.eventTooLarge);
-  };
-}
-
-/** mcp.ts recognises this message ("the answer was larger than") and drops the connection, so the call fails now, saying why. */
-function answerTooLarge(maxBytes: number): Error {
-  return new TooLargeError(
-    "answer_too_large",
-    `the answer was larger than ${byteWords(maxBytes)}, the most one answer may be; ask for less (a smaller page, range or limit)`,
-    maxBytes,
-  );
-}
-
-/** Only the stream is dropped (the SDK opens it again): requests and their answers go on. */
-function eventTooLarge(maxBytes: number): Error {
-  return new TooLargeError(
-    "event_too_large",
-    `an event of the backend's event stream was larger than ${byteWords(maxBytes)}, the most one event may be, so the stream was dropped (it is opened again)`,
-    maxBytes,
-  );
 }

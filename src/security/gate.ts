@@ -142,7 +142,7 @@ export class ToolGate {
         held("changed", definitionHash(tool), SNAPSHOT_MISMATCH, scan());
         continue;
       }
-      const pin = this.pinOf(namespace, id, tool, hash);
+      const pin = this.pinOf(namespace, id, tool);
       if (pin) {
         const since = `${pin.by === "approved" ? "approved" : "first seen"} ${pin.at.slice(0, 10)}`;
         if (pin.hash !== hash) {
@@ -160,8 +160,7 @@ export class ToolGate {
         if (!snapshot) {
           this.options.definitions?.keep(hash, tool);
           // A pin of an earlier release knew no terms, or was made under the backend's spelling of a renamed tool: pinned as served now.
-          if (!this.lock?.get(id)) this.lock?.pin(id, hash, pin.by, terms);
-          else if (pin.terms === undefined) this.lock?.adoptTerms(id, terms);
+          if (pin.terms === undefined || !this.lock?.get(id)) this.lock?.adopt(id, { ...pin, terms });
         }
         continue;
       }
@@ -182,14 +181,14 @@ export class ToolGate {
 
   /**
    * The pin a tool meets: its served id's, or, for a tool served under a safe spelling that an earlier release pinned by
-   * its backend's spelling (never a valid name, so never another tool's served id), that one while its definition is the same.
+   * its backend's spelling (never a valid name, so never another tool's served id), that one: a definition changed since
+   * is held as any changed one is.
    */
-  private pinOf(namespace: string, id: string, tool: UpstreamTool, hash: string): Pin | undefined {
+  private pinOf(namespace: string, id: string, tool: UpstreamTool): Pin | undefined {
     const pin = this.lock?.get(id);
     if (pin) return pin;
     const upstream = `${namespace}:${tool.name}`;
-    const old = upstream === id ? undefined : this.lock?.get(upstream);
-    return old?.hash === hash ? old : undefined;
+    return upstream === id ? undefined : this.lock?.get(upstream);
   }
 
   /** Pins quarantined tools' current definitions, written at once: a person has read them and trusts them. */

@@ -23,8 +23,11 @@ export interface Pin {
   terms?: Terms;
 }
 
-/** A change a process has not written yet: a pin set (new, approved, or seen on a later day), or one pruned. */
-export type Change = { pin: Pin } | { pruned: Pin };
+/**
+ * A change a process has not written yet: a pin set (new, or approved), one pruned, or what it only noticed of a pin
+ * (`adopted`: seen on a later day, or an earlier release's pin given its terms or its served id; lock.ts).
+ */
+export type Change = { pin: Pin } | { pruned: Pin } | { adopted: Pin };
 
 const NOTE =
   "Tool definitions metatools has pinned, with the terms each is served on. A tool whose definition or terms change is quarantined until `metatools approve` pins the new ones.";
@@ -114,6 +117,21 @@ export function mergeChange(pins: Map<string, Pin>, id: string, change: Change):
   if ("pruned" in change) {
     if (theirs?.by !== "first-use" || theirs.hash !== change.pruned.hash) return false;
     pins.delete(id);
+    return true;
+  }
+  if ("adopted" in change) {
+    // What this process only noticed of a pin (listed on a later day; the terms an earlier release's pin lacked): it fills
+    // in the same definition's pin, never one of another definition someone wrote meanwhile, nor terms the file has.
+    const ours = change.adopted;
+    if (!theirs) {
+      pins.set(id, ours);
+      return true;
+    }
+    if (theirs.hash !== ours.hash) return false;
+    const seen = !theirs.seen || (ours.seen !== undefined && ours.seen > theirs.seen) ? ours.seen : theirs.seen;
+    const merged: Pin = { ...theirs, ...(seen ? { seen } : {}), ...(theirs.terms === undefined && ours.terms !== undefined ? { terms: ours.terms } : {}) };
+    if (merged.seen === theirs.seen && merged.terms === theirs.terms) return false;
+    pins.set(id, merged);
     return true;
   }
   const ours = change.pin;

@@ -122,11 +122,24 @@ export class LockFile {
     this.record(id, { hash, by, at: new Date(now).toISOString(), seen: dayOf(now), ...(terms ? { terms } : {}) });
   }
 
-  /** Records the terms of a pin made by an earlier release (it has none) when its tool is listed with the pinned definition: nothing else of the pin changes. */
-  adoptTerms(id: string, terms: Terms): void {
+  /**
+   * Records a pin an earlier release made, as this release keeps it: with the terms its tool is listed on now (it had
+   * none), or under the id its tool is served as (it was pinned by its backend's spelling). Never over what the file says
+   * meanwhile: it fills in only a pin that is not there, or the same definition's without terms (lock-format.ts).
+   */
+  adopt(id: string, pin: Pin): void {
     const old = this.pins.get(id);
-    if (!old || old.terms !== undefined) return;
-    this.record(id, { ...old, terms });
+    if (old && (old.hash !== pin.hash || old.terms !== undefined)) return;
+    this.notice(id, { ...pin, ...(old?.seen ? { seen: old.seen } : {}) });
+  }
+
+  /** A pin this process noticed something of, written as `adopted`: over the file only where the file has the same definition (lock-format.ts). */
+  private notice(id: string, pin: Pin): void {
+    this.pins.set(id, pin);
+    const waiting = this.pending.get(id);
+    // A pin set here and not written yet stays a pin set: what is noticed of it goes with it.
+    this.pending.set(id, waiting && "pin" in waiting ? { pin } : { adopted: pin });
+    this.schedule();
   }
 
   /**
@@ -145,7 +158,7 @@ export class LockFile {
       const pin = this.pins.get(id);
       if (!pin) continue;
       this.lastListed.set(id, now);
-      if (seenDay(pin) < today) this.record(id, { ...pin, seen: today });
+      if (seenDay(pin) < today) this.notice(id, { ...pin, seen: today });
     }
     this.prune(namespace, new Set(ids));
   }

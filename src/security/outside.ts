@@ -16,13 +16,13 @@
  *   metatools' and none can overwrite the name;
  * - runs of blank lines become one, and the whole is bounded.
  */
+import { JOINER_IN_USE as SCANNER_JOINER } from "./text.js";
 
 /** Every way a text can start a new line. */
 export const LINE_BREAK = /\r\n|[\n\r\v\f\u0085\u2028\u2029]/;
 
-/** Joiners after an emoji or a letter of a script that needs them (Persian, Hindi, …) are spelling, not hiding. */
-const JOINER_IN_USE =
-  /(?<=[\p{L}\p{M}\p{Extended_Pictographic}\p{Emoji_Modifier}\uFE0F])(?<![\p{Script=Latin}\p{Script=Greek}\p{Script=Cyrillic}])[\u200C\u200D]/u;
+/** Joiners in spelling (text.ts): one at a time, so without the global flag. */
+const JOINER_IN_USE = new RegExp(SCANNER_JOINER.source, "u");
 /** One variation selector right after a character that is not plain ASCII picks its glyph (an emoji's U+FE0F); more, or after ASCII, carry smuggled bytes. */
 const SELECTOR = /[\uFE00-\uFE0F\u{E0100}-\u{E01EF}]/u;
 /** What prints as nothing or moves text: controls, format characters, surrogates, private use, unassigned, default-ignorables. */

@@ -44,9 +44,9 @@ export function termsOf(parts: {
   };
 }
 
-/** Short: the hint itself is at most 200 characters of a backend's words, kept out of the operator's file. */
+/** The hint's words stay out of the operator's file; 128 bits of their hash, so no two hints a backend could make share one. */
 export function hintHash(hint: string): string {
-  return `sha256:${createHash("sha256").update(hint).digest("hex").slice(0, 16)}`;
+  return `sha256:${createHash("sha256").update(hint).digest("hex").slice(0, 32)}`;
 }
 
 export function sameTerms(a: Terms | undefined, b: Terms | undefined): boolean {

@@ -131,7 +131,7 @@ const FLAG = /\u{1F3F4}[\u{E0030}-\u{E0039}\u{E0061}-\u{E007A}]{2,6}\u{E007F}/gu
 /** Zero-width characters: one stray is common in pasted text; several can split words to slip past a reader or a filter. */
 const ZERO_WIDTH = /[\u200B-\u200F\u2060-\u2064\uFEFF]/gu;
 /** Joiners after an emoji or a letter of a script that needs them (Persian, Hindi, …) are spelling, not hiding. */
-const JOINER_IN_USE =
+export const JOINER_IN_USE =
   /(?<=[\p{L}\p{M}\p{Extended_Pictographic}\p{Emoji_Modifier}\uFE0F])(?<![\p{Script=Latin}\p{Script=Greek}\p{Script=Cyrillic}\p{Script=Inherited}])[\u200C\u200D]/gu;
 /**
  * Variation selectors choose a glyph for the character before them, one at a

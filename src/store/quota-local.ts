@@ -54,19 +54,20 @@ export class LocalQuotaStore implements QuotaStore {
       this.expire();
       const { bytes } = measure(owner, id, value);
       const mine = this.owner(owner);
-      // A value put again under its id replaces the one before: that one no longer counts (task records are written as they change).
+      // A value put again under its id replaces the one before (task records are written as they change): the plan counts
+      // it as gone, and it is forgotten only once the new one is written, so a refusal or a failure leaves it as it was.
       const before = mine.live.get(id);
-      if (before) this.forget(before);
       const decided = plan(
-        [...mine.live.values()].map((e) => [e.id, e.bytes]),
-        mine.used,
-        this.total,
+        [...mine.live.values()].filter((e) => e !== before).map((e) => [e.id, e.bytes]),
+        mine.used - (before?.bytes ?? 0),
+        this.total - (before?.bytes ?? 0),
         bytes,
         this.limits,
       );
       if ("refused" in decided) throw refusal(this.where, decided.refused, bytes, mine.used, this.limits);
       // Written first: a store that fails leaves everything as it was.
       await this.kv.set(ownedKey(owner, id), value, ttlMs);
+      if (before) this.forget(before);
       for (const evicted of decided.evict) {
         const entry = mine.live.get(evicted)!;
         this.forget(entry);

@@ -8,6 +8,8 @@
  * - `q/<owner>/size`: hash, each live id's accounted bytes, and `*` their sum;
  * - `q/<owner>/evicted`: sorted set, ids evicted for room, by the time they would have expired;
  * - `q/all`: sorted set of `<owner>/<id>` by expiry, so any put clears anyone's expired entries;
+ * - `q/sizes`: hash, each `<owner>/<id>`'s accounted bytes, kept as long as `q/all`: an owner's own keys
+ *   expire with its last value, and what it held must still be taken off the sum when the sweep meets it;
  * - `q/bytes`: the sum over all owners.
  *
  * The scripts name keys they compute (another owner's, met among the
@@ -26,7 +28,7 @@ local t = redis.call('TIME')
 local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
 `;
 
-// KEYS: live, size, evicted, all, bytes, value. ARGV: prefix, owner, id, bytes, ttl, quota, total, json, remembered, sweep.
+// KEYS: live, size, evicted, all, bytes, value, sizes. ARGV: prefix, owner, id, bytes, ttl, quota, total, json, remembered, sweep.
 const PUT = `${COMMON}
 local owner, id = ARGV[2], ARGV[3]
 local bytes, ttl, quota, total = tonumber(ARGV[4]), tonumber(ARGV[5]), tonumber(ARGV[6]), tonumber(ARGV[7])
@@ -34,33 +36,43 @@ local bytes, ttl, quota, total = tonumber(ARGV[4]), tonumber(ARGV[5]), tonumber(
 redis.call('INCRBY', KEYS[5], 0)
 local function forget(o, i)
   local sizes = prefix .. 'q/' .. o .. '/size'
-  local s = tonumber(redis.call('HGET', sizes, i) or '0')
+  local member = o .. '/' .. i
+  -- Its size from the shared hash (the owner's own may have expired with its last value), else the owner's (a value put by an earlier release).
+  local s = tonumber(redis.call('HGET', KEYS[7], member) or redis.call('HGET', sizes, i) or '0')
+  redis.call('HDEL', KEYS[7], member)
   redis.call('HDEL', sizes, i)
-  if redis.call('HINCRBY', sizes, '*', -s) <= 0 then redis.call('HDEL', sizes, '*') end
+  if s > 0 then
+    if redis.call('HINCRBY', sizes, '*', -s) <= 0 then redis.call('HDEL', sizes, '*') end
+    redis.call('DECRBY', KEYS[5], s)
+  end
   redis.call('ZREM', prefix .. 'q/' .. o .. '/live', i)
-  redis.call('ZREM', KEYS[4], o .. '/' .. i)
-  redis.call('DECRBY', KEYS[5], s)
+  redis.call('ZREM', KEYS[4], member)
 end
+-- Owners hold no '/' (principals, profile names); ids may.
 for _, m in ipairs(redis.call('ZRANGEBYSCORE', KEYS[4], '-inf', now, 'LIMIT', 0, tonumber(ARGV[10]))) do
-  local o, i = string.match(m, '^(.*)/([^/]*)$')
-  forget(o, i)
+  local o, i = string.match(m, '^([^/]*)/(.*)$')
+  if o then forget(o, i) else redis.call('ZREM', KEYS[4], m) end
 end
 for _, i in ipairs(redis.call('ZRANGEBYSCORE', KEYS[1], '-inf', now)) do forget(owner, i) end
--- A value put again under its id replaces the one before: that one counts no more.
-if redis.call('ZSCORE', KEYS[1], id) then forget(owner, id) end
 redis.call('ZREMRANGEBYSCORE', KEYS[3], '-inf', now)
-local used = tonumber(redis.call('HGET', KEYS[2], '*') or '0')
-local held = tonumber(redis.call('GET', KEYS[5]) or '0')
+-- A value put again under its id replaces the one before: the checks count it as gone, and it is forgotten only once the new one is taken.
+local replaces = redis.call('ZSCORE', KEYS[1], id)
+local old = replaces and tonumber(redis.call('HGET', KEYS[2], id) or '0') or 0
+local used = tonumber(redis.call('HGET', KEYS[2], '*') or '0') - old
+local held = tonumber(redis.call('GET', KEYS[5]) or '0') - old
 if bytes > quota then return {'over_quota', used, held} end
 local evict, freed = {}, 0
 if used + bytes > quota then
   for _, i in ipairs(redis.call('ZRANGE', KEYS[1], 0, -1)) do
     if used - freed + bytes <= quota then break end
-    table.insert(evict, i)
-    freed = freed + tonumber(redis.call('HGET', KEYS[2], i) or '0')
+    if i ~= id then
+      table.insert(evict, i)
+      freed = freed + tonumber(redis.call('HGET', KEYS[2], i) or '0')
+    end
   end
 end
 if held - freed + bytes > total then return {'total_full', used, held} end
+if replaces then forget(owner, id) end
 for _, i in ipairs(evict) do
   local expires = redis.call('ZSCORE', KEYS[1], i)
   forget(owner, i)
@@ -74,8 +86,9 @@ redis.call('ZADD', KEYS[1], now + ttl, id)
 redis.call('HSET', KEYS[2], id, bytes)
 used = redis.call('HINCRBY', KEYS[2], '*', bytes)
 redis.call('ZADD', KEYS[4], now + ttl, owner .. '/' .. id)
+redis.call('HSET', KEYS[7], owner .. '/' .. id, bytes)
 redis.call('INCRBY', KEYS[5], bytes)
-for k = 1, 5 do
+for _, k in ipairs({1, 2, 3, 4, 5, 7}) do
   if redis.call('PTTL', KEYS[k]) < ttl then redis.call('PEXPIRE', KEYS[k], ttl) end
 end
 return {'ok', used, #evict}
@@ -117,7 +130,7 @@ export class RedisQuotaStore implements QuotaStore {
   async put(owner: string, id: string, value: unknown, ttlMs: number): Promise<Stored> {
     const { json, bytes } = measure(owner, id, value);
     const mine = (suffix: string) => `q/${owner}/${suffix}`;
-    const keys = [mine("live"), mine("size"), mine("evicted"), "q/all", "q/bytes", ownedKey(owner, id)];
+    const keys = [mine("live"), mine("size"), mine("evicted"), "q/all", "q/bytes", ownedKey(owner, id), "q/sizes"];
     // Wrapped as keyv wraps a value, so replicas of the version before and after an upgrade read each other's handles.
     const stored = `{"value":${json},"expires":${Date.now() + ttlMs}}`;
     const args = [owner, id, bytes, Math.ceil(ttlMs), this.limits.ownerBytes, this.limits.totalBytes, stored, MAX_REMEMBERED, SWEEP].map(String);

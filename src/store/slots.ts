@@ -64,9 +64,9 @@ redis.call('ZADD', KEYS[1], now + tonumber(ARGV[4]), ARGV[2])
 redis.call('PEXPIRE', KEYS[1], tonumber(ARGV[4]))
 return 1
 `;
-// KEYS: the owner's set. ARGV: prefix, lease, slot ids.
+// KEYS: the owner's set. ARGV: prefix, lease, slot ids. A slot whose lease lapsed (a renewal late past it) is put back: it is still held.
 const RENEW = `${COMMON}
-for i = 3, #ARGV do redis.call('ZADD', KEYS[1], 'XX', now + tonumber(ARGV[2]), ARGV[i]) end
+for i = 3, #ARGV do redis.call('ZADD', KEYS[1], now + tonumber(ARGV[2]), ARGV[i]) end
 redis.call('PEXPIRE', KEYS[1], tonumber(ARGV[2]))
 return 1
 `;

@@ -8,6 +8,13 @@
  */
 import type { ErrorCode } from "../model/error-codes.js";
 import { MetatoolsError } from "./errors.js";
+import { countDepth, depthState, EventDepth } from "./json-frame.js";
+
+/** How deep the JSON of a body may nest, and the error past it (the body errors as it does past its size). */
+export interface DepthBound {
+  limit: number;
+  tooDeep: () => Error;
+}
 
 /** What a remote party sent went past its limit; the read stopped there. `code` is the caller's. */
 export class TooLargeError extends MetatoolsError {
@@ -39,18 +46,30 @@ const CR = 0x0d;
  * have arrived. A Content-Length that declares more fails at the first read,
  * before anything is received.
  */
-export function boundBody(response: Response, maxBytes: number, tooLarge: () => Error): Response {
+export function boundBody(response: Response, maxBytes: number, tooLarge: () => Error, deep?: DepthBound): Response {
   const declared = Number(response.headers.get("content-length") ?? Number.NaN);
   if (Number.isFinite(declared) && declared > maxBytes && response.body && !NO_BODY.has(response.status)) {
     void response.body.cancel().catch(() => {});
     return rebuilt(response, new ReadableStream({ start: (controller) => controller.error(tooLarge()) }));
   }
   let seen = 0;
+  const nested = deep && depthOf(response, deep.limit);
   return rewrapped(response, (chunk, controller) => {
     seen += chunk.byteLength;
     if (seen > maxBytes) controller.error(tooLarge());
+    else if (nested?.(chunk)) controller.error(deep!.tooDeep());
     else controller.enqueue(chunk);
   });
+}
+
+/** A counter of the body's nesting as it arrives: an event stream's data, or the whole body as one JSON text. */
+function depthOf(response: Response, limit: number): (chunk: Uint8Array) => boolean {
+  if (response.headers.get("content-type")?.includes("text/event-stream")) {
+    const events = new EventDepth(limit);
+    return (chunk) => events.push(chunk);
+  }
+  const state = depthState();
+  return (chunk) => countDepth(chunk, state, limit);
 }
 
 /**
@@ -60,7 +79,8 @@ export function boundBody(response: Response, maxBytes: number, tooLarge: () => 
  * amount in all; only what a parser must hold at once is bounded, and a
  * line that never ends is one event that never ends.
  */
-export function boundEvents(response: Response, maxBytes: number, tooLarge: () => Error): Response {
+export function boundEvents(response: Response, maxBytes: number, tooLarge: () => Error, deep?: DepthBound): Response {
+  const nested = deep && new EventDepth(deep.limit);
   // Bytes of the current line and of the current event; line ends are \n, \r or \r\n (the SSE grammar).
   let line = 0;
   let event = 0;
@@ -87,6 +107,7 @@ export function boundEvents(response: Response, maxBytes: number, tooLarge: () =
       }
     }
     if (over || event > maxBytes) controller.error(tooLarge());
+    else if (nested?.push(chunk)) controller.error(deep!.tooDeep());
     else controller.enqueue(chunk);
   });
 }

@@ -53,6 +53,53 @@ export function countDepth(bytes: Uint8Array, state: DepthState, limit: number, 
   return false;
 }
 
+/**
+ * The nesting of the JSON a server-sent event stream carries, counted as
+ * its bytes arrive: only the text of `data:` lines (the other fields can
+ * hold any characters, which must not be read as JSON), the data lines of
+ * one event read as one text, counted afresh at each event.
+ */
+export class EventDepth {
+  private state = depthState();
+  /** The bytes of the current line seen so far, up to the field's name; undefined once the field is known. */
+  private field: number[] | undefined = [];
+  private data = false;
+  private blank = true;
+  private afterCR = false;
+
+  constructor(private readonly limit = MAX_JSON_DEPTH) {}
+
+  /** Counts `bytes`; true once an event's data nests deeper than the limit. */
+  push(bytes: Uint8Array): boolean {
+    for (let i = 0; i < bytes.length; i++) {
+      const byte = bytes[i]!;
+      if (byte === 0x0a && this.afterCR) {
+        this.afterCR = false;
+        continue;
+      }
+      this.afterCR = byte === 0x0d;
+      if (byte === 0x0a || byte === 0x0d) {
+        // An empty line ends the event; a data line's end is a newline in its text (no JSON token spans it).
+        if (this.blank) this.state = depthState();
+        this.field = [];
+        this.data = false;
+        this.blank = true;
+        continue;
+      }
+      this.blank = false;
+      if (this.field) {
+        if (byte === 0x3a) {
+          this.data = String.fromCharCode(...this.field) === "data";
+          this.field = undefined;
+        } else if (this.field.length < 8) this.field.push(byte);
+        continue;
+      }
+      if (this.data && countDepth(bytes, this.state, this.limit, i, i + 1)) return true;
+    }
+    return false;
+  }
+}
+
 /** Whether a whole JSON text nests deeper than `limit`. */
 export function nestsDeeper(bytes: Uint8Array, limit = MAX_JSON_DEPTH): boolean {
   return countDepth(bytes, depthState(), limit);
@@ -61,6 +108,14 @@ export function nestsDeeper(bytes: Uint8Array, limit = MAX_JSON_DEPTH): boolean 
 /** Why a message was refused, in words that name the limit. */
 export function depthRefusal(limit = MAX_JSON_DEPTH): string {
   return `Invalid Request: the message nests deeper than ${limit} levels, the most a message may (no request needs more); it was not read`;
+}
+
+/** Whether a message names a method (a request or a notification, not a response), seen at its start or its end. */
+export function isRequest(head: string, tail: string): boolean {
+  return (
+    /^\s*\{(?:\s*"(?:jsonrpc|id)"\s*:\s*(?:"(?:[^"\\]|\\.){0,200}"|-?\d{1,16})\s*,)*\s*"method"\s*:/.test(head) ||
+    /[{,]\s*"method"\s*:\s*"(?:[^"\\]|\\.){0,200}"(?:\s*,\s*"(?:jsonrpc|id)"\s*:\s*(?:"(?:[^"\\]|\\.){0,200}"|-?\d{1,16}))*\s*\}\s*$/.test(tail)
+  );
 }
 
 /** The `id` of a JSON-RPC message from a piece of its text (its start or its end), when it is a plain number or a short string there; else null. */
@@ -80,6 +135,10 @@ export function idIn(head: string, tail: string): string | number | null {
 export interface RefusedLine {
   /** The refused message's id, where it could be read (else null: JSON-RPC's answer to a request it cannot identify). */
   id: string | number | null;
+  /** It names a method: a request (or a notification, with no id) to answer; else it is a response to one of ours, and is only dropped. */
+  request: boolean;
+  /** Which limit it passed. */
+  cause: "size" | "depth";
   /** Why, naming the limit. */
   reason: string;
   /** Bytes of the message (at least; a refused message is not read further than its end). */
@@ -99,7 +158,7 @@ export class JsonLines {
   private size = 0;
   private state = depthState();
   /** The current line is refused: its bytes are dropped until its newline. */
-  private refused: string | undefined;
+  private refused: { cause: RefusedLine["cause"]; reason: string } | undefined;
   private head = "";
   private tail = "";
 
@@ -123,7 +182,7 @@ export class JsonLines {
 
   /** The stream ended: a last line without a newline is passed on (or refused) as if it had one. */
   end(): void {
-    if (this.size || this.refused) this.finish(false);
+    if (this.size || this.refused) this.finish();
   }
 
   private take(chunk: Buffer, from: number, to: number): void {
@@ -132,8 +191,8 @@ export class JsonLines {
     this.size += piece.length;
     if (this.refused === undefined) {
       if (this.size > this.limits.maxBytes)
-        this.refuse(`Invalid Request: the message is larger than ${this.limits.maxBytes} bytes, the most one stdio message may be; it was not read`);
-      else if (countDepth(piece, this.state, this.limits.maxDepth ?? MAX_JSON_DEPTH)) this.refuse(depthRefusal(this.limits.maxDepth));
+        this.refuse("size", `Invalid Request: the message is larger than ${this.limits.maxBytes} bytes, the most one stdio message may be; it was not read`);
+      else if (countDepth(piece, this.state, this.limits.maxDepth ?? MAX_JSON_DEPTH)) this.refuse("depth", depthRefusal(this.limits.maxDepth));
       else this.parts.push(piece);
     }
     // Kept of every line, refused or not, so a refusal can name the message's id.
@@ -141,14 +200,15 @@ export class JsonLines {
     this.tail = (this.tail + piece.subarray(Math.max(0, piece.length - EDGE)).toString("latin1")).slice(-EDGE);
   }
 
-  private refuse(reason: string): void {
-    this.refused = reason;
+  private refuse(cause: RefusedLine["cause"], reason: string): void {
+    this.refused = { cause, reason };
     this.parts = [];
   }
 
-  private finish(newline = true): void {
-    if (this.refused !== undefined) this.onRefused({ id: idIn(this.head, this.tail), reason: this.refused, bytes: this.size });
-    else if (this.size) this.onLine(Buffer.concat([...this.parts, ...(newline ? [NEWLINE] : [])]));
+  private finish(): void {
+    if (this.refused !== undefined)
+      this.onRefused({ id: idIn(this.head, this.tail), request: isRequest(this.head, this.tail), ...this.refused, bytes: this.size });
+    else if (this.size) this.onLine(Buffer.concat([...this.parts, NEWLINE]));
     this.parts = [];
     this.size = 0;
     this.state = depthState();

@@ -15,6 +15,7 @@ import { ENTRY_OVERHEAD, allocated, ownedKey, type QuotaLimits, type QuotaStore 
 import type { KeyValue } from "../../src/store/kv.js";
 import { startRedis, type RedisServer } from "../helpers/redis.js";
 import { tempDir } from "../helpers/temp-dir.js";
+import { eventually } from "../helpers/eventually.js";
 
 let redis: RedisServer;
 const opened: KeyValue[] = [];
@@ -70,6 +71,24 @@ describe.each(["memory", "sqlite", "redis"] as const)("the quota store on %s", (
     await store.put("alice", "t4", value(64), 60_000);
     expect((await store.get("alice", "t2")).kind).toBe("evicted");
     for (const id of ["t1", "t3", "t4"]) expect((await store.get("alice", id)).kind).toBe("found");
+  });
+
+  it("a replacement refused leaves the value before it stored and counted; ids may hold a slash, and expire as any other", async () => {
+    const store = open(kind, { ownerBytes: 3 * cost(64), totalBytes: 100 * cost(64) });
+    await store.put("alice", "task/1", value(64), 60_000);
+    await expect(store.put("alice", "task/1", value(256), 60_000)).rejects.toMatchObject({ code: "store_full" });
+    expect(await store.get("alice", "task/1")).toEqual({ kind: "found", value: value(64) });
+    expect((await store.put("alice", "task/2", value(64), 60_000)).used).toBe(2 * cost(64));
+    // An id with a slash that expires is swept like any other, its bytes given back to the total.
+    const full = open(kind, { ownerBytes: 3 * cost(64), totalBytes: 4 * cost(64) });
+    await full.put("bob", "task/short", value(64), 50);
+    for (const id of ["task/1", "task/2", "task/3"]) await full.put("alice", id, value(64), 60_000);
+    await expect(full.put("carol", "task/1", value(64), 60_000)).rejects.toMatchObject({ code: "store_full" });
+    await eventually(
+      () => full.get("bob", "task/short"),
+      (found) => found.kind === "missing",
+    );
+    expect((await full.put("carol", "task/1", value(64), 60_000)).used).toBe(cost(64));
   });
 
   it("refuses past the total bound without evicting anything, and a value over the quota alone", async () => {

@@ -15,7 +15,9 @@ import { CLI } from "../../helpers/cli.js";
 import { eventually } from "../../helpers/eventually.js";
 import { tempDir, testHomes } from "../../helpers/harness.js";
 import { envelope, MODERN } from "../../helpers/modern.js";
+import { openSession, type Session } from "../../helpers/harness.js";
 import { startHttp, TEST_TOKEN, type HttpChild } from "../../helpers/serve.js";
+import { fileURLToPath } from "node:url";
 
 const DEPTH = 250_000;
 /** `[[[…1…]]]`, DEPTH deep: half a megabyte. */
@@ -165,4 +167,41 @@ describe("stdio: too deep, too large", () => {
     expect(stderr).toMatch(/stdio: refused a message of \d+ bytes \(id 21\): Invalid Request: the message is larger than/);
     expect(stderr).not.toMatch(/the transport closed/);
   }, 60_000);
+});
+
+describe("a backend whose answer nests 20,000 deep, over stdio and Streamable HTTP", () => {
+  const DEEP = fileURLToPath(new URL("../../fixtures/deep-server.mjs", import.meta.url));
+  let session: Session;
+  let http: ChildProcessWithoutNullStreams;
+  beforeAll(async () => {
+    http = spawn(process.execPath, [DEEP, "http"]);
+    const url = await new Promise<string>((resolve) => {
+      let out = "";
+      http.stdout.on("data", (chunk: Buffer) => {
+        out += chunk;
+        const found = /listening (\S+)/.exec(out);
+        if (found) resolve(found[1]!);
+      });
+    });
+    session = await openSession({
+      mcpServers: { viastdio: { command: process.execPath, args: [DEEP, "stdio"] }, viahttp: { url } },
+      metatools: { code: { enabled: false } },
+    });
+  }, 30_000);
+  afterAll(async () => {
+    await session?.close();
+    http?.kill();
+  });
+
+  it.each(["viastdio", "viahttp"])("%s: that call fails saying why, and the backend's next call answers", async (namespace) => {
+    const deep = await session.call("run_tool", { tool_id: `${namespace}:deep`, args: {} });
+    expect(deep.ok).toBe(false);
+    expect(deep.error.message).toMatch(/nests deeper than 128 levels/);
+    expect(deep.error.message).not.toMatch(/Maximum call stack/);
+    const fine = await eventually(
+      () => session.call("run_tool", { tool_id: `${namespace}:fine`, args: {} }),
+      (body) => body.ok === true,
+    );
+    expect(fine.result).toBe("fine ran");
+  });
 });

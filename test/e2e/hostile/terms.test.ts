@@ -89,8 +89,6 @@ describe("pins and approvals cover what is applied", () => {
     const config = writeConfig(dir, tools, "notes-server");
     const first = await runCli(["run", "notes:read_graph", "--args", "{}", "--config", config, "--json"]);
     expect(JSON.parse(first.stdout)).toMatchObject({ ok: true });
-    const lock = JSON.parse(readFileSync(join(dir, "metatools.lock.json"), "utf8"));
-    expect(lock.tools["notes:read_graph"].terms).toEqual({ server: "notes-server", readOnly: false, destructive: true });
 
     // The same definition, restarted as "memory-server": the catalog for that server says read_graph is read-only.
     writeConfig(dir, tools, "memory-server");
@@ -108,6 +106,9 @@ describe("pins and approvals cover what is applied", () => {
     expect((await readonly.call("describe_tool", { tool_id: "notes:read_graph" })).error.code).toBe("unknown_tool");
     expect(hitIds(await readonly.call("search_tools", { query: "read the knowledge graph" }))).not.toContain("notes:read_graph");
 
+    // What was pinned on the first run: the definition, and the terms it was served on.
+    const lock = JSON.parse(readFileSync(join(dir, "metatools.lock.json"), "utf8"));
+    expect(lock.tools["notes:read_graph"].terms).toEqual({ server: "notes-server", readOnly: false, destructive: true });
     const review = JSON.parse((await runCli(["approve", "--show", "notes:read_graph", "--config", config, "--json"])).stdout);
     // Under that name the memory server's catalog entry applies too; its read_only is not taken on the name alone.
     expect(review.termChanges).toEqual([
