@@ -87,7 +87,7 @@ export interface ToolRecord {
   catalogDrift?: { writtenFor: string; now: string };
   /** What its catalog entries say that would make it less guarded, and that nothing vouched for, so it was not applied (registry/record.ts). */
   catalogUnvouched?: string[];
-  /** What the gate admitted it as: its definition's hash with the terms it is served on (security/terms.ts). An approval a person gives is for this. */
+  /** What the gate admitted it as: its definition's hash and the terms it is served on (security/terms.ts), as one text. An approval a person gives is for this. */
   seal?: string;
 }
 

@@ -13,7 +13,7 @@ import type { ToolRecord, UpstreamTool } from "../model/tool.js";
 import { globMatcher } from "../util/glob.js";
 import type { Candidate, Quarantined, ToolGate } from "../security/gate.js";
 import { isDestructive } from "../security/profiles.js";
-import { sealOf, termsOf } from "../security/terms.js";
+import { termsKey, termsOf } from "../security/terms.js";
 import { servedNames } from "./names.js";
 import { buildRecord } from "./record.js";
 
@@ -115,7 +115,8 @@ export class ToolRegistry {
     const gate = this.gate;
     if (!gate) return { admitted: made, quarantined: [] };
     const gated = gate.admit(namespace, made);
-    for (const { record, tool, terms } of gated.admitted) record.seal = sealOf(gate.hashOf(tool), terms);
+    // What an approval a person gives in a session is for (meta/approval.ts): kept as text, not hashed (10,000 hashes would cost a start 50 ms).
+    for (const { record, tool, terms } of gated.admitted) record.seal = `${gate.hashOf(tool)}\0${termsKey(terms)}`;
     return { admitted: gated.admitted, quarantined: gated.quarantined.filter((q) => this.allowed(q.id) && this.serverAllows(namespace, q.name)) };
   }
 

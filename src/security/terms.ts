@@ -35,13 +35,14 @@ export function termsOf(parts: {
   catalog: readonly { file: string; match: string }[];
   hint?: string;
 }): Terms {
-  return {
-    ...(parts.server !== undefined ? { server: parts.server } : {}),
-    readOnly: parts.readOnly,
-    destructive: parts.destructive,
-    ...(parts.catalog.length ? { catalog: parts.catalog.map((entry) => `${basename(entry.file)}#${entry.match}`) } : {}),
-    ...(parts.hint ? { hint: hintHash(parts.hint) } : {}),
-  };
+  // Made for every tool listed (10,000 at a start): plain assignments, no spreads.
+  const terms: Terms =
+    parts.server !== undefined
+      ? { server: parts.server, readOnly: parts.readOnly, destructive: parts.destructive }
+      : { readOnly: parts.readOnly, destructive: parts.destructive };
+  if (parts.catalog.length) terms.catalog = parts.catalog.map((entry) => `${basename(entry.file)}#${entry.match}`);
+  if (parts.hint) terms.hint = hintHash(parts.hint);
+  return terms;
 }
 
 /** The hint's words stay out of the operator's file; 128 bits of their hash, so no two hints a backend could make share one. */
@@ -70,7 +71,8 @@ export function sealOf(hash: string, terms: Terms | undefined): string {
 
 function key(terms: Terms | undefined): string {
   if (!terms) return "";
-  return JSON.stringify([terms.server ?? null, terms.readOnly, terms.destructive, terms.catalog ?? [], terms.hint ?? null]);
+  // The server name is the backend's: quoted as JSON, so no name can spell another set of terms.
+  return `${terms.server === undefined ? "-" : JSON.stringify(terms.server)}|${terms.readOnly ? 1 : 0}${terms.destructive ? 1 : 0}|${terms.catalog?.join("\n") ?? ""}|${terms.hint ?? ""}`;
 }
 
 /** What changed from `before` to `after`, one phrase per term, for the person who reviews it. */
