@@ -35,6 +35,11 @@ export const auditRecordSchema = z.strictObject({
   /** `ok`, `tool_error` (the tool ran and said it failed), run_tool's error code (`unknown_tool`, `invalid_args`, `timeout`…), or `fault`. */
   status: z.string().regex(/^[a-z][a-z0-9_]{0,39}$/),
   duration_ms: z.number().int().min(0),
+  /** The program run (metatools:run_program) the call belongs to: the program's own record and each of its calls' carry it. */
+  run: z
+    .string()
+    .regex(/^run_[0-9a-f]{16}$/)
+    .optional(),
 });
 
 export const auditGapSchema = z.strictObject({

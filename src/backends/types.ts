@@ -13,6 +13,7 @@ import type {
   Resource,
   ResourceTemplate,
 } from "@modelcontextprotocol/sdk/types.js";
+import type { ProgramHost } from "../model/program.js";
 import type { ClientPeer } from "../model/peer.js";
 
 export type { ClientPeer } from "../model/peer.js";
@@ -58,6 +59,8 @@ export interface CallOptions {
    * keep by it (output handles); upstream servers are not told.
    */
   principal: string;
+  /** Where a built-in tool that runs programs sends their calls (the caller's own run_tool path); upstream servers never see it. */
+  host?: ProgramHost;
 }
 
 export type BackendEvent =

@@ -16,6 +16,7 @@ import { argsJsonSchema, type ArgsOf, type ArgsSchema } from "../model/tool-args
 import { BackendError } from "../backends/errors.js";
 import { raceAbort } from "../util/abort.js";
 import type { Backend, BackendInfo, CallOptions, ToolCallResult } from "../backends/types.js";
+import type { ProgramHost } from "../model/program.js";
 import type { Envelope, Refusal } from "../disclosure/guidance.js";
 import { errorMessage } from "../util/errors.js";
 
@@ -38,6 +39,8 @@ export interface ToolContext {
   signal: AbortSignal;
   /** Who the call is made for: what a tool keeps (output handles) belongs to them. */
   principal: string;
+  /** Where the calls of a program this tool runs go: the caller's own run_tool path (src/meta/program-host.ts). */
+  host?: ProgramHost;
 }
 
 /** A built-in tool as written: its arguments declared once, as a zod object. */
@@ -122,7 +125,10 @@ export class BuiltinBackend implements Backend {
     try {
       // The reply comes at the deadline even if the handler has not yet reached a point where it checks the signal;
       // it stops at its next check (every file, every thousand lines), so the work does not go on behind the reply.
-      const body = await raceAbort(tool.handle(args, { signal: controller.signal, principal: options.principal }), controller.signal);
+      const body = await raceAbort(
+        tool.handle(args, { signal: controller.signal, principal: options.principal, ...(options.host ? { host: options.host } : {}) }),
+        controller.signal,
+      );
       if (typeof body === "string") return { content: [{ type: "text", text: body }] };
       if (body instanceof RawResult) return body.result;
       return { content: [{ type: "text", text: JSON.stringify(body) }], structuredContent: body, ...(body.ok === false ? { isError: true } : {}) };

@@ -39,10 +39,18 @@ type ReadArgs = z.output<typeof readArgs>;
 
 const GREP_CAP = 200;
 
-/** The `metatools` namespace: read_output, and the tools given beside it (read_resource). */
-export function outputsBackend(store: OutputStore, budget: number, others: readonly BuiltinTool[] = []): BuiltinBackend {
+/** The `metatools` namespace: read_output, and the tools given beside it (read_resource, run_program); `onClose` also closes what they hold. */
+export function outputsBackend(
+  store: OutputStore,
+  budget: number,
+  others: readonly BuiltinTool[] = [],
+  onClose: () => Promise<void> = async () => {},
+): BuiltinBackend {
   const matchers = new MatcherPool();
-  return new BuiltinBackend("metatools", { name: "metatools-outputs" }, [readOutputTool(store, budget, matchers), ...others], () => matchers.close());
+  return new BuiltinBackend("metatools", { name: "metatools-outputs" }, [readOutputTool(store, budget, matchers), ...others], async () => {
+    await matchers.close();
+    await onClose();
+  });
 }
 
 function readOutputTool(store: OutputStore, budget: number, matchers: MatcherPool) {

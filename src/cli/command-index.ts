@@ -31,8 +31,15 @@ export const COMMAND_INDEX: readonly CommandEntry[] = [
     name: "describe",
     group: "use",
     summary: "a tool's docs: schema, notes and examples, as describe_tool gives them",
-    synopsis: "ID... [--detail summary|schema|full] [--examples N] [--refresh] [--json]",
+    synopsis: "ID... [--detail summary|schema|full] [--examples N] [--format json_schema|typescript] [--refresh] [--json]",
     load: () => import("./commands/describe.js"),
+  },
+  {
+    name: "program",
+    group: "use",
+    summary: "run a JavaScript program of many tool calls (metatools:run_program), printing what it returns and its trace",
+    synopsis: "FILE [--code JS] [--input JSON] [--timeout MS] [--json]",
+    load: () => import("./commands/program.js"),
   },
   {
     name: "run",

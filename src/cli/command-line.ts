@@ -52,11 +52,15 @@ const WRITERS: Record<NextCall["tool"], { takes: readonly string[]; words(args: 
     },
   },
   describe_tool: {
-    takes: ["tool_id", "tool_ids", "detail_level", "examples_max"],
+    takes: ["tool_id", "tool_ids", "detail_level", "examples_max", "format"],
     words: (a) => {
       const ids = strings(a.tool_ids ?? a.tool_id);
       if (!ids?.length || (a.tool_id !== undefined && a.tool_ids !== undefined)) return undefined;
-      return { command: "describe", positionals: ids, flags: [...describeFlag("detail", a.detail_level), ...describeFlag("examples", a.examples_max)] };
+      return {
+        command: "describe",
+        positionals: ids,
+        flags: [...describeFlag("detail", a.detail_level), ...describeFlag("examples", a.examples_max), ...describeFlag("format", a.format)],
+      };
     },
   },
   run_tool: {

@@ -94,7 +94,8 @@ function describeText(tool: ToolDoc | AbridgedDoc, style: Style): string {
   if (tool.summary) lines.push(tool.summary);
   if (tool.description && tool.description !== tool.summary) lines.push("", tool.description);
   const call = tool.call ?? (tool.input_schema ? callSignature(splitToolId(tool.id)?.name ?? tool.id, tool.input_schema) : undefined);
-  if (call) lines.push("", `call: ${call}`);
+  if (call && !tool.declaration) lines.push("", `call: ${call}`);
+  if (tool.declaration) lines.push("", tool.declaration);
   // The schema is the backend's: what its properties hold is outside data.
   const schema = tool.input_schema as { properties?: Record<string, Record<string, unknown>>; required?: string[] } | undefined;
   const props = Object.entries(schema?.properties ?? {});

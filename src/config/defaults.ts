@@ -98,6 +98,23 @@ export const DEFAULTS = {
     taskBytesPerCaller: 32 << 20,
     taskBytes: 256 << 20,
   },
+  /**
+   * Programs (metatools:run_program): each runs in a fresh QuickJS context in a worker, within these. cpuMs: CPU time in
+   * the sandbox (waiting for tools is free); memoryMb: the WebAssembly memory of one worker; maxCalls, concurrency: its
+   * tool calls in all and at once; logLines: console lines kept; returnChars: its return value as JSON; resultBytes: one
+   * call's result as the program reads it; workers: programs run at once on this server.
+   */
+  scripts: {
+    enabled: true,
+    cpuMs: 5000,
+    memoryMb: 64,
+    maxCalls: 200,
+    concurrency: 8,
+    logLines: 200,
+    returnChars: 1_000_000,
+    resultBytes: 4 << 20,
+    workers: 2,
+  },
   /** Defaults of the tools' own arguments. */
   describe: { examplesMax: 2 },
 } as const;

@@ -164,6 +164,7 @@ function resolveConfig(
     profiles: m.profiles ?? {},
     run: m.run,
     serve: m.serve,
+    scripts: m.scripts,
     store: { ...m.store, url: resolveStoreUrl(m.store.url, where.baseDir) },
     cache: m.cache,
     outputs: m.outputs,

@@ -3,6 +3,7 @@
  * and the approvals its calls need (src/security/profiles.ts applies them).
  */
 import { z } from "zod";
+import { profileScriptsSchema } from "./scripts-schema.js";
 
 /** What a call of a tool needs before it reaches the backend. */
 export const DECISIONS = ["allow", "ask", "deny"] as const;
@@ -44,6 +45,7 @@ export const profileSchema = z
       .optional(),
     readOnly: z.boolean().optional().describe("true keeps only tools whose effective readOnlyHint is true (catalog overrides count)."),
     approvals: approvalsSchema.optional(),
+    scripts: profileScriptsSchema,
   })
   .strict()
   .describe("A set of tools and the approvals their calls need.");

@@ -130,6 +130,8 @@ export interface ResolvedConfig {
   run: Metatools["run"];
   /** What serve tells the clients it serves. */
   serve: Metatools["serve"];
+  /** Programs (metatools:run_program): whether they are offered, and every run's limits. */
+  scripts: Metatools["scripts"];
   store: StoreConfig;
   cache: CacheConfig;
   outputs: Metatools["outputs"];
@@ -182,6 +184,8 @@ export type EmbedderConfig =
 
 /** url: `memory`, `redis://…`, `rediss://…`, or `sqlite://` and an absolute path. */
 export type StoreConfig = Metatools["store"];
+
+export type ScriptsConfig = Metatools["scripts"];
 
 /** shareAcrossPrincipals: one cache for all principals; otherwise each principal's results are keyed apart. */
 export type CacheConfig = Metatools["cache"];

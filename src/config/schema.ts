@@ -14,6 +14,7 @@ import { profilesSectionSchema } from "./profiles-schema.js";
 import { DEFAULT_SECRET_PATTERNS } from "./secret-files.js";
 import { serverSchema } from "./server-schema.js";
 import { serveSectionSchema } from "./serve-schema.js";
+import { scriptsSectionSchema } from "./scripts-schema.js";
 import { cacheSectionSchema, outputsSectionSchema, storeSectionSchema } from "./store-schema.js";
 
 export { NAMESPACE_PATTERN, serverSchema, type ServerConfig } from "./server-schema.js";
@@ -120,6 +121,7 @@ export const metatoolsSectionSchema = z
       .optional(),
     requests: requestsSectionSchema.optional(),
     serve: serveSectionSchema,
+    scripts: scriptsSectionSchema,
     audit: auditSectionSchema,
     catalogs: z.array(z.string()).optional().describe("Extra catalog folders or files, after the built-in one."),
     builtinCatalog: z.boolean().optional().describe(`Load the catalog shipped with metatools. Default ${DEFAULTS.builtinCatalog}.`),

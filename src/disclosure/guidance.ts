@@ -86,6 +86,8 @@ export type RefusalDetails = {
   did_you_mean?: string[];
   /** `quarantined`: the kind of hold, and the commands the person who reviews it runs. */
   quarantine?: QuarantineNote;
+  /** `program_error`, `program_limit`: what the program did before it ended (its trace, logs, times) and where it failed. */
+  program?: Record<string, unknown>;
 };
 
 /** What a reply says of a quarantined tool, as data: the kind of hold, that a person must act, and the commands they run. */

@@ -7,6 +7,7 @@
  */
 import type { BackendManager, BackendState } from "../backends/manager.js";
 import { BackendError, withoutTrace } from "../backends/errors.js";
+import type { ProgramHost } from "../model/program.js";
 import type { ClientPeer, ProgressUpdate, ToolCallResult } from "../backends/types.js";
 import type { BackendErrorCode } from "../model/error-codes.js";
 import type { OutputValidation } from "../config/resolved.js";
@@ -55,6 +56,8 @@ export interface RunRequest {
   principal: string;
   /** The client the call came from: a backend's elicitation and sampling requests go to it. */
   peer?: ClientPeer;
+  /** For a built-in tool that runs programs: where their calls go (the caller's own path, src/meta/program-host.ts). */
+  host?: ProgramHost;
 }
 
 export interface ExecutorOptions {
@@ -152,6 +155,7 @@ export class Executor {
         onProgress: request.onProgress,
         principal: request.principal,
         peer: request.peer,
+        ...(request.host ? { host: request.host } : {}),
       });
     } catch (error) {
       const durationMs = Math.round(performance.now() - started);

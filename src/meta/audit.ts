@@ -45,6 +45,7 @@ export function auditRun(services: Pick<MetaServices, "audit" | "registry">, spa
       approval: call.note.approval ?? "not_needed",
       status,
       duration_ms: Math.max(0, Math.round(performance.now() - call.started)),
+      ...(call.note.run ? { run: call.note.run } : {}),
     };
     services.audit.record(record);
     span.event(AUDIT_EVENT, auditEventAttributes(record));

@@ -61,7 +61,7 @@ export function createMetaDispatcher(all: MetaServices): MetaDispatcher {
   const byName = new Map(META_TOOLS.map((t) => [t.name, t]));
   const validator = new SchemaValidator();
   const notices = new SessionNotices();
-  return async <N extends MetaToolName>(name: N, args: Record<string, unknown>, extra: Partial<CallExtra> = {}): Promise<MetaBody<Replies[N]>> => {
+  const dispatcher = async <N extends MetaToolName>(name: N, args: Record<string, unknown>, extra: Partial<CallExtra> = {}): Promise<MetaBody<Replies[N]>> => {
     const tool = byName.get(name);
     if (!tool) throw new Error(`unknown meta-tool "${name}"`);
     // Everything this call reads and runs is what the caller's profile shows (scoped.ts).
@@ -94,6 +94,7 @@ export function createMetaDispatcher(all: MetaServices): MetaDispatcher {
                 ...(extra.typed ? { typed: true } : {}),
                 ...(audited ? { note: audited.note } : {}),
                 ...(extra.session ? { changed: (topic: string, key: string) => notices.changed(extra.session!, topic, key) } : {}),
+                again: (again, againArgs) => dispatcher(again, againArgs, extra),
               });
       } catch (error) {
         audit("fault");
@@ -113,6 +114,7 @@ export function createMetaDispatcher(all: MetaServices): MetaDispatcher {
       return body as MetaBody<Replies[N]>;
     });
   };
+  return dispatcher;
 }
 
 async function dispatch(

@@ -9,6 +9,10 @@ const WORDS_PER_NAMESPACE = 4;
 const EMPTY_WORDS = new Set(["get", "set", "the", "and", "for", "with", "from", "all", "new", "tool", "tools", "info", "data", "by", "to", "of"]);
 
 const CODE_LOOP = "Code: code:tree, code:symbols, code:references, code:grep, code:read_file.";
+/** The tool that runs a program of many calls (src/builtin/run-program.ts), named only to a caller whose profile has it. */
+const PROGRAMS = "metatools:run_program";
+const PROGRAM_LINE =
+  'Many calls, one turn: run_tool({tool_id: "metatools:run_program", args: {code}}) runs JavaScript with `await tools.call(id, args)`; only what it returns comes back.';
 
 /** Server instructions: the explore → identify → focus loop, and what is connected now. */
 export function instructions(services: MetaServices): string {
@@ -31,6 +35,7 @@ export function instructions(services: MetaServices): string {
     "Many MCP servers behind three tools; ids are namespace:tool.",
     "1. search_tools({query}): ranked tools with signatures. 2. describe_tool({tool_id}): the schema. 3. run_tool({tool_id, args}).",
     "Replies are compact: hint/warning and next give the exact call for more; obey must_follow. A large result is a handle (@out_…): its next reads slices.",
+    ...(services.registry.get(PROGRAMS) ? [PROGRAM_LINE] : []),
     ...(namespaces.some((n) => n.namespace === "code") ? [CODE_LOOP] : []),
     `Namespaces (tools): ${listed.join("; ") || "none yet"}.`,
   ];

@@ -81,6 +81,8 @@ export type ToolDoc<Example = DocExample> = {
   required?: string[];
   input_schema?: JsonSchema;
   output_schema?: JsonSchema;
+  /** The tool as a TypeScript declaration (format "typescript"), in place of the two schemas. */
+  declaration?: string;
   notes?: string;
   examples?: Example[];
   examples_total?: number;

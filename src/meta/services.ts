@@ -51,4 +51,6 @@ export interface MetaSettings {
   file?: ResolvedConfig["file"];
   /** What serve tells clients of the three tools; unset: the defaults. */
   serve?: ResolvedConfig["serve"];
+  /** The limits of programs (metatools:run_program); unset: the defaults. */
+  scripts?: ResolvedConfig["scripts"];
 }

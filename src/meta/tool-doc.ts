@@ -2,6 +2,7 @@
  * A tool's documentation at one of three levels: summary (what it is),
  * schema (how to call it), full (how to use it well: notes, examples, refs).
  */
+import { declaration } from "../model/declaration.js";
 import { callSignature, requiredOf } from "../model/signature.js";
 import type { JsonSchema, ToolRecord } from "../model/tool.js";
 import { renameNote } from "../registry/names.js";
@@ -10,7 +11,11 @@ import type { AbridgedDoc, AbridgedExample, ToolDoc } from "./reply.js";
 export const DETAIL_LEVELS = ["summary", "schema", "full"] as const;
 export type DetailLevel = (typeof DETAIL_LEVELS)[number];
 
-export function toolDoc(record: ToolRecord, level: DetailLevel, examplesMax: number): ToolDoc {
+/** How the schema and full levels show the arguments and the result: as JSON Schemas, or one TypeScript declaration. */
+export const DOC_FORMATS = ["json_schema", "typescript"] as const;
+export type DocFormat = (typeof DOC_FORMATS)[number];
+
+export function toolDoc(record: ToolRecord, level: DetailLevel, examplesMax: number, format: DocFormat = "json_schema"): ToolDoc {
   const annotations = Object.fromEntries(Object.entries(record.annotations).filter(([, v]) => v !== undefined));
   const doc: ToolDoc = {
     // The id holds the namespace and the name; a title that only repeats the summary is left out.
@@ -39,8 +44,11 @@ export function toolDoc(record: ToolRecord, level: DetailLevel, examplesMax: num
   // Required and default values are in the schema too; listed apart only when there are some, as what a call must carry.
   const required = requiredOf(record.inputSchema);
   if (required.length) doc.required = required;
-  doc.input_schema = record.inputSchema;
-  if (record.outputSchema) doc.output_schema = record.outputSchema;
+  if (format === "typescript") doc.declaration = declaration(record);
+  else {
+    doc.input_schema = record.inputSchema;
+    if (record.outputSchema) doc.output_schema = record.outputSchema;
+  }
   if (level === "schema") return doc;
   if (record.notes) doc.notes = record.notes;
   if (record.examples.length) {

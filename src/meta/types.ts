@@ -44,6 +44,8 @@ export interface MetaContext {
   typed?: boolean;
   /** What run_tool tells the dispatcher of a call, for the audit trail: filled in by the handler, read once it returns. */
   note?: RunNote;
+  /** The dispatcher again, for this same caller (profile, client, session): what a program's search and describe go through. */
+  again?: <N extends MetaToolName>(name: N, args: Record<string, unknown>) => Promise<MetaBody<Replies[N]>>;
 }
 
 export type { ApprovalOutcome };
@@ -51,6 +53,8 @@ export type { ApprovalOutcome };
 /** What run_tool learned of one call that its reply does not carry. */
 export interface RunNote {
   approval?: ApprovalOutcome;
+  /** The program run the call belongs to (metatools:run_program): its own record and each of its calls' name it. */
+  run?: string;
 }
 
 /**

@@ -21,6 +21,10 @@ export const ERROR_GROUPS = {
   backend: { title: "Backends and transport" },
   execution: { title: "Execution" },
   outputs: { title: "The budget, output handles and links" },
+  programs: {
+    title: "Programs",
+    note: "`metatools:run_program` ([scripts.md](scripts.md)); a call a program makes fails with run_tool's own codes, thrown into the program.",
+  },
   reading: { title: "Reading part of an output or a file", note: "`metatools:read_output`, `code:read_file`, `code:grep`." },
   code: { title: "The code tools", note: "Refusals of the built-in `code:` tools, given as run_tool's own ([code.md](code.md))." },
   auth: {
@@ -194,6 +198,24 @@ export const ERROR_CODES = [
     group: "outputs",
     meaning: "a resource link never handed out, expired, or handed to another caller (MCP error -32002 from `resources/read`)",
     guidance: "rerun the call that returned the link",
+  },
+  {
+    code: "program_error",
+    group: "programs",
+    meaning: "the program did not parse, threw, or waits on nothing; nothing more of it runs",
+    guidance: "the line and column, its `trace` of the calls made so far and its `logs`",
+  },
+  {
+    code: "program_limit",
+    group: "programs",
+    meaning: "the program passed a limit of `metatools.scripts` (CPU time, memory, calls, the size of what it returns) or was cancelled, and was stopped",
+    guidance: "which `limit` and its `setting`, the `trace` and `logs`",
+  },
+  {
+    code: "result_too_large",
+    group: "programs",
+    meaning: "a call's result is larger than a program may read of one call (`metatools.scripts.resultBytes`); thrown into the program",
+    guidance: "ask the tool for less",
   },
   {
     code: "not_json",

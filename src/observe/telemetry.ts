@@ -24,6 +24,8 @@ export const ATTR = {
   handle: "metatools.output.handle_created",
   hits: "metatools.search.hits",
   mode: "metatools.search.mode",
+  /** The run of the program (metatools:run_program) a call was made from. */
+  program: "metatools.program.run",
 } as const;
 
 export type Operation = "search" | "describe" | "run";

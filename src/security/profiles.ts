@@ -13,6 +13,8 @@ export { DEFAULT_PROFILE };
 
 /** The namespace every profile keeps: it reads only what the caller's own calls stored. */
 const PLUMBING = "metatools";
+/** The one tool of it a profile may turn off (`scripts: false`): it runs programs of the caller's calls. */
+const PROGRAMS = "metatools:run_program";
 
 /** The strictest first: where several rules match, the first of these wins. */
 const STRICTNESS: readonly Decision[] = ["deny", "ask", "allow"];
@@ -37,17 +39,19 @@ export class Profile {
     this.allowIds = spec.tools?.allow?.length ? globMatcher(spec.tools.allow) : undefined;
     this.denyIds = globMatcher(spec.tools?.deny ?? []);
     this.rules = Object.entries(spec.approvals?.tools ?? {}).map(([glob, decision]) => ({ glob, test: globMatcher([glob]), decision }));
-    this.open = !this.allowIds && !spec.tools?.deny?.length && !spec.readOnly;
+    this.open = !this.allowIds && !spec.tools?.deny?.length && !spec.readOnly && spec.scripts !== false;
   }
 
   /** Whether the profile's id rules let `id` in (annotations aside: a quarantined tool has none to trust). */
   seesId(id: string): boolean {
+    if (id === PROGRAMS) return this.spec.scripts !== false;
     if (id.startsWith(`${PLUMBING}:`)) return true;
     return (!this.allowIds || this.allowIds(id)) && !this.denyIds(id);
   }
 
   /** Whether a tool is in the profile: rules match its id as served or as its backend spells it (as the registry's rules do). */
   sees(record: ToolRecord): boolean {
+    if (record.id === PROGRAMS) return this.spec.scripts !== false;
     if (record.namespace === PLUMBING) return true;
     const ids = spellings(record);
     return (
@@ -86,6 +90,11 @@ export class Profile {
     if (destructive !== "allow" && isDestructive(record))
       return { decision: destructive, because: `profile "${this.name}" says ${destructive} for tools that may change or delete data` };
     return { decision: "allow", because: `profile "${this.name}" allows it` };
+  }
+
+  /** What this profile lowers of the limits of programs; undefined when it says nothing (or turns them off). */
+  get scripts(): Exclude<ProfileSpec["scripts"], false> {
+    return this.spec.scripts === false ? undefined : this.spec.scripts;
   }
 
   /** After a person accepts: "ask" offers to remember it for the session, "session" always does, "never" asks each time. */

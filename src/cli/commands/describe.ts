@@ -1,5 +1,5 @@
 import { createMetaDispatcher } from "../../meta/index.js";
-import { DETAIL_LEVELS } from "../../meta/tool-doc.js";
+import { DETAIL_LEVELS, DOC_FORMATS } from "../../meta/tool-doc.js";
 import { flag, logLevel, parseFlags, SHARED, UsageError } from "../flags.js";
 import { defineCommand } from "../command.js";
 import { printBody } from "../format.js";
@@ -14,6 +14,7 @@ export const command = defineCommand({
   flags: {
     detail: flag.oneOf(DETAIL_LEVELS, "how much: what it is, how to call it (the default), or that and its notes and examples"),
     examples: flag.int("N", 0, "at most N examples"),
+    format: flag.oneOf(DOC_FORMATS, "json_schema (the default) or typescript: the tool as one declaration, as a program calls it"),
     refresh: SHARED.refresh,
     json: SHARED.json,
   },
@@ -27,6 +28,7 @@ export function describeRequest(argv: string[]) {
   const args: Record<string, unknown> = positionals.length === 1 ? { tool_id: positionals[0] } : { tool_ids: positionals };
   if (values.detail) args.detail_level = values.detail;
   if (values.examples !== undefined) args.examples_max = values.examples;
+  if (values.format) args.format = values.format;
   return { values, args };
 }
 

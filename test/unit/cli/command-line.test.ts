@@ -113,6 +113,7 @@ describe("a meta-tool call as a command line", () => {
       tool_ids: ["a:b"],
       detail_level: "full",
       examples_max: 1,
+      format: "typescript",
       args: { x: 1 },
       cache: "bypass",
       timeout_ms: 5,

@@ -6,6 +6,7 @@ import type { MetaServices } from "../../../src/meta/services.js";
 function servicesWith(namespaces: Record<string, string[]>): MetaServices {
   return {
     registry: {
+      get: () => undefined,
       namespaces: () => Object.entries(namespaces).map(([namespace, names]) => ({ namespace, count: names.length })),
       namespaceRecords: (namespace: string) => (namespaces[namespace] ?? []).map((name) => ({ name })),
     },
