@@ -22,6 +22,8 @@ export const RUN_PROGRAM_ID = "metatools:run_program";
 export const MAX_PROGRAM_CHARS = 256 * 1024;
 /** Characters of one log line kept. */
 const LOG_LINE_CHARS = 2000;
+/** Characters of one call's arguments as JSON: far past what run_tool accepts of them (1 MiB, meta/shape.ts), refused before they leave the sandbox. */
+const ARGS_CHARS = 4 << 20;
 
 /** One call of a run, as the reply's trace shows it: never its data. */
 export interface TraceEntry {
@@ -75,7 +77,8 @@ export function runProgramTool(sandboxes: () => Sandboxes, scripts: ScriptsConfi
       const run = await sandboxes().run({ code, input }, limits, traced, signal);
       const logs = run.logs.length ? { logs: run.logs } : {};
       const dropped = run.outcome.droppedLogs ? { logs_dropped: run.outcome.droppedLogs } : {};
-      const report = { trace, ...logs, ...dropped, cpu_ms: run.cpuMs, wall_ms: run.wallMs };
+      // The run id names the audit records of its calls.
+      const report = { ...(host.run ? { run: host.run } : {}), trace, ...logs, ...dropped, cpu_ms: run.cpuMs, wall_ms: run.wallMs };
       const scanned = warnings.length ? [...new Set(warnings)].join(" ") : undefined;
       if (run.outcome.ok) return { result: JSON.parse(run.outcome.json) as unknown, program: report, ...(scanned ? { warning: scanned } : {}) };
       return failed(run.outcome, report, limits);
@@ -94,6 +97,7 @@ function limitsFor(scripts: ScriptsConfig, host: ProgramHost): ProgramLimits {
     logLines: lower(scripts.logLines, own.logLines),
     returnChars: lower(scripts.returnChars, own.returnChars),
     logLineChars: LOG_LINE_CHARS,
+    argsChars: ARGS_CHARS,
   };
 }
 

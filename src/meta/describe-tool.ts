@@ -23,10 +23,10 @@ const describeArgs = z.strictObject({
 
 export const describeTool = defineMetaTool({
   name: "describe_tool",
-  description:
-    "A tool's docs before calling it: detail_level summary, schema (default) or full (+ notes, examples). tool_ids: up to 5. format typescript: a declaration to call it from a program.",
+  description: "A tool's docs before calling it: detail_level summary, schema (default) or full (+ notes, examples). tool_ids: up to 5.",
   args: describeArgs,
-  unlisted: ["examples_max"],
+  // Not in the listed schema (the three definitions are paid every turn): run_program's docs and the instructions name format.
+  unlisted: ["examples_max", "format"],
   annotations: { title: "Describe tool", readOnlyHint: true, openWorldHint: false },
 
   async handle(args, { services, budget }) {

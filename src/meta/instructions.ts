@@ -11,12 +11,12 @@ const EMPTY_WORDS = new Set(["get", "set", "the", "and", "for", "with", "from", 
 const CODE_LOOP = "Code: code:tree, code:symbols, code:references, code:grep, code:read_file.";
 /** The tool that runs a program of many calls (src/builtin/run-program.ts), named only to a caller whose profile has it. */
 const PROGRAMS = "metatools:run_program";
-const PROGRAM_LINE =
-  'Many calls, one turn: run_tool({tool_id: "metatools:run_program", args: {code}}) runs JavaScript with `await tools.call(id, args)`; only what it returns comes back.';
+const PROGRAM_LINE = "Many calls in one turn: metatools:run_program.";
 
 /** Server instructions: the explore → identify → focus loop, and what is connected now. */
 export function instructions(services: MetaServices): string {
-  const namespaces = services.registry.namespaces();
+  // metatools' own namespace is plumbing the lines above name (handles, programs): the list is of the servers behind.
+  const namespaces = services.registry.namespaces().filter((n) => n.namespace !== "metatools");
   const pending = services.backends.states().filter((s) => s.status !== "ready" && !s.fromSnapshot);
   const listed: string[] = [];
   let chars = 0;

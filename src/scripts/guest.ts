@@ -38,6 +38,8 @@ export interface GuestRun {
   assign: QuickJSHandle | undefined;
   object: QuickJSHandle | undefined;
   textOf: (value: QuickJSHandle) => string | { error: QuickJSHandle };
+  /** The guest's count of log lines past logLines (console.log's wrapper): read when the run ends. */
+  dropped: QuickJSHandle | undefined;
   /** `tools.warnings`: what the result scanner said of the program's calls, for the program to read. */
   warnings: QuickJSHandle | undefined;
 }
@@ -84,6 +86,16 @@ export function setUpGuest(run: GuestRun, inputJson: string, slice: Slice, send:
       const argument = op === "call" ? args[1] : args[0];
       const text = argument === undefined || ctx.typeof(argument) === "undefined" ? "{}" : textOf(argument);
       if (typeof text !== "string") return { error: text.error };
+      if (text.length > run.limits.argsChars) {
+        const error = ctx.newError({
+          name: "ToolError",
+          message: `the arguments of this call are ${text.length} characters of JSON, more than the ${run.limits.argsChars} a call may carry; nothing was sent`,
+        });
+        const code = ctx.newString("invalid_args");
+        ctx.setProp(error, "code", code);
+        code.dispose();
+        return { error };
+      }
       if (run.calls >= run.limits.calls) {
         run.overCalls = true;
         return {
@@ -110,12 +122,10 @@ export function setUpGuest(run: GuestRun, inputJson: string, slice: Slice, send:
   ctx.setProp(ctx.global, "tools", tools);
   tools.dispose();
 
-  const console = ctx.newObject();
-  const log = ctx.newFunction("log", (...args: Handle[]) => {
-    if (run.logs >= run.limits.logLines) {
-      run.droppedLogs++;
-      return;
-    }
+  // The host hears a line only while it keeps them; past logLines the guest's own wrapper counts the rest without
+  // crossing the boundary (a million lines cost the program little), and the count is read when the run ends.
+  const emit = ctx.newFunction("emit", (...args: Handle[]) => {
+    if (run.logs >= run.limits.logLines) return;
     const parts = args.map((arg) => {
       if (ctx.typeof(arg) === "string") return ctx.getString(arg);
       const text = textOf(arg);
@@ -128,6 +138,20 @@ export function setUpGuest(run: GuestRun, inputJson: string, slice: Slice, send:
     const max = run.limits.logLineChars;
     send({ type: "log", runId: run.runId, line: line.length > max ? `${line.slice(0, max)}… (${line.length} characters)` : line });
   });
+  const made = ctx.evalCode(
+    "(emit, max) => { let kept = 0, dropped = 0; const log = (...args) => { if (kept >= max) { dropped++; return; } kept++; emit(...args); }; return [log, () => dropped]; }",
+  );
+  const wrap = ctx.unwrapResult(made);
+  const limit = ctx.newNumber(run.limits.logLines);
+  const pair = ctx.unwrapResult(ctx.callFunction(wrap, ctx.undefined, emit, limit));
+  wrap.dispose();
+  limit.dispose();
+  emit.dispose();
+  const log = ctx.getProp(pair, 0);
+  run.dropped = ctx.getProp(pair, 1);
+  run.handles.push(run.dropped);
+  pair.dispose();
+  const console = ctx.newObject();
   for (const name of ["log", "info", "warn", "error"]) ctx.setProp(console, name, log);
   log.dispose();
   ctx.setProp(ctx.global, "console", console);

@@ -27,6 +27,8 @@ export interface WorkerLimits {
   logLines: number;
   /** Characters of one log line. */
   logLineChars: number;
+  /** Characters of one call's arguments as JSON: past it the call fails in the program, and nothing is sent. */
+  argsChars: number;
 }
 
 /** Which limit a run passed. */

@@ -18,7 +18,7 @@
  * test: the main one gets the others as `parts`, and loads the engine by
  * the paths the parent resolved.
  */
-import type { QuickJSHandle, QuickJSSyncVariant, QuickJSWASMModule } from "quickjs-emscripten-core";
+import type { QuickJSContext, QuickJSHandle, QuickJSSyncVariant, QuickJSWASMModule } from "quickjs-emscripten-core";
 import type * as Core from "quickjs-emscripten-core";
 import type * as Threads from "node:worker_threads";
 import { setUpGuest, type GuestRun, type Slice } from "./guest.js";
@@ -91,6 +91,7 @@ export function sandboxWorker(parts: Parts, load: (id: string) => unknown): void
       object: undefined,
       textOf: () => "null",
       warnings: undefined,
+      dropped: undefined,
     };
     current = run;
     // Only time spent running the program counts; a cancel stops it at its next check as well.
@@ -193,6 +194,7 @@ export function sandboxWorker(parts: Parts, load: (id: string) => unknown): void
   function finish(run: GuestRun, outcome: WorkerOutcome, ...owned: (QuickJSHandle | undefined)[]): void {
     if (run.done) return;
     run.done = true;
+    outcome.droppedLogs = droppedOf(run);
     for (const handle of owned) if (handle?.alive) handle.dispose();
     if (run.promise?.alive) run.promise.dispose();
     for (const deferred of run.pending.values()) deferred.dispose();
@@ -205,6 +207,24 @@ export function sandboxWorker(parts: Parts, load: (id: string) => unknown): void
     }
     if (current === run) current = undefined;
     send({ type: "done", runId: run.runId, cpuMs: Math.round(run.cpuUsed), outcome });
+  }
+
+  /** The log lines the guest counted past logLines (none if the count cannot be read: a cancelled runtime). */
+  function droppedOf(run: GuestRun): number {
+    if (!run.dropped?.alive) return run.droppedLogs;
+    let read: ReturnType<QuickJSContext["callFunction"]>;
+    try {
+      read = run.ctx.callFunction(run.dropped, run.ctx.undefined);
+    } catch {
+      return run.droppedLogs;
+    }
+    if (read.error) {
+      read.error.dispose();
+      return run.droppedLogs;
+    }
+    const count = run.ctx.typeof(read.value) === "number" ? run.ctx.getNumber(read.value) : 0;
+    read.value.dispose();
+    return run.droppedLogs + count;
   }
 
   /** The runtime cannot be trusted any more (a host stack overflow, a failed disposal): say how the run ended, and end the worker. */

@@ -15,7 +15,8 @@
  */
 import { createRequire } from "node:module";
 import { Worker } from "node:worker_threads";
-import type { ProgramAnswer, ProgramHost } from "../model/program.js";
+import type { ProgramHost } from "../model/program.js";
+import { answerCall } from "./answer.js";
 import { SANDBOX_SOURCE } from "./sandbox-worker.js";
 import { WRAPPER_HEAD, type FromWorker, type ToWorker, type WorkerLimits, type WorkerOutcome } from "./protocol.js";
 
@@ -139,46 +140,11 @@ export class Sandboxes {
         if (message.type === "done") return end(message.outcome, message.cpuMs);
         const answer = () => {
           active++;
-          let args: unknown;
-          try {
-            args = JSON.parse(message.argsJson);
-          } catch {
-            args = {};
-          }
-          void host
-            .call(message.op, args, message.toolId, calls.signal)
-            .catch((error: unknown): ProgramAnswer => ({
-              ok: false,
-              error: { code: "tool_failed", message: error instanceof Error ? error.message : String(error) },
-            }))
-            .then((answered) => {
-              active--;
-              queue.shift()?.();
-              if (settled) return;
-              let json: string | undefined;
-              try {
-                json = answered.ok ? JSON.stringify(answered.value ?? null) : undefined;
-              } catch {
-                json = undefined;
-              }
-              if (answered.ok && json !== undefined)
-                post(worker, {
-                  type: "answer",
-                  runId,
-                  callId: message.callId,
-                  ok: true,
-                  json,
-                  ...(answered.warnings?.length ? { warnings: answered.warnings } : {}),
-                });
-              else
-                post(worker, {
-                  type: "answer",
-                  runId,
-                  callId: message.callId,
-                  ok: false,
-                  errorJson: JSON.stringify(answered.ok ? { code: "tool_failed", message: "the result could not be made JSON" } : answered.error),
-                });
-            });
+          void answerCall(message, host, calls.signal).then((reply) => {
+            active--;
+            queue.shift()?.();
+            if (!settled) post(worker, { ...reply, runId });
+          });
         };
         if (active < limits.concurrency) answer();
         else queue.push(answer);

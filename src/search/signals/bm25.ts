@@ -21,7 +21,8 @@ export class Bm25Signal implements RankingSignal {
 
   produce({ query, options, fused }: SignalRequest): SignalList {
     const { hits, relaxed, best, ...matches } = this.lexical(query, fused ? { ...options, top: Math.max(TUNING.pool, options.top) } : options);
-    return { hits, weight: 1, strength: best, matches, approximate: relaxed };
+    // A relaxed match (prefixes, near spellings) is no sure sign: meaning and history do not defer to it.
+    return { hits, weight: 1, strength: relaxed ? 0 : best, matches, approximate: relaxed };
   }
 
   private lexical(query: string, options: RankOptions): RankResult & { relaxed: boolean; best: number } {

@@ -7,7 +7,7 @@ import { afterAll, describe, expect, it } from "vitest";
 import type { ProgramAnswer, ProgramHost } from "../../../src/model/program.js";
 import { Sandboxes, type ProgramLimits } from "../../../src/scripts/sandbox.js";
 
-const LIMITS: ProgramLimits = { cpuMs: 2000, returnChars: 100_000, calls: 50, logLines: 20, logLineChars: 200, concurrency: 4 };
+const LIMITS: ProgramLimits = { cpuMs: 2000, returnChars: 100_000, calls: 50, logLines: 20, logLineChars: 200, argsChars: 10_000, concurrency: 4 };
 const sandboxes = new Sandboxes({ workers: 2, memoryBytes: 32 << 20 });
 afterAll(() => sandboxes.close());
 
@@ -123,13 +123,27 @@ describe("a program", () => {
     expect(ran.outcome).toMatchObject({ ok: false, kind: "deadlock" });
   });
 
+  it("that passes arguments past argsChars gets an invalid_args error, and the host hears nothing of the call", async () => {
+    const h = host();
+    const ran = await run("try { await tools.call('t:add', { a: 'x'.repeat(4 << 20) }); } catch (e) { return [e.name, e.code, e.message]; }", {
+      host: h,
+      limits: { argsChars: 1 << 20 },
+    });
+    expect(JSON.parse((ran.outcome as { json: string }).json)).toEqual([
+      "ToolError",
+      "invalid_args",
+      `the arguments of this call are ${(4 << 20) + 8} characters of JSON, more than the ${1 << 20} a call may carry; nothing was sent`,
+    ]);
+    expect(h.calls).toEqual([]);
+  });
+
   it("that calls past maxCalls is stopped at the limit", async () => {
     const ran = await run("for (let i = 0; i < 10; i++) await tools.call('t:add', { a: i, b: 1 });", { limits: { calls: 3 } });
     expect(ran.outcome).toMatchObject({ ok: false, kind: "limit", limit: "calls" });
   });
 
   it("that logs a million lines keeps logLines of them and counts the rest", async () => {
-    const ran = await run("for (let i = 0; i < 1000000; i++) console.log('line', i); return 'ok';", { limits: { cpuMs: 20_000 } });
+    const ran = await run("for (let i = 0; i < 1000000; i++) console.log('line', i); return 'ok';");
     expect(ran.outcome).toMatchObject({ ok: true, json: '"ok"', droppedLogs: 1_000_000 - LIMITS.logLines });
     expect(ran.logs).toHaveLength(LIMITS.logLines);
   });
