@@ -15,7 +15,7 @@ import { redactor, type Redact } from "../util/redact.js";
 export function builtinBackends(config: ResolvedConfig, outputs: OutputStore, bodyBudget: number, redact: Redact, resources: () => ResourceReader): Backend[] {
   const scripts = config.scripts;
   let sandboxes: Sandboxes | undefined;
-  const programs = () => (sandboxes ??= new Sandboxes({ workers: scripts.workers, memoryBytes: scripts.memoryMb << 20 }));
+  const programs = () => (sandboxes ??= new Sandboxes({ workers: scripts.workers, memoryBytes: scripts.memoryMb << 20, perOwner: scripts.perCaller }));
   const tools = [readResourceTool(resources), ...(scripts.enabled ? [runProgramTool(programs, scripts)] : [])];
   const builtins: Backend[] = [outputsBackend(outputs, bodyBudget, tools, async () => sandboxes?.close())];
   if (config.code) {

@@ -23,6 +23,9 @@ const INTRO: Record<string, string> = {
   hybrid: "What hybrid search costs over BM25 alone, per search, on the same catalogs and queries.",
   exec: "run_tool against a direct MCP client calling the same stdio backend (the public everything server's `echo`), and cache hits.",
   code: "The built-in code tools over a generated source tree.",
+  scripts:
+    "Multi-step tasks over the public filesystem, memory and everything servers, each done as one program (`metatools:run_program`) and step by step through the three tools, through `metatools serve` over stdio: what an agent writes and reads either way, and its turns. Both answers are checked against the task's.",
+  "scripts-costs": "What a program costs beside run_tool: a fresh sandbox, each call from a program, calls made at once.",
   http: "Concurrent clients over Streamable HTTP, stateful sessions and stateless replicas.",
   soak: "One `metatools serve --http` for minutes under churning backends (crashes, renamed tools, megabyte results) and many clients whose sessions are closed, dropped or left open: what the server holds, sampled as it goes.",
   "soak-verdicts":

@@ -21,6 +21,7 @@ import { datasetTokens, liveTokens, loadTokenizer, resolvePackage, type TokenRow
 import type { EmbedderConfig } from "../config/resolved.js";
 import { installedUseModel } from "../embed/use.js";
 import { SUITES, type Suite } from "./suites.js";
+import { scriptsBench, type ScriptsBench } from "./scripts/measure.js";
 
 export { SUITES, type Suite };
 /** What `--suite all` runs: every suite but the soak, which takes as long as it is told to. */
@@ -82,6 +83,8 @@ export interface BenchReport {
   exec: ExecBenchRow[];
   http: HttpLoadResult[];
   tokens: TokenRow[];
+  /** Programs against the same tasks step by step; a sandbox's start; a call's cost in a program. */
+  scripts?: ScriptsBench;
   soak?: SoakResult;
 }
 
@@ -95,12 +98,17 @@ export async function runBench(options: BenchOptions, progress: (line: string) =
   process.env.XDG_CACHE_HOME = join(dir, "cache");
   try {
     // Asked for alone, a missing tokenizer is an error; within "all" the other suites still run.
-    const count = has("tokens")
-      ? await loadTokenizer().catch((error: unknown) =>
-          options.suites.size === 1 ? Promise.reject(error) : (progress(`token economics skipped: ${(error as Error).message}`), undefined),
-        )
-      : undefined;
-    if (count) {
+    const count =
+      has("tokens") || has("scripts")
+        ? await loadTokenizer().catch((error: unknown) =>
+            options.suites.size === 1 ? Promise.reject(error) : (progress(`token economics skipped: ${(error as Error).message}`), undefined),
+          )
+        : undefined;
+    if (count && has("scripts")) {
+      report.scripts = await scriptsBench(dir, count, progress);
+      if (!report.scripts) progress("the filesystem, memory and everything servers are not installed (dev dependencies): programs skipped");
+    }
+    if (count && has("tokens")) {
       for (const dataset of options.datasets) {
         progress(`token economics on ${dataset}, ${options.tasks} tasks…`);
         report.tokens.push(await datasetTokens(dataset, count, options.tasks));

@@ -1,3 +1,3 @@
 /** The benchmark suites: data only, so the CLI's command table can list them without loading the benchmarks. */
-export const SUITES = ["search", "code", "exec", "http", "tokens", "soak"] as const;
+export const SUITES = ["search", "code", "exec", "http", "tokens", "scripts", "soak"] as const;
 export type Suite = (typeof SUITES)[number];

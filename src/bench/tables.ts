@@ -6,6 +6,7 @@
 import type { Table } from "../util/table.js";
 import { engineTable } from "./engine-table.js";
 import { soakTables } from "./soak/table.js";
+import { scriptCostsTable, scriptTasksTable } from "./scripts/table.js";
 import type { BenchReport } from "./suite.js";
 
 /** Targets from the project's acceptance criteria. */
@@ -29,7 +30,7 @@ export const TARGETS = {
 };
 
 export interface Section {
-  id: "tokens" | "search" | "hybrid" | "engines" | "exec" | "code" | "http" | "soak" | "soak-verdicts";
+  id: "tokens" | "scripts" | "scripts-costs" | "search" | "hybrid" | "engines" | "exec" | "code" | "http" | "soak" | "soak-verdicts";
   title: string;
   table: Table;
 }
@@ -37,6 +38,11 @@ export interface Section {
 export function reportSections(report: BenchReport): Section[] {
   const sections: Section[] = [];
   if (report.tokens.length) sections.push({ id: "tokens", title: "Token economics", table: tokenTable(report) });
+  if (report.scripts)
+    sections.push(
+      { id: "scripts", title: "Programs against step by step", table: scriptTasksTable(report.scripts) },
+      { id: "scripts-costs", title: "Programs: the sandbox's own costs", table: scriptCostsTable(report.scripts) },
+    );
   if (report.search.length || report.hybrid.length) sections.push({ id: "search", title: "Search", table: searchTable(report) });
   const paired = hybridTable(report);
   if (paired) sections.push({ id: "hybrid", title: "Hybrid against BM25", table: paired });

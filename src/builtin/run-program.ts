@@ -14,6 +14,7 @@ import { hint, recoverable } from "../disclosure/guidance.js";
 import type { ProgramHost, ProgramOp } from "../model/program.js";
 import type { ProgramLimits, Sandboxes } from "../scripts/sandbox.js";
 import type { WorkerOutcome } from "../scripts/protocol.js";
+import { MAX_TOOL_ID_CHARS } from "../meta/lookup.js";
 import { defineTool, type Body } from "./backend.js";
 
 export const RUN_PROGRAM_ID = "metatools:run_program";
@@ -25,14 +26,36 @@ const LOG_LINE_CHARS = 2000;
 /** Characters of one call's arguments as JSON: far past what run_tool accepts of them (1 MiB, meta/shape.ts), refused before they leave the sandbox. */
 const ARGS_CHARS = 4 << 20;
 
-/** One call of a run, as the reply's trace shows it: never its data. */
+/**
+ * The calls of a run, as the reply's trace shows them, never their data: one
+ * entry per tool, outcome and cache status (hit, miss…), in the order each
+ * was first made: `n` calls (1 when left out) that took `ms` in all.
+ */
 export interface TraceEntry {
   /** `tool_id` for a call; `search` or `describe`. */
   call: string;
+  n?: number;
   ms: number;
   cache?: string;
   ok: boolean;
   error?: string;
+}
+
+/** Adds one call to the trace: to its tool's entry with the same outcome and cache, else as a new entry. */
+function note(trace: TraceEntry[], entry: TraceEntry): void {
+  const same = trace.find((t) => t.call === entry.call && t.ok === entry.ok && t.error === entry.error && t.cache === entry.cache);
+  if (!same) return void trace.push(entry);
+  same.n = (same.n ?? 1) + 1;
+  same.ms += entry.ms;
+}
+
+function clip(text: string, max: number): string {
+  return text.length > max ? `${text.slice(0, max)}…` : text;
+}
+
+/** How many calls a trace holds. */
+export function callsIn(trace: readonly TraceEntry[]): number {
+  return trace.reduce((sum, t) => sum + (t.n ?? 1), 0);
 }
 
 export function runProgramTool(sandboxes: () => Sandboxes, scripts: ScriptsConfig) {
@@ -63,8 +86,9 @@ export function runProgramTool(sandboxes: () => Sandboxes, scripts: ScriptsConfi
         call: async (op: ProgramOp, args, toolId, callSignal) => {
           const started = performance.now();
           const answer = await host.call(op, args, toolId, callSignal);
-          trace.push({
-            call: op === "call" ? (toolId ?? "") : op,
+          note(trace, {
+            // An id the program made up is the program's text: as long as an id may be, no longer.
+            call: op === "call" ? clip(toolId ?? "", MAX_TOOL_ID_CHARS) : op,
             ms: Math.round(performance.now() - started),
             ...(answer.ok && answer.cache ? { cache: answer.cache } : {}),
             ok: answer.ok,
@@ -74,7 +98,7 @@ export function runProgramTool(sandboxes: () => Sandboxes, scripts: ScriptsConfi
           return answer;
         },
       };
-      const run = await sandboxes().run({ code, input }, limits, traced, signal);
+      const run = await sandboxes().run({ code, input }, limits, traced, signal, host.caller);
       const logs = run.logs.length ? { logs: run.logs } : {};
       const dropped = run.outcome.droppedLogs ? { logs_dropped: run.outcome.droppedLogs } : {};
       // The run id names the audit records of its calls.
@@ -103,7 +127,7 @@ function limitsFor(scripts: ScriptsConfig, host: ProgramHost): ProgramLimits {
 
 /** A run that did not return: the program's error with its line and column, or the limit it passed, with the calls it made. */
 function failed(outcome: Extract<WorkerOutcome, { ok: false }>, report: { trace: TraceEntry[] } & Record<string, unknown>, limits: ProgramLimits): Body {
-  const made = report.trace.length;
+  const made = callsIn(report.trace);
   const calls = `${made} call${made === 1 ? "" : "s"} made before it ended (trace)`;
   if (outcome.kind === "limit" || outcome.kind === "cancelled") {
     const setting = outcome.limit ? SETTINGS[outcome.limit] : undefined;

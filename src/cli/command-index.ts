@@ -101,9 +101,9 @@ export const COMMAND_INDEX: readonly CommandEntry[] = [
     name: "bench",
     group: "measure",
     summary:
-      "benchmarks: search latency, cold start, RSS, run_tool overhead, cache hits, HTTP load, token economics; --report writes the Markdown page with charts; --suite soak (never in all) runs one server for --minutes under churn and judges each resource level or growing",
+      "benchmarks: search latency, cold start, RSS, run_tool overhead, cache hits, HTTP load, token economics, programs against step by step; --report writes the Markdown page with charts; --suite soak (never in all) runs one server for --minutes under churn and judges each resource level or growing",
     synopsis:
-      "[--suite all|search|code|exec|http|tokens|soak] [--dataset DIR]... [--vectors FILE] [--report FILE] [--sizes 1000,10000,100000] [--tasks N] [--clients N] [--calls N] [--code-files N] [--runs N] [--redis URL] [--minutes N] [--store sqlite|memory] [--json]",
+      "[--suite all|search|code|exec|http|tokens|scripts|soak] [--dataset DIR]... [--vectors FILE] [--report FILE] [--sizes 1000,10000,100000] [--tasks N] [--clients N] [--calls N] [--code-files N] [--runs N] [--redis URL] [--minutes N] [--store sqlite|memory] [--json]",
     load: () => import("./commands/bench.js"),
   },
   {

@@ -102,18 +102,19 @@ export const DEFAULTS = {
    * Programs (metatools:run_program): each runs in a fresh QuickJS context in a worker, within these. cpuMs: CPU time in
    * the sandbox (waiting for tools is free); memoryMb: the WebAssembly memory of one worker; maxCalls, concurrency: its
    * tool calls in all and at once; logLines: console lines kept; returnChars: its return value as JSON; resultBytes: one
-   * call's result as the program reads it; workers: programs run at once on this server.
+   * call's result as the program reads it; workers: programs run at once on this server; perCaller: of them, one caller's.
    */
   scripts: {
     enabled: true,
     cpuMs: 5000,
     memoryMb: 64,
     maxCalls: 200,
-    concurrency: 8,
+    concurrency: 16,
     logLines: 200,
     returnChars: 1_000_000,
     resultBytes: 4 << 20,
     workers: 2,
+    perCaller: 1,
   },
   /** Defaults of the tools' own arguments. */
   describe: { examplesMax: 2 },

@@ -73,6 +73,13 @@ export const scriptsSectionSchema = z
       .max(16)
       .optional()
       .describe(`Programs this server runs at once, each in a worker thread of its own; more wait. Default ${D.workers}.`),
+    perCaller: z
+      .number()
+      .int()
+      .min(1)
+      .max(16)
+      .optional()
+      .describe(`Programs one caller runs at once; its next waits for one of its own to end, so one caller never holds every worker. Default ${D.perCaller}.`),
   })
   .strict()
   .optional()

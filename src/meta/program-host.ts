@@ -53,6 +53,7 @@ export function programFor(context: MetaContext): ProgramHost {
 export function programHost({ context, run, resultBytes, limits }: ProgramRunContext & { limits?: ProgramLimitsOverride }): ProgramHost {
   return {
     run,
+    caller: context.caller,
     ...(limits ? { limits } : {}),
     async call(op: ProgramOp, args: unknown, toolId: string | undefined, signal: AbortSignal): Promise<ProgramAnswer> {
       if (op !== "call") return metaTool(context, op, args);

@@ -18,6 +18,8 @@ export type ProgramError = Record<string, unknown> & { code: string; message: st
 export interface ProgramHost {
   /** `toolId` for a call; `args` as the program gave them (a search's or describe's own arguments). */
   call(op: ProgramOp, args: unknown, toolId: string | undefined, signal: AbortSignal): Promise<ProgramAnswer>;
+  /** Who runs it: a caller's programs share its part of the sandbox's workers. */
+  readonly caller?: string;
   /** The run's id, as its calls' audit records name it (`run_…`). */
   readonly run?: string;
   /** What the caller's profile lowers of the server's limits (metatools.profiles.NAME.scripts). */

@@ -44,6 +44,8 @@ interface Slot {
 export class Sandboxes {
   private readonly slots: Slot[] = [];
   private readonly waiting: (() => void)[] = [];
+  /** Workers each owner holds now. */
+  private readonly held = new Map<string, number>();
   private nextRun = 0;
   private closed = false;
   private readonly paths: { core: string; variant: string };
@@ -54,6 +56,8 @@ export class Sandboxes {
       workers: number;
       /** The WebAssembly memory one worker's programs may use, in bytes. */
       memoryBytes: number;
+      /** Workers one owner (a caller) holds at once: its next run waits for one of its own, so one caller never holds them all. */
+      perOwner?: number;
     },
   ) {
     const require = createRequire(import.meta.url);
@@ -61,14 +65,14 @@ export class Sandboxes {
   }
 
   /** Runs `code` with `input`; resolves with how it ended, its log lines and its times. Never rejects for what the program does. */
-  async run(program: { code: string; input: unknown }, limits: ProgramLimits, host: ProgramHost, signal: AbortSignal): Promise<ProgramRun> {
+  async run(program: { code: string; input: unknown }, limits: ProgramLimits, host: ProgramHost, signal: AbortSignal, owner = ""): Promise<ProgramRun> {
     const started = performance.now();
-    const slot = await this.acquire(signal);
+    const slot = await this.acquire(signal, owner);
     if (!slot) return { outcome: stopped("cancelled", signal), logs: [], cpuMs: 0, wallMs: Math.round(performance.now() - started) };
     try {
       return await this.drive(slot, program, limits, host, signal, started);
     } finally {
-      this.release(slot);
+      this.release(slot, owner);
     }
   }
 
@@ -165,19 +169,22 @@ export class Sandboxes {
   }
 
   /** A free worker (started if there is room for one more), or undefined if `signal` aborted first. */
-  private async acquire(signal: AbortSignal): Promise<Slot | undefined> {
+  private async acquire(signal: AbortSignal, owner: string): Promise<Slot | undefined> {
     for (;;) {
       if (signal.aborted || this.closed) return undefined;
+      const mine = this.held.get(owner) ?? 0;
       const free = this.slots.find((slot) => !slot.busy);
-      const slot = free ?? (this.slots.length < this.options.workers ? this.start() : undefined);
+      const slot = mine >= (this.options.perOwner ?? Infinity) ? undefined : (free ?? (this.slots.length < this.options.workers ? this.start() : undefined));
       if (slot) {
         slot.busy = true;
+        this.held.set(owner, mine + 1);
         slot.worker.ref();
         try {
           await slot.ready;
           return slot;
         } catch {
           this.forget(slot);
+          this.unhold(owner);
           continue;
         }
       }
@@ -192,11 +199,23 @@ export class Sandboxes {
     }
   }
 
-  private release(slot: Slot): void {
+  private release(slot: Slot, owner: string): void {
     slot.busy = false;
+    this.unhold(owner);
     // An idle worker does not keep the process alive.
     slot.worker.unref();
-    this.waiting.shift()?.();
+    this.wakeAll();
+  }
+
+  private unhold(owner: string): void {
+    const mine = (this.held.get(owner) ?? 1) - 1;
+    if (mine > 0) this.held.set(owner, mine);
+    else this.held.delete(owner);
+  }
+
+  /** Every waiting run looks again, in the order they came: the first that may take a worker does (one whose owner holds its share waits on). */
+  private wakeAll(): void {
+    for (const wake of this.waiting.splice(0)) wake();
   }
 
   private start(): Slot {
@@ -232,7 +251,7 @@ export class Sandboxes {
   private forget(slot: Slot): void {
     const at = this.slots.indexOf(slot);
     if (at >= 0) this.slots.splice(at, 1);
-    this.waiting.shift()?.();
+    this.wakeAll();
   }
 }
 

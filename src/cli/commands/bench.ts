@@ -17,7 +17,7 @@ export const command = defineCommand({
   name: "bench",
   group: "measure",
   summary:
-    "benchmarks: search latency, cold start, RSS, run_tool overhead, cache hits, HTTP load, token economics; --report writes the Markdown page with charts; --suite soak (never in all) runs one server for --minutes under churn and judges each resource level or growing",
+    "benchmarks: search latency, cold start, RSS, run_tool overhead, cache hits, HTTP load, token economics, programs against step by step; --report writes the Markdown page with charts; --suite soak (never in all) runs one server for --minutes under churn and judges each resource level or growing",
   flags: {
     suite: flag.oneOf(["all", ...SUITES], "the suites to run (default all: every one but soak)"),
     dataset: flag.repeatable("DIR", "a retrieval set (tools.jsonl and queries.jsonl) to measure too"),

@@ -1,5 +1,5 @@
 import { closeSync, constants, fstatSync, openSync, readSync } from "node:fs";
-import { MAX_PROGRAM_CHARS, RUN_PROGRAM_ID, type TraceEntry } from "../../builtin/run-program.js";
+import { callsIn, MAX_PROGRAM_CHARS, RUN_PROGRAM_ID, type TraceEntry } from "../../builtin/run-program.js";
 import { createMetaDispatcher } from "../../meta/index.js";
 import { flag, logLevel, parseFlags, SHARED, UsageError } from "../flags.js";
 import { defineCommand } from "../command.js";
@@ -75,12 +75,13 @@ function printTrace(body: Record<string, unknown>): void {
   if (report.trace.length)
     err.write(
       `${textTable({
-        head: ["call", "ms", "cache", "outcome"],
-        align: ["left", "right", "left", "left"],
-        rows: report.trace.map((t) => [t.call, String(t.ms), t.cache ?? "", t.ok ? "ok" : (t.error ?? "failed")]),
+        head: ["call", "times", "ms", "cache", "outcome"],
+        align: ["left", "right", "right", "left", "left"],
+        rows: report.trace.map((t) => [t.call, String(t.n ?? 1), String(t.ms), t.cache ?? "", t.ok ? "ok" : (t.error ?? "failed")]),
       })}\n`,
     );
-  err.write(`${style.dim(`${report.trace.length} call${report.trace.length === 1 ? "" : "s"}, ${report.cpu_ms} ms of CPU, ${report.wall_ms} ms in all`)}\n`);
+  const made = callsIn(report.trace);
+  err.write(`${style.dim(`${made} call${made === 1 ? "" : "s"}, ${report.cpu_ms} ms of CPU, ${report.wall_ms} ms in all`)}\n`);
 }
 
 type Report = { trace: TraceEntry[]; logs?: string[]; logs_dropped?: number; cpu_ms: number; wall_ms: number };

@@ -3,7 +3,7 @@
  * program can do, the limits that stop it, what it cannot reach, and that a
  * run leaves nothing for the next.
  */
-import { afterAll, describe, expect, it } from "vitest";
+import { afterAll, describe, expect, it, vi } from "vitest";
 import type { ProgramAnswer, ProgramHost } from "../../../src/model/program.js";
 import { Sandboxes, type ProgramLimits } from "../../../src/scripts/sandbox.js";
 
@@ -225,5 +225,37 @@ describe("the boundary", () => {
     await run("globalThis.kept = 'secret'; return 1;");
     const ran = await run("return typeof globalThis.kept;");
     expect(ran.outcome).toMatchObject({ ok: true, json: '"undefined"' });
+  });
+});
+
+describe("the workers' share", () => {
+  it("gives one owner at most perOwner workers: another owner's run goes first, its own next waits for its first", async () => {
+    const shared = new Sandboxes({ workers: 2, memoryBytes: 32 << 20, perOwner: 1 });
+    const order: string[] = [];
+    const release: (() => void)[] = [];
+    // Each run's one call waits until the test lets it end, so who holds a worker is the test's to say.
+    const gated: ProgramHost = {
+      call: async (_op, args) => {
+        order.push(`${(args as { who: string }).who} started`);
+        await new Promise<void>((resolve) => release.push(resolve));
+        return { ok: true, value: null };
+      },
+    };
+    const start = (who: string, owner: string) =>
+      shared.run({ code: `await tools.call("t:gate", { who: input }); return input;`, input: who }, LIMITS, gated, new AbortController().signal, owner);
+    try {
+      const a1 = start("a1", "A");
+      const a2 = start("a2", "A");
+      const b1 = start("b1", "B");
+      await vi.waitFor(() => expect(order).toEqual(["a1 started", "b1 started"]));
+      release.shift()!();
+      expect((await a1).outcome).toMatchObject({ ok: true });
+      await vi.waitFor(() => expect(order).toEqual(["a1 started", "b1 started", "a2 started"]));
+      release.splice(0).forEach((r) => r());
+      expect((await b1).outcome).toMatchObject({ ok: true, json: '"b1"' });
+      expect((await a2).outcome).toMatchObject({ ok: true, json: '"a2"' });
+    } finally {
+      await shared.close();
+    }
   });
 });
