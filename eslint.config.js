@@ -82,6 +82,16 @@ export default tseslint.config(
     },
   },
   {
+    // The sandbox knows nothing of tools, backends or callers: a program's calls go to the host it is handed (model/program.ts).
+    files: ["src/scripts/**/*.ts"],
+    rules: {
+      "no-restricted-imports": [
+        "error",
+        { patterns: [{ regex: "^\\.\\./(?!model/)", message: "scripts/ imports model/ and its own files only: every call goes to the host it is handed." }] },
+      ],
+    },
+  },
+  {
     // Tests read arbitrary JSON response bodies; typing each one would only restate the assertions.
     files: ["test/**/*.ts"],
     rules: { "@typescript-eslint/no-explicit-any": "off" },

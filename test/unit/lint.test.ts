@@ -31,6 +31,7 @@ describe("lint rules", () => {
       ["src/server/example.ts", 'import type { Metatools } from "../app.js";\nexport type M = Metatools;\n'],
       ["src/text/example.ts", 'import { Bm25Ranker } from "../search/bm25.js";\nexport const b = Bm25Ranker;\n'],
       ["src/config/example.ts", 'import { Workspace } from "../codeintel/workspace.js";\nexport const w = Workspace;\n'],
+      ["src/scripts/example.ts", 'import { runPath } from "../meta/run-path.js";\nexport const r = runPath;\n'],
     ])("%s may not import from above it", async (file, code) => {
       expect(await lint(file, code)).toContain("no-restricted-imports");
     });
@@ -46,6 +47,7 @@ describe("lint rules", () => {
       ["src/util/example.ts", 'import { join } from "node:path";\nexport const j = join;\n'],
       ["src/model/example.ts", 'import type { JsonSchema } from "./tool.js";\nexport type S = JsonSchema;\n'],
       ["src/server/example.ts", 'import type { ToolRecord } from "../model/tool.js";\nexport type T = ToolRecord;\n'],
+      ["src/scripts/example.ts", 'import type { ProgramHost } from "../model/program.js";\nexport type H = ProgramHost;\n'],
       [
         "src/config/example.ts",
         'import { isPlainObject } from "../util/data.js";\nimport { DEFAULTS } from "./defaults.js";\nexport const d = [isPlainObject, DEFAULTS];\n',
