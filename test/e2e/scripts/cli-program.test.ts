@@ -59,7 +59,10 @@ return texts.reduce((sum, t) => sum + t.content.split("\\n").filter((l) => l.inc
   }, 60_000);
 
   it("exits 1 on a program that throws, naming its line, with the calls it made", async () => {
-    const ran = await runCli(["program", "--code", 'await tools.call("files:list_allowed_directories", {});\nthrow new Error("stop here");', "--config", config], { env });
+    const ran = await runCli(
+      ["program", "--code", 'await tools.call("files:list_allowed_directories", {});\nthrow new Error("stop here");', "--config", config],
+      { env },
+    );
     expect(ran.code).toBe(1);
     expect(ran.stderr).toContain("program_error");
     expect(ran.stderr).toContain("line 2");
