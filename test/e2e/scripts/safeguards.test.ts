@@ -233,6 +233,29 @@ describe("the rest of run_tool's path inside programs", () => {
     expect(ran.warning).toMatch(/reads as instructions to you/);
   }, 30_000);
 
+  it("a backend's question during a program's call reaches the client, marked as the backend's, and the answer reaches the backend", async () => {
+    const asked: string[] = [];
+    const client = new Client({ name: "answers", version: "1" }, { capabilities: { elicitation: {} } });
+    client.setRequestHandler(ElicitRequestSchema, async (request) => {
+      asked.push(request.params.message);
+      return { action: "accept", content: { name: "Ada Lovelace", check: true, email: "ada@example.com", confirm: true } };
+    });
+    await client.connect(httpClientTransport(server.url, TEST_TOKEN));
+    closing.push(() => client.close());
+    const reply = await client.callTool(
+      {
+        name: "run_tool",
+        arguments: { tool_id: "metatools:run_program", args: { code: `return await tools.call("everything:trigger-elicitation-request", {});` } },
+      },
+      undefined,
+      { timeout: 60_000 },
+    );
+    const body = JSON.parse((reply.content as { text: string }[])[0]!.text) as Body;
+    expect(JSON.stringify(body.structured?.result), JSON.stringify(body)).toContain("Ada Lovelace");
+    expect(asked).toHaveLength(1);
+    expect(asked[0]).toMatch(/^\[everything\] /);
+  }, 30_000);
+
   it("a validation error is thrown into the program with the field, what was expected and the corrected arguments", async () => {
     const { call } = await connect(TEST_TOKEN);
     const ran = await program(call, tryCall("everything:get-sum", { a: "2", b: 3 }));
