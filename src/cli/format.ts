@@ -63,7 +63,7 @@ function printFailure(body: Failure, err: Style): number {
 function searchText(body: SearchReply, style: Style): string {
   const byNs = (body.by_namespace ?? []).map((n) => `${n.namespace} ${n.count}`).join(", ");
   const lines = [
-    `${body.total} matching tools${byNs ? ` (${byNs})` : ""}; showing ${body.shown} from ${body.offset + 1}${body.mode ? `, ranked ${body.mode}` : ""}`,
+    `${body.total} matching tool${body.total === 1 ? "" : "s"}${byNs ? ` (${byNs})` : ""}; showing ${body.shown} from ${body.offset + 1}${body.mode ? `, ranked ${body.mode}` : ""}`,
   ];
   body.hits.forEach((h, i) => {
     const flags = [h.read_only ? "read-only" : "", h.destructive ? style.warn("destructive") : "", h.status ? style.warn(h.status) : ""]

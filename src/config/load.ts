@@ -6,7 +6,8 @@ import { existsSync, readFileSync, statSync } from "node:fs";
 import { dirname, isAbsolute, join, resolve } from "node:path";
 import { connects } from "../model/transport-kinds.js";
 import { isPlainObject } from "../util/data.js";
-import { errorMessage, ConfigError } from "../util/errors.js";
+import { ConfigError } from "../util/errors.js";
+import { jsonErrorWhere } from "../util/json-error.js";
 import { cacheHome, formatPath, substituteEnv, type Secret } from "./env.js";
 import { oauthSecrets, resolveAuth, withTokenFileDenied } from "./auth.js";
 import { resolveAudit } from "./audit-schema.js";
@@ -58,10 +59,11 @@ export function loadConfig(options: LoadOptions = {}): ResolvedConfig {
     return resolveConfig({}, { baseDir: cwd, cwd, builtinCatalogDir: options.builtinCatalogDir, root: options.root, env, unresolved: [] });
   }
   let raw: unknown;
+  const text = readFileSync(file, "utf8");
   try {
-    raw = JSON.parse(readFileSync(file, "utf8"));
+    raw = JSON.parse(text);
   } catch (error) {
-    throw new ConfigError(file, "", `not valid JSON: ${errorMessage(error)}`);
+    throw new ConfigError(file, "", `not valid JSON: ${jsonErrorWhere(text, error)}`);
   }
   return parseConfig(raw, { file, env, builtinCatalogDir: options.builtinCatalogDir, cwd, root: options.root });
 }

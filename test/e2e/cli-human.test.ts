@@ -69,6 +69,21 @@ describe("metatools run --out", () => {
 });
 
 describe("the CLI speaks CLI", () => {
+  it("counts one match as one tool, not one tools", async () => {
+    const dir = tempDir();
+    writeFileSync(join(dir, "tools.jsonl"), JSON.stringify({ id: "weather_now", name: "weather_now", description: "Current forecast for a city." }));
+    writeFileSync(
+      join(dir, "metatools.json"),
+      JSON.stringify({
+        mcpServers: { notes: { type: "catalog", tools: join(dir, "tools.jsonl") } },
+        metatools: { code: { enabled: false }, search: { embedder: false } },
+      }),
+    );
+    const one = await runCli(["search", "forecast", "--namespace", "notes"], { cwd: dir });
+    expect(one.code, one.stderr).toBe(0);
+    expect(one.stdout).toMatch(/^1 matching tool; showing 1 from 1/m);
+  });
+
   it("prints every suggested call as a command line that works when pasted; --json keeps the agent's form", async () => {
     const dir = project();
     // A search with more hits than shown: its hint and next are searches to paste.

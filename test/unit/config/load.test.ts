@@ -210,4 +210,13 @@ describe("config resolution", () => {
     writeFileSync(join(dir, "metatools.json"), "{ nope");
     expect(() => loadConfig({ cwd: dir, env: {} })).toThrow(/metatools\.json: not valid JSON/);
   });
+
+  it("says where invalid JSON goes wrong by line and column, not by byte position", () => {
+    const dir = tempDir();
+    writeFileSync(join(dir, "metatools.json"), '{\n  "mcpServers": {\n    "files" {}\n  }\n}\n');
+    expect(() => loadConfig({ cwd: dir, env: {} })).toThrow(/not valid JSON: line 3, column 13: (Expected .:. after property name|Unexpected token)/);
+    writeFileSync(join(dir, "metatools.json"), '{\n  "mcpServers": {\n');
+    expect(() => loadConfig({ cwd: dir, env: {} })).toThrow(/not valid JSON: line 3, column 1: (Unexpected end of JSON input|Expected property name or '}')/);
+    expect(() => loadConfig({ cwd: dir, env: {} })).not.toThrow(/position/);
+  });
 });
