@@ -85,6 +85,21 @@ describe("metatools CLI", () => {
     expect(one.stdout).toContain("\n  Also: --config FILE, --root DIR, --log-level debug|info|warn|error|silent");
   });
 
+  it("takes --config, --root and --log-level before the command's name too", async () => {
+    const dir = tempDir();
+    const config = join(dir, "elsewhere.json");
+    writeFileSync(config, JSON.stringify({ mcpServers: {}, metatools: { code: { enabled: false } } }));
+    const doctor = await runCli(["--config", config, "--log-level=error", "doctor", "--json"], { cwd: tempDir() });
+    expect(doctor.code, doctor.stderr).toBe(0);
+    expect(JSON.parse(doctor.stdout).config).toMatchObject({ file: config });
+    const root = await runCli(["--root", dir, "search", "read a file", "--json"], { cwd: tempDir() });
+    expect(root.code, root.stderr).toBe(0);
+    expect(JSON.parse(root.stdout).hits.map((h: { id: string }) => h.id)).toContain("code:read_file");
+    // Flags alone are no command: the usage, exit 2. Another flag first is not taken for one.
+    expect(await runCli(["--config", config])).toMatchObject({ code: 2, stdout: expect.stringContaining("usage: metatools <command>") });
+    expect((await runCli(["--json", "doctor"])).stderr).toContain('unknown command "--json"');
+  });
+
   it("rejects bad flags with usage", async () => {
     const { code, stderr } = await runCli(["search", "x", "--limit", "many"], { cwd: tempDir() });
     expect(code).toBe(2);
