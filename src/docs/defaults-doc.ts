@@ -12,7 +12,8 @@ const END = "<!-- defaults:end -->";
 
 /** What the config file can set, in the order the guide lists it (not the tools' own defaults, nor the limits no setting changes). */
 function configurable(): Record<string, unknown> {
-  const { search, transformers: _t, describe: _d, code, ...rest } = DEFAULTS;
+  // transformers and openai are embedder types' own defaults (fields of search.embedder when it names one), not sections.
+  const { search, transformers: _t, openai: _o, describe: _d, code, ...rest } = DEFAULTS;
   // The semantic weight is the embedder's own; the one here is for embedders that name none.
   const {
     maxLimit: _m,

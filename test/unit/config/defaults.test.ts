@@ -71,4 +71,12 @@ describe("DEFAULTS", () => {
     expect(made).toContain("| `code.root` | the working directory | the project |");
     expect(made).not.toContain("old");
   });
+
+  it("writes a block of defaults that, pasted into a config file, loads as it is", () => {
+    const made = configurationWithDefaults("<!-- defaults:begin -->\n<!-- defaults:end -->");
+    const block = /```json\n([\s\S]*?)\n```/.exec(made)![1]!;
+    const pasted = JSON.parse(`{${block}}`) as { metatools: Record<string, unknown> };
+    expect(() => parseConfig({ mcpServers: {}, ...pasted }, { file: join(tmpdir(), "metatools.json"), env: {} })).not.toThrow();
+    expect(Object.keys(pasted.metatools)).toContain("scripts");
+  });
 });
