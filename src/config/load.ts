@@ -9,6 +9,7 @@ import { isPlainObject } from "../util/data.js";
 import { ConfigError } from "../util/errors.js";
 import { jsonErrorWhere } from "../util/json-error.js";
 import { cacheHome, formatPath, substituteEnv, type Secret } from "./env.js";
+import { apartFromHttp } from "./http-vars.js";
 import { oauthSecrets, resolveAuth, withTokenFileDenied } from "./auth.js";
 import { resolveAudit } from "./audit-schema.js";
 import { check } from "./check.js";
@@ -81,12 +82,14 @@ export function parseConfig(
   let substituted: unknown;
   let unresolved: UnresolvedServer[] = [];
   let disabled: DisabledServer[] = [];
-  if (isPlainObject(raw) && isPlainObject(raw.mcpServers)) {
-    const entries = readServerEntries(raw.mcpServers, env, file, secrets);
+  // metatools.http on its own: a variable only HTTP serving needs, unset, stops only `serve --http` (httpUnset).
+  const { rest, withHttp, httpUnset } = apartFromHttp(raw, env, file, secrets);
+  if (isPlainObject(rest) && isPlainObject(rest.mcpServers)) {
+    const entries = readServerEntries(rest.mcpServers, env, file, secrets);
     unresolved = entries.unresolved;
     disabled = entries.disabled;
-    substituted = { ...(substituteEnv({ ...raw, mcpServers: {} }, env, file, [], secrets) as object), mcpServers: entries.servers };
-  } else substituted = substituteEnv(raw, env, file, [], secrets);
+    substituted = withHttp({ ...(substituteEnv({ ...rest, mcpServers: {} }, env, file, [], secrets) as object), mcpServers: entries.servers });
+  } else substituted = withHttp(substituteEnv(rest, env, file, [], secrets));
   const parsed = check(configFileSchema, substituted, file, []);
   const config = resolveConfig(parsed, {
     file,
@@ -99,6 +102,7 @@ export function parseConfig(
   });
   config.secrets = [...secrets, ...oauthSecrets(config), ...config.secrets];
   if (disabled.length) config.disabled = disabled;
+  if (httpUnset) config.httpUnset = httpUnset;
   if (config.auth?.kind === "store" && config.store.url.startsWith("memory")) {
     throw new ConfigError(
       file,

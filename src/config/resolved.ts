@@ -1,3 +1,4 @@
+import type { ConfigError } from "../util/errors.js";
 /**
  * The resolved configuration: every default applied, every path absolute.
  * Everything past the config loader trusts this shape. A section's fields
@@ -109,6 +110,11 @@ export interface ResolvedConfig {
   unresolved: UnresolvedServer[];
   /** Servers turned off with `"disabled": true` (never resolved); absent when there are none or no file. */
   disabled?: DisabledServer[];
+  /**
+   * `metatools.http` names a `${VAR}` that is not set: what only serving HTTP needs does not stop the other commands
+   * (stdio, the CLI), which run with the http defaults; `serve --http` refuses with this error.
+   */
+  httpUnset?: ConfigError;
   search: SearchConfig;
   budgets: Metatools["budgets"];
   http: HttpConfig;

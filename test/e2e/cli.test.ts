@@ -100,6 +100,20 @@ describe("metatools CLI", () => {
     expect((await runCli(["--json", "doctor"])).stderr).toContain('unknown command "--json"');
   });
 
+  it("runs every command but serve --http when only metatools.http names an unset variable; serve --http refuses, naming it", async () => {
+    const dir = tempDir();
+    const config = join(dir, "metatools.json");
+    writeFileSync(config, JSON.stringify({ mcpServers: {}, metatools: { code: { enabled: false }, http: { tokens: ["${ADMIN_TOKEN}"] } } }));
+    const doctor = await runCli(["doctor", "--config", config], { env: { ADMIN_TOKEN: "" } });
+    expect(doctor.stdout + doctor.stderr).not.toContain("ADMIN_TOKEN");
+    expect(doctor.code).toBe(0);
+    const search = await runCli(["search", "read", "--config", config], { env: { ADMIN_TOKEN: "" } });
+    expect(search.code, search.stderr).toBe(0);
+    const http = await runCli(["serve", "--http", "0", "--config", config], { env: { ADMIN_TOKEN: "" } });
+    expect(http.code).toBe(2);
+    expect(http.stderr).toContain("metatools.http.tokens[0]: environment variable ADMIN_TOKEN is not set");
+  });
+
   it("rejects bad flags with usage", async () => {
     const { code, stderr } = await runCli(["search", "x", "--limit", "many"], { cwd: tempDir() });
     expect(code).toBe(2);

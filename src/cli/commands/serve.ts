@@ -47,6 +47,8 @@ export async function serve(argv: string[]): Promise<number> {
     throw new UsageError(`--profile: ${noProfile(values.profile, config.profiles)}`);
   // The servers log faults and request errors themselves: through the same redactor as the app's own lines.
   const logger = redactingLogger(stderr, redactor(config.secrets));
+  // A variable only HTTP needs, unset, stops serving HTTP alone (stdio and the other commands run without it).
+  if (port !== undefined && config.httpUnset) throw config.httpUnset;
   const host = values.host ?? "127.0.0.1";
   if (port !== undefined && !isLoopback(host) && !config.http.tokens.length && !values["allow-unauthenticated"]) {
     throw new UsageError(

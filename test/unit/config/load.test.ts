@@ -2,6 +2,7 @@ import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { describe, expect, it } from "vitest";
+import { DEFAULTS } from "../../../src/config/defaults.js";
 import { loadConfig, parseConfig } from "../../../src/config/load.js";
 import { ConfigError } from "../../../src/util/errors.js";
 import { tempDir } from "../../helpers/harness.js";
@@ -209,6 +210,27 @@ describe("config resolution", () => {
     const dir = tempDir();
     writeFileSync(join(dir, "metatools.json"), "{ nope");
     expect(() => loadConfig({ cwd: dir, env: {} })).toThrow(/metatools\.json: not valid JSON/);
+  });
+
+  it("lets a config whose http section names an unset variable load for everything but serving HTTP", () => {
+    const dir = tempDir();
+    const file = join(dir, "metatools.json");
+    const token = "t0ken-for-the-admin-0123456789";
+    writeFileSync(file, JSON.stringify({ mcpServers: {}, metatools: { http: { tokens: ["${ADMIN_TOKEN}"], maxSessions: 7 }, cache: { ttlMs: 1234 } } }));
+    const unset = loadConfig({ configPath: file, env: {} });
+    expect(unset.httpUnset?.message).toMatch(/metatools\.http\.tokens\[0\].*environment variable ADMIN_TOKEN is not set/);
+    // Nothing of the section is applied, never part of it: the defaults stand until it can be read whole.
+    expect(unset.http.tokens).toEqual([]);
+    expect(unset.http.maxSessions).toBe(DEFAULTS.http.maxSessions);
+    expect(unset.cache.ttlMs).toBe(1234);
+    const set = loadConfig({ configPath: file, env: { ADMIN_TOKEN: token } });
+    expect(set.httpUnset).toBeUndefined();
+    expect(set.http.tokens).toEqual([token]);
+    expect(set.http.maxSessions).toBe(7);
+    expect(set.secrets.map((s) => s.value)).toContain(token);
+    // Elsewhere in the config an unset variable still refuses it.
+    writeFileSync(file, JSON.stringify({ mcpServers: {}, metatools: { store: { url: "${STORE_URL}" } } }));
+    expect(() => loadConfig({ configPath: file, env: {} })).toThrow(/STORE_URL is not set/);
   });
 
   it("says where invalid JSON goes wrong by line and column, not by byte position", () => {
