@@ -87,7 +87,9 @@ export function unknownTool(services: MetaServices, id: string, retry: (suggesti
   // Its backend is known but has no tools now: say why (and whether a person must act), not that the tool does not exist, and suggest nothing unrelated.
   const namespace = namespaceOf(id) ?? "";
   const down = services.backends.state(namespace);
-  if (down && down.status !== "ready") return backendDown(services, id, namespace, down, again);
+  // A backend not started here (the CLI reads the snapshot) whose tools are known: the id is not among them, as a running one would say.
+  const known = down?.status === "idle" && down.fromSnapshot === true && services.registry.namespaceRecords(namespace).length > 0;
+  if (down && down.status !== "ready" && !known) return backendDown(services, id, namespace, down, again);
   const suggestions = suggestIds(services, id);
   if (!suggestions.length) {
     const next: NextCall = { tool: "search_tools", arguments: { query: id.replace(/^[^:]*:/, "").replace(/[_\-.]+/g, " ") } };
