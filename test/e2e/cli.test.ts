@@ -6,6 +6,7 @@ import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { runCli } from "../helpers/cli.js";
 import { servers, tempDir } from "../helpers/harness.js";
+import { serveAndConnect } from "../helpers/serve.js";
 
 function project(config: unknown): string {
   const dir = tempDir();
@@ -112,6 +113,22 @@ describe("metatools CLI", () => {
     const http = await runCli(["serve", "--http", "0", "--config", config], { env: { ADMIN_TOKEN: "" } });
     expect(http.code).toBe(2);
     expect(http.stderr).toContain("metatools.http.tokens[0]: environment variable ADMIN_TOKEN is not set");
+  });
+
+  it("serve counts its backends as doctor does, an entry that needs config included and said apart", async () => {
+    const dir = tempDir();
+    const config = join(dir, "metatools.json");
+    const waiting = { ...servers.everything(), env: { API_KEY: "${NEVER_SET_KEY}" } };
+    writeFileSync(config, JSON.stringify({ mcpServers: { everything: servers.everything(), waiting }, metatools: { code: { enabled: false } } }));
+    const doctor = await runCli(["doctor", "--config", config, "--json"], { env: { NEVER_SET_KEY: "" } });
+    expect(JSON.parse(doctor.stdout).config.backends).toBe(2);
+    const served = await serveAndConnect("stdio", config);
+    try {
+      await served.client.listTools();
+      expect(served.stderr()).toContain(`config ${config}: 2 backends (1 needs_config)`);
+    } finally {
+      await served.close();
+    }
   });
 
   it("rejects bad flags with usage", async () => {

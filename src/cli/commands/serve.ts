@@ -55,7 +55,10 @@ export async function serve(argv: string[]): Promise<number> {
       `refusing to serve on ${host} without authentication: anyone who reaches it could run every tool. Set bearer tokens (metatools.http.tokens or METATOOLS_TOKENS), or pass --allow-unauthenticated if something in front of it authenticates`,
     );
   }
-  logger.info(config.file ? `config ${config.file}: ${config.backends.length} backends` : "no config file: no backends configured");
+  // Counted as doctor counts them: the entries that cannot be used as written too, said apart.
+  const entries = config.backends.length + config.unresolved.length;
+  const waiting = config.unresolved.length ? ` (${config.unresolved.length} needs_config)` : "";
+  logger.info(config.file ? `config ${config.file}: ${entries} backend${entries === 1 ? "" : "s"}${waiting}` : "no config file: no backends configured");
   if (config.code) logger.info(`code tools over ${config.code.root}`);
   // The handshake and the first searches come before the embedder's load (until it is done, searches rank by BM25 and say so).
   const app = createMetatools(config, { logger: stderr, backgroundDelayMs: SERVE_BACKGROUND_DELAY_MS });
