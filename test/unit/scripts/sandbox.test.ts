@@ -232,12 +232,13 @@ describe("the workers' share", () => {
   it("gives one owner at most perOwner workers: another owner's run goes first, its own next waits for its first", async () => {
     const shared = new Sandboxes({ workers: 2, memoryBytes: 32 << 20, perOwner: 1 });
     const order: string[] = [];
-    const release: (() => void)[] = [];
+    const gates = new Map<string, () => void>();
     // Each run's one call waits until the test lets it end, so who holds a worker is the test's to say.
     const gated: ProgramHost = {
       call: async (_op, args) => {
-        order.push(`${(args as { who: string }).who} started`);
-        await new Promise<void>((resolve) => release.push(resolve));
+        const who = (args as { who: string }).who;
+        order.push(who);
+        await new Promise<void>((resolve) => gates.set(who, resolve));
         return { ok: true, value: null };
       },
     };
@@ -247,11 +248,14 @@ describe("the workers' share", () => {
       const a1 = start("a1", "A");
       const a2 = start("a2", "A");
       const b1 = start("b1", "B");
-      await vi.waitFor(() => expect(order).toEqual(["a1 started", "b1 started"]));
-      release.shift()!();
+      // Two workers: A's first and B's run hold them (in either order), A's second waits.
+      await vi.waitFor(() => expect([...order].sort()).toEqual(["a1", "b1"]));
+      gates.get("a1")!();
       expect((await a1).outcome).toMatchObject({ ok: true });
-      await vi.waitFor(() => expect(order).toEqual(["a1 started", "b1 started", "a2 started"]));
-      release.splice(0).forEach((r) => r());
+      await vi.waitFor(() => expect(order).toContain("a2"));
+      expect(order.indexOf("a2")).toBe(2);
+      gates.get("b1")!();
+      gates.get("a2")!();
       expect((await b1).outcome).toMatchObject({ ok: true, json: '"b1"' });
       expect((await a2).outcome).toMatchObject({ ok: true, json: '"a2"' });
     } finally {
