@@ -21,6 +21,7 @@ import { jsonBytes } from "../disclosure/budget.js";
 import { randomBytes } from "node:crypto";
 import { DEFAULTS } from "../config/defaults.js";
 import type { ProgramAnswer, ProgramError, ProgramHost, ProgramLimitsOverride, ProgramOp } from "../model/program.js";
+import { isPlainObject } from "../util/data.js";
 import { redactDeep } from "../util/redact.js";
 import { MAX_TOOL_ID_CHARS } from "./lookup.js";
 import { auditRun, type AuditedCall } from "./audit.js";
@@ -65,7 +66,7 @@ export function programHost({ context, run, resultBytes, limits }: ProgramRunCon
 /** A search or a describe, as the meta-tool answers it for this caller; a refusal becomes the program's error. */
 async function metaTool(context: MetaContext, op: "search" | "describe", args: unknown): Promise<ProgramAnswer> {
   if (!context.again) return { ok: false, error: { code: "tool_failed", message: `tools.${op} is not available here` } };
-  const body = await context.again(op === "search" ? "search_tools" : "describe_tool", isObject(args) ? args : {});
+  const body = await context.again(op === "search" ? "search_tools" : "describe_tool", isPlainObject(args) ? args : {});
   if (body.ok === false) return { ok: false, error: errorOf(body as Refusal) };
   return { ok: true, value: JSON.parse(JSON.stringify(body)) as unknown };
 }
@@ -79,7 +80,7 @@ async function callTool(
 ): Promise<ProgramAnswer> {
   const { services, caller, principal, profile } = context;
   if (toolId.length > MAX_TOOL_ID_CHARS) return { ok: false, error: { code: "invalid_args", message: `a tool id is at most ${MAX_TOOL_ID_CHARS} characters` } };
-  if (!isObject(args))
+  if (!isPlainObject(args))
     return { ok: false, error: { code: "invalid_args", message: `the arguments of tools.call("${toolId}", args) must be an object, as run_tool's args are` } };
   const bad = shapeProblem(args);
   if (bad) return { ok: false, error: { code: "invalid_args", message: `Arguments for ${toolId} were refused at args${bad.path.slice(1)}: ${bad.problem}.` } };
@@ -126,7 +127,7 @@ function valueOf(context: MetaContext, outcome: Ok, resultBytes: number): Progra
   const structured = result.structuredContent;
   if (result.isError) {
     // A built-in tool's own refusal carries its fields; a backend's error, its text.
-    const own = builtin && isObject(structured) && structured.ok === false ? errorOf(structured as unknown as Refusal) : undefined;
+    const own = builtin && isPlainObject(structured) && structured.ok === false ? errorOf(structured as unknown as Refusal) : undefined;
     return { ok: false, error: own ?? { code: "tool_error", message: text || "the tool reported an error", tool_id: record.id } };
   }
   const others = (result.content ?? []).filter((block) => block.type !== "text");
@@ -161,7 +162,7 @@ function valueOf(context: MetaContext, outcome: Ok, resultBytes: number): Progra
 /** A refusal as the program's error: its code and message, its guidance, and what it offers to fix (problems, the corrected arguments). */
 function errorOf(refusal: Refusal): ProgramError {
   const { ok: _ok, error, next, ...rest } = refusal as Refusal & { next?: { tool: string; arguments: Record<string, unknown> } };
-  const corrected = next?.tool === "run_tool" && isObject(next.arguments.args) ? { corrected: next.arguments.args } : {};
+  const corrected = next?.tool === "run_tool" && isPlainObject(next.arguments.args) ? { corrected: next.arguments.args } : {};
   return { ...rest, ...corrected, ...(next ? { next } : {}), code: error.code, message: error.message };
 }
 
@@ -171,8 +172,4 @@ function jsonOr(text: string): unknown {
   } catch {
     return text;
   }
-}
-
-function isObject(value: unknown): value is Record<string, unknown> {
-  return value !== null && typeof value === "object" && !Array.isArray(value);
 }

@@ -24,7 +24,6 @@ export interface GuestRun {
   pending: Map<number, QuickJSDeferredPromise>;
   calls: number;
   logs: number;
-  droppedLogs: number;
   /** Handles the run owns until it ends. */
   handles: QuickJSHandle[];
   promise: QuickJSHandle | undefined;

@@ -18,7 +18,8 @@ export function describeFailure(
   overCpu: (run: GuestRun) => WorkerOutcome,
 ): WorkerOutcome {
   const { ctx } = run;
-  const dropped = run.droppedLogs;
+  // The lines past logLines are the guest's count, which the worker reads when it ends the run.
+  const dropped = 0;
   // A property may be a getter of the program's: read within its CPU budget, and a getter that throws reads as nothing.
   const read = (key: string) => {
     try {
@@ -97,6 +98,6 @@ export function overCpu(run: GuestRun): WorkerOutcome {
     limit: "cpuMs",
     name: "LimitError",
     message: `the program ran ${Math.round(run.cpuUsed)} ms of CPU time, more than the ${run.limits.cpuMs} ms a run may (metatools.scripts.cpuMs), and was stopped`,
-    droppedLogs: run.droppedLogs,
+    droppedLogs: 0,
   };
 }

@@ -79,7 +79,6 @@ export function sandboxWorker(parts: Parts, load: (id: string) => unknown): void
       pending: new Map(),
       calls: 0,
       logs: 0,
-      droppedLogs: 0,
       handles: [],
       promise: undefined,
       done: false,
@@ -147,7 +146,7 @@ export function sandboxWorker(parts: Parts, load: (id: string) => unknown): void
 
   function cancel(run: GuestRun, reason: string): void {
     run.cancelled = reason;
-    if (!run.inSlice) finish(run, { ok: false, kind: "cancelled", name: "CancelledError", message: reason, droppedLogs: run.droppedLogs });
+    if (!run.inSlice) finish(run, { ok: false, kind: "cancelled", name: "CancelledError", message: reason, droppedLogs: 0 });
   }
 
   /** Runs what the program can do now; then it waits for an answer, or it is done. */
@@ -164,7 +163,7 @@ export function sandboxWorker(parts: Parts, load: (id: string) => unknown): void
           kind: "deadlock",
           name: "DeadlockError",
           message: "the program waits on a promise that nothing can settle (no tool call is pending)",
-          droppedLogs: run.droppedLogs,
+          droppedLogs: 0,
         });
       return;
     }
@@ -183,12 +182,12 @@ export function sandboxWorker(parts: Parts, load: (id: string) => unknown): void
         limit: "returnChars",
         name: "LimitError",
         message: `the program returned ${chars} characters of JSON, more than the ${run.limits.returnChars} a run may (metatools.scripts.returnChars): return less, or a summary of it`,
-        droppedLogs: run.droppedLogs,
+        droppedLogs: 0,
       });
     }
     const json = ctx.getString(made.value);
     made.value.dispose();
-    finish(run, { ok: true, json, droppedLogs: run.droppedLogs });
+    finish(run, { ok: true, json, droppedLogs: 0 });
   }
 
   function finish(run: GuestRun, outcome: WorkerOutcome, ...owned: (QuickJSHandle | undefined)[]): void {
@@ -211,20 +210,20 @@ export function sandboxWorker(parts: Parts, load: (id: string) => unknown): void
 
   /** The log lines the guest counted past logLines (none if the count cannot be read: a cancelled runtime). */
   function droppedOf(run: GuestRun): number {
-    if (!run.dropped?.alive) return run.droppedLogs;
+    if (!run.dropped?.alive) return 0;
     let read: ReturnType<QuickJSContext["callFunction"]>;
     try {
       read = run.ctx.callFunction(run.dropped, run.ctx.undefined);
     } catch {
-      return run.droppedLogs;
+      return 0;
     }
     if (read.error) {
       read.error.dispose();
-      return run.droppedLogs;
+      return 0;
     }
     const count = run.ctx.typeof(read.value) === "number" ? run.ctx.getNumber(read.value) : 0;
     read.value.dispose();
-    return run.droppedLogs + count;
+    return count;
   }
 
   /** The runtime cannot be trusted any more (a host stack overflow, a failed disposal): say how the run ended, and end the worker. */
@@ -236,7 +235,7 @@ export function sandboxWorker(parts: Parts, load: (id: string) => unknown): void
       limit: "stack",
       name: "LimitError",
       message: `the program was stopped: the sandbox could not go on (${error instanceof Error ? error.message : String(error)})`,
-      droppedLogs: run.droppedLogs,
+      droppedLogs: 0,
     };
     send({ type: "done", runId: run.runId, cpuMs: Math.round(run.cpuUsed), outcome: stopped });
     process.exit(1);
