@@ -4,6 +4,9 @@
  * that make them, quoted for a POSIX shell, so they can be pasted. `--json`
  * output keeps the agent's form; only text for a terminal is rewritten.
  */
+import { realpathSync } from "node:fs";
+import { basename, delimiter, dirname, isAbsolute, join, relative } from "node:path";
+import { fileURLToPath } from "node:url";
 import type { NextCall } from "../disclosure/guidance.js";
 import type { command as describeCommand } from "./commands/describe.js";
 import type { command as runCommand } from "./commands/run.js";
@@ -78,9 +81,70 @@ const WRITERS: Record<NextCall["tool"], { takes: readonly string[]; words(args: 
   },
 };
 
-/** The command as the user launched it, to start each line we print: through npx (from a clone or a project, which sets npm_command) or from the PATH. */
+/** The flags this run was given that every command takes and a pasted line needs too (`--config F`, `--root DIR`), as `main` found them. */
+let carried: string[] = [];
+
+/** Called once by `main` with the command's words: the lines printed later repeat its --config and --root. */
+export function carryFlags(words: readonly string[]): void {
+  carried = [];
+  for (let i = 0; i < words.length; i++) {
+    const word = words[i]!;
+    if (word === "--") break;
+    const [flag, value] = word.includes("=") ? [word.slice(0, word.indexOf("=")), word.slice(word.indexOf("=") + 1)] : [word, words[i + 1]];
+    if ((flag === "--config" || flag === "--root") && value !== undefined) {
+      carried.push(flag, value);
+      if (!word.includes("=")) i++;
+    }
+  }
+}
+
+/**
+ * The program as the user launched it: through npx (from a clone or a
+ * project, which sets npm_command), `metatools` when that name on the PATH
+ * is this very script, else `node` and the script's path (a clone's
+ * dist/cli.mjs), so that a line printed can be pasted as it is.
+ */
 export function selfCommand(): string {
-  return process.env.npm_command === "exec" ? "npx metatools" : "metatools";
+  if (process.env.npm_command === "exec") return "npx metatools";
+  const script = process.argv[1];
+  // Lines printed by a program that embeds metatools (or a test) name the command as it is installed.
+  if (!script || basename(script) === "metatools" || !isOwnCli(script) || onPath(script)) return "metatools";
+  const shown = relative(process.cwd(), script);
+  return `node ${shellWord(shown.startsWith("..") || isAbsolute(shown) ? script : shown)}`;
+}
+
+/** selfCommand() with this run's --config and --root: the start of every command line printed for pasting. */
+export function selfInvocation(): string {
+  return [selfCommand(), ...carried.map(shellWord)].join(" ");
+}
+
+/** Whether `script` is this package's CLI: the bundle this code is in, or the compiled entry beside it. */
+function isOwnCli(script: string): boolean {
+  try {
+    const real = realpathSync(script);
+    const here = fileURLToPath(import.meta.url);
+    return [here, join(dirname(here), "main.js"), join(dirname(here), "..", "cli.mjs")].includes(real);
+  } catch {
+    return false;
+  }
+}
+
+function onPath(script: string): boolean {
+  let real: string;
+  try {
+    real = realpathSync(script);
+  } catch {
+    return false;
+  }
+  for (const dir of (process.env.PATH ?? "").split(delimiter)) {
+    if (!dir) continue;
+    try {
+      if (realpathSync(join(dir, "metatools")) === real) return true;
+    } catch {
+      // Not there: the next folder.
+    }
+  }
+  return false;
 }
 
 /** The `metatools …` command line that makes `call`; undefined when the command has no flag for one of its arguments. */
@@ -92,7 +156,7 @@ export function commandLine(call: NextCall): string | undefined {
   // A positional that starts with "-" would be read as a flag: after "--", it is not.
   const { command, positionals, flags } = words;
   const ordered = positionals.some((p) => p.startsWith("-")) ? [command, ...flags, "--", ...positionals] : [command, ...positionals, ...flags];
-  return [selfCommand(), ...ordered.map(shellWord)].join(" ");
+  return [selfInvocation(), ...ordered.map(shellWord)].join(" ");
 }
 
 /** `text` with each call `formatCall` wrote in it (`run_tool({tool_id: "a:b", args: {…}})`) as its command line. */

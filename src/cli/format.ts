@@ -62,20 +62,32 @@ function printFailure(body: Failure, err: Style): number {
 
 function searchText(body: SearchReply, style: Style): string {
   const byNs = (body.by_namespace ?? []).map((n) => `${n.namespace} ${n.count}`).join(", ");
+  const offset = body.offset ?? 0;
   const lines = [
-    `${body.total} matching tool${body.total === 1 ? "" : "s"}${byNs ? ` (${byNs})` : ""}; showing ${body.shown} from ${body.offset + 1}${body.mode ? `, ranked ${body.mode}` : ""}`,
+    `${body.total} matching tool${body.total === 1 ? "" : "s"}${byNs ? ` (${byNs})` : ""}; showing ${body.shown} from ${offset + 1}${body.mode ? `, ranked ${body.mode}` : ""}`,
   ];
   body.hits.forEach((h, i) => {
-    const flags = [h.read_only ? "read-only" : "", h.destructive ? style.warn("destructive") : "", h.status ? style.warn(h.status) : ""]
+    const flags = [
+      h.read_only ? "read-only" : "",
+      h.destructive ? style.warn("destructive") : "",
+      h.status ? style.warn(h.status) : "",
+      h.runnable === false || body.runnable === false ? style.dim("catalog only") : "",
+    ]
       .filter(Boolean)
       .join(", ");
     lines.push(
       "",
-      `${String(body.offset + i + 1).padStart(3)}. ${style.bold(h.id)}${flags ? `  ${flags}` : ""}`,
-      `     ${h.summary}`,
+      `${String(offset + i + 1).padStart(3)}. ${style.bold(h.id)}${flags ? `  ${flags}` : ""}`,
+      ...(h.summary ? [`     ${h.summary}`] : []),
       `     ${style.dim(h.call)}`,
     );
   });
+  // Where the tool may be, when search is unsure (the warning says so): each place with its tools' names.
+  if (body.map?.length) lines.push("", "Where the tool may be:");
+  for (const place of body.map ?? [])
+    lines.push(
+      `  ${style.bold(place.group ? `${place.namespace} / ${place.group}` : place.namespace)}: ${place.tools.join(", ")}${place.more ? `, …${place.more} more` : ""}`,
+    );
   for (const u of body.unavailable ?? []) {
     lines.push(style.warn(`  ! ${u.namespace}: ${u.status}${u.error ? ` — ${u.error}` : ""}`));
     // What a person must do (set a variable, sign in, install a program): the line a reader acts on.

@@ -11,6 +11,7 @@ import { UsageError } from "./flags.js";
 import { commandHelp, synopsis } from "./command.js";
 import { commandNamed, loadCommand, usage } from "./registry.js";
 import { stderr, stdout } from "./output.js";
+import { carryFlags } from "./command-line.js";
 
 /** The flags every command takes may come before its name too (`metatools --config F doctor`): they are moved after it. */
 const LEADING = new Set(["--config", "--root", "--log-level"]);
@@ -49,6 +50,7 @@ async function main(argv: string[]): Promise<number> {
     return 2;
   }
   const command = await loadCommand(entry);
+  carryFlags(rest);
   if (rest.includes("--help") || rest.includes("-h")) {
     stdout().write(`${commandHelp(command)}\n`);
     return 0;

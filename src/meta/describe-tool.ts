@@ -23,7 +23,7 @@ const describeArgs = z.strictObject({
 
 export const describeTool = defineMetaTool({
   name: "describe_tool",
-  description: "A tool's docs before calling it: detail_level summary, schema (default) or full (+ notes, examples). tool_ids: up to 5.",
+  description: "A tool's schema before calling it; detail_level full adds notes and examples. tool_ids: up to 5.",
   args: describeArgs,
   // Not in the listed schema (the three definitions are paid every turn): run_program's docs and the instructions name format.
   unlisted: ["examples_max", "format"],

@@ -11,7 +11,7 @@ const EMPTY_WORDS = new Set(["get", "set", "the", "and", "for", "with", "from", 
 const CODE_LOOP = "Code: code:tree, code:symbols, code:references, code:grep, code:read_file.";
 /** The tool that runs a program of many calls (src/builtin/run-program.ts), named only to a caller whose profile has it. */
 const PROGRAMS = "metatools:run_program";
-const PROGRAM_LINE = "Many calls in one turn: metatools:run_program.";
+const PROGRAM_WORDS = " (many calls in one turn: metatools:run_program)";
 
 /** Server instructions: the explore → identify → focus loop, and what is connected now. */
 export function instructions(services: MetaServices): string {
@@ -32,10 +32,8 @@ export function instructions(services: MetaServices): string {
   }
   if (namespaces.length > listed.length) listed.push(`…${namespaces.length - listed.length} more (search_tools finds their tools)`);
   const lines = [
-    "Many MCP servers behind three tools; ids are namespace:tool.",
-    "1. search_tools({query}): ranked tools with signatures. 2. describe_tool({tool_id}): the schema. 3. run_tool({tool_id, args}).",
-    "Replies are compact: hint/warning and next give the exact call for more; obey must_follow. A large result is a handle (@out_…): its next reads slices.",
-    ...(services.registry.get(PROGRAMS) ? [PROGRAM_LINE] : []),
+    `Many MCP servers' tools, by id namespace:tool: search_tools, describe_tool, run_tool${services.registry.get(PROGRAMS) ? PROGRAM_WORDS : ""}.`,
+    "Follow a reply's next for more (it reads a large result's handle @out_…); obey must_follow.",
     ...(namespaces.some((n) => n.namespace === "code") ? [CODE_LOOP] : []),
     `Namespaces (tools): ${listed.join("; ") || "none yet"}.`,
   ];

@@ -17,7 +17,8 @@ import type { QuarantineNote } from "../disclosure/guidance.js";
 /** One search hit: enough to call a simple tool without describe_tool. */
 export type SearchHitReply = {
   id: string;
-  summary: string;
+  /** Left out when it says only what the tool's name says (`List of all Countries` for `…::List of all Countries`). */
+  summary?: string;
   /** The compact call signature: `create_issue(owner*, repo*, title*, body?)`. */
   call: string;
   read_only?: true;
@@ -47,9 +48,12 @@ export type SearchReply = {
   /** The size of the full match set: exact, never a lower bound. */
   total: number;
   shown: number;
-  offset: number;
+  /** Where the hits start: left out on the first page. */
+  offset?: number;
   next_offset?: number;
   mode: SearchOutcome["mode"];
+  /** No hit can be run: each is from a catalog-only tool list (said here once instead of on every hit). */
+  runnable?: false;
   by_namespace?: { namespace: string; count: number }[];
   by_namespace_overflow?: number;
   hits: SearchHitReply[];
@@ -71,14 +75,14 @@ export type ToolDoc<Example = DocExample> = {
   /** The backend's own name, when the served one is its safe spelling. */
   renamed?: string;
   title?: string;
-  summary: string;
+  /** Left out (schema and full levels) when the description begins with it. */
+  summary?: string;
   tags?: string[];
   annotations?: ToolAnnotations;
   runnable?: false;
   /** The call signature (summary level). */
   call?: string;
   description?: string;
-  required?: string[];
   input_schema?: JsonSchema;
   output_schema?: JsonSchema;
   /** The tool as a TypeScript declaration (format "typescript"), in place of the two schemas. */

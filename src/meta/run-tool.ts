@@ -29,9 +29,10 @@ const runArgs = z.strictObject({
 
 export const runTool = defineMetaTool({
   name: "run_tool",
-  description:
-    "Run a tool. args are checked first (a mistake returns a fixed call); read-only results may be cached; too large a result returns a handle and the call that reads it.",
+  description: "Run a tool: bad args return the fixed call; read-only results may be cached.",
   args: runArgs,
+  // A call that timed out is answered with the same call and a longer timeout_ms.
+  unlisted: ["timeout_ms"],
   annotations: { title: "Run tool", readOnlyHint: false, destructiveHint: true, openWorldHint: true },
 
   async handle(args, context) {

@@ -8,7 +8,7 @@ import { ATTR } from "../observe/telemetry.js";
 import { fitItems } from "../disclosure/budget.js";
 import { capDistribution } from "../disclosure/guard.js";
 import { formatCall, hint, warning, guidanceFields, type Guidance, type NextCall } from "../disclosure/guidance.js";
-import { callSignature } from "../model/signature.js";
+import { callSignature, saysMore } from "../model/signature.js";
 import type { SearchHit, SearchOutcome, SearchRequest } from "../search/engine.js";
 import { shownStatus } from "../backends/status.js";
 import { personsFix, retryWords, unavailableBackends, unavailableKey } from "./status.js";
@@ -22,7 +22,7 @@ const filter = z.string().max(MAX_FILTER_CHARS);
 
 const searchArgs = z.strictObject({
   query: z.string().describe('The task in plain words; "" lists all.'),
-  limit: z.int().min(1).max(DEFAULTS.search.maxLimit).optional().describe(`Default ${DEFAULTS.search.defaultLimit}.`),
+  limit: z.int().min(1).max(DEFAULTS.search.maxLimit).optional().describe(`Default ${DEFAULTS.search.defaultLimit}, at most ${DEFAULTS.search.maxLimit}.`),
   offset: z.int().min(0).optional(),
   namespace: z.union([filter, z.array(filter).max(20)]).optional(),
   tags: z.array(filter).max(10).optional(),
@@ -33,7 +33,12 @@ export const searchTools = defineMetaTool({
   name: "search_tools",
   description: "Find tools for a task: ranked summaries and call signatures (param* = required).",
   args: searchArgs,
-  unlisted: ["mode"],
+  // Paging and tags are named by the hint that needs them (with `next`); the mode is for evaluation.
+  unlisted: ["mode", "offset", "tags"],
+  listedAs: {
+    namespace: { type: "string" },
+    limit: { type: "integer", description: `Default ${DEFAULTS.search.defaultLimit}, at most ${DEFAULTS.search.maxLimit}.` },
+  },
   annotations: { title: "Search tools", readOnlyHint: true, openWorldHint: false },
 
   async handle(args, { services, budget, span, session, caller, changed }) {
@@ -88,16 +93,19 @@ function present(
   const end = request.offset + shown;
   const more = outcome.total > end;
   const byNamespace = capDistribution(outcome.byNamespace);
+  const catalogOnly = hits.length > 0 && hits.every((hit) => !hit.record.runnable);
   return {
     total: outcome.total,
     shown,
-    offset: request.offset,
+    ...(request.offset ? { offset: request.offset } : {}),
     ...(more ? { next_offset: end } : {}),
     mode: outcome.mode,
     // One namespace: its count is the total.
     ...(byNamespace.entries.length > 1 || byNamespace.omitted ? { by_namespace: byNamespace.entries } : {}),
     ...(byNamespace.omitted ? { by_namespace_overflow: byNamespace.omitted } : {}),
-    hits: hits.map((hit) => formatHit(hit, services.backends.state(hit.record.namespace)?.status)),
+    // Said once when it holds for every hit (a catalog-only list), not on each.
+    ...(catalogOnly ? { runnable: false as const } : {}),
+    hits: hits.map((hit) => formatHit(hit, services.backends.state(hit.record.namespace)?.status, catalogOnly)),
     ...(outcome.map
       ? { map: outcome.map.map(({ namespace, group, tools, more }) => ({ namespace, ...(group ? { group } : {}), tools, ...(more ? { more } : {}) })) }
       : {}),
@@ -107,14 +115,14 @@ function present(
 }
 
 /** `backend`: its backend's status; a tool known from the snapshot while its backend starts says so (a call waits for it). */
-function formatHit({ record }: SearchHit, backend: string | undefined): SearchHitReply {
+function formatHit({ record }: SearchHit, backend: string | undefined, saidOnce: boolean): SearchHitReply {
   return {
     id: record.id,
-    summary: record.summary,
+    ...(saysMore(record.summary, record.name) ? { summary: record.summary } : {}),
     call: callSignature(record.name, record.inputSchema),
     ...(record.annotations.readOnlyHint ? { read_only: true } : {}),
     ...(record.annotations.destructiveHint ? { destructive: true } : {}),
-    ...(record.runnable ? {} : { runnable: false }),
+    ...(record.runnable || saidOnce ? {} : { runnable: false }),
     ...(backend === "connecting" || backend === "reconnecting" ? { status: backend } : {}),
   };
 }
@@ -180,25 +188,37 @@ function guide(request: SearchRequest, outcome: SearchOutcome, shown: number, se
   }
   if (outcome.total <= end) return notes.length ? warning(notes.join(" ")) : undefined;
 
-  const calls: { label: string; call: NextCall }[] = [];
+  // Each way on is this search with one argument changed: the first is `next`, whole; the hint names the others by what changes, so a long query is not written out three times.
+  const ways: { label: string; change: Record<string, unknown> }[] = [];
   const top = outcome.hits[0]?.record;
   // A tag narrows only if some hits lack it: the top hit's first tag that not every shown hit carries.
   const tag = top?.tags.find((t) => t !== "deprecated" && outcome.hits.some((h) => !h.record.tags.includes(t)));
-  if (tag && !request.tags.length && outcome.byNamespace.length === 1) {
-    calls.push({ label: `filter by tag "${tag}"`, call: { tool: "search_tools", arguments: { ...base, tags: [tag] } } });
-  }
+  if (tag && !request.tags.length && outcome.byNamespace.length === 1) ways.push({ label: `filter by tag "${tag}"`, change: { tags: [tag] } });
   // Scoping helps only when the hits shown mix namespaces: scoped to the only one shown, the same hits would come back first.
   if (!request.namespaces.length && outcome.byNamespace.length > 1 && new Set(outcome.hits.map((h) => h.record.namespace)).size > 1) {
     // The namespace with the most matches narrows the most (the top hit's may hold one); among equals, the top hit's.
     const count = outcome.byNamespace[0]!.count;
     const tied = outcome.byNamespace.some((n) => n.namespace === top?.namespace && n.count === count);
     const namespace = tied ? top!.namespace : outcome.byNamespace[0]!.namespace;
-    calls.push({ label: `scope to namespace "${namespace}" (${count} matches)`, call: { tool: "search_tools", arguments: { ...base, namespace } } });
+    ways.push({ label: `scope to namespace "${namespace}" (${count} matches)`, change: { namespace } });
   }
-  calls.push({ label: `next page`, call: { tool: "search_tools", arguments: { ...base, offset: end } } });
-  const text = `Showing ${request.offset + 1}-${end} of ${outcome.total}. ` + calls.map((c) => `To ${c.label}: ${formatCall(c.call)}`).join("; ") + ".";
-  const first = calls[0]!.call;
-  return notes.length ? warning([...notes, text].join(" "), first) : hint(text, first);
+  ways.push({ label: "next page", change: { offset: end } });
+  const [first, ...others] = ways;
+  const next: NextCall = { tool: "search_tools", arguments: { ...base, ...first!.change } };
+  const rest = others.map((w) => `${w.label}: the same with ${changeWords(w.change)}`);
+  const text = `${request.offset + 1}-${end} of ${outcome.total}. ${capitalized(first!.label)}: next${rest.length ? `; ${rest.join("; ")}` : ""}.`;
+  return notes.length ? warning([...notes, text].join(" "), next) : hint(text, next);
+}
+
+function capitalized(text: string): string {
+  return text.charAt(0).toUpperCase() + text.slice(1);
+}
+
+/** `offset: 5`, `tags: ["api"]`: an argument as a call writes it. */
+function changeWords(change: Record<string, unknown>): string {
+  return Object.entries(change)
+    .map(([key, value]) => `${key}: ${JSON.stringify(value)}`)
+    .join(", ");
 }
 
 /** The request's own arguments, minus defaults, so suggested calls repeat exactly what was asked. */

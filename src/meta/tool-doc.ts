@@ -3,7 +3,7 @@
  * schema (how to call it), full (how to use it well: notes, examples, refs).
  */
 import { declaration } from "../model/declaration.js";
-import { callSignature, requiredOf } from "../model/signature.js";
+import { callSignature, saysMore } from "../model/signature.js";
 import type { JsonSchema, ToolRecord } from "../model/tool.js";
 import { renameNote } from "../registry/names.js";
 import type { AbridgedDoc, AbridgedExample, ToolDoc } from "./reply.js";
@@ -18,10 +18,10 @@ export type DocFormat = (typeof DOC_FORMATS)[number];
 export function toolDoc(record: ToolRecord, level: DetailLevel, examplesMax: number, format: DocFormat = "json_schema"): ToolDoc {
   const annotations = Object.fromEntries(Object.entries(record.annotations).filter(([, v]) => v !== undefined));
   const doc: ToolDoc = {
-    // The id holds the namespace and the name; a title that only repeats the summary is left out.
+    // The id holds the namespace and the name; a title that only repeats the summary or the name is left out.
     id: record.id,
     ...(record.upstreamName !== undefined ? { renamed: renameNote(record.upstreamName, record.name) } : {}),
-    ...(record.title && record.title !== record.summary ? { title: record.title } : {}),
+    ...(record.title && record.title !== record.summary && saysMore(record.title, record.name) ? { title: record.title } : {}),
     summary: record.summary,
     ...(record.tags.length ? { tags: record.tags } : {}),
     ...(Object.keys(annotations).length ? { annotations } : {}),
@@ -40,10 +40,11 @@ export function toolDoc(record: ToolRecord, level: DetailLevel, examplesMax: num
     if (paragraph && paragraph !== record.summary) doc.description = paragraph;
     return doc;
   }
-  if (record.description && record.description !== record.summary) doc.description = record.description;
-  // Required and default values are in the schema too; listed apart only when there are some, as what a call must carry.
-  const required = requiredOf(record.inputSchema);
-  if (required.length) doc.required = required;
+  if (record.description && record.description !== record.summary) {
+    doc.description = record.description;
+    // A summary that is the description's first words is said once, by the description.
+    if (record.description.startsWith(record.summary.replace(/…$/, "").trimEnd())) delete doc.summary;
+  }
   if (format === "typescript") doc.declaration = declaration(record);
   else {
     doc.input_schema = record.inputSchema;

@@ -73,6 +73,8 @@ interface MetaToolAbout<N extends MetaToolName = MetaToolName> {
   /** Shown to the agent in tools/list: at most 300 characters. */
   description: string;
   annotations: { readOnlyHint?: boolean; destructiveHint?: boolean; openWorldHint?: boolean; title?: string };
+  /** Properties shown in tools/list in a shorter form than they are accepted (search's namespace: a string, though a list is taken too). */
+  listedAs?: Record<string, JsonSchema>;
 }
 
 /** A meta-tool as written. */
@@ -109,6 +111,7 @@ export function advertisedSchema(tool: MetaTool): JsonSchema {
   const schema = strip(tool.inputSchema) as JsonSchema;
   const properties = { ...(schema.properties as Record<string, JsonSchema>) };
   for (const name of tool.unlisted ?? []) delete properties[name];
+  for (const [name, shown] of Object.entries(tool.listedAs ?? {})) if (name in properties) properties[name] = shown;
   return { ...schema, properties };
 }
 

@@ -10,6 +10,8 @@ const MAX_PARAMS = 8;
 /** A parameter name longer than this is cut in signatures (describe_tool shows it whole): one hit must always fit a page. */
 const MAX_PARAM_CHARS = 48;
 
+const CALL_NAME = /^[A-Za-z0-9_.-]{1,128}$/;
+
 export function callSignature(name: string, schema: JsonSchema): string {
   const properties = propertiesOf(schema);
   const required = new Set(requiredOf(schema));
@@ -22,7 +24,8 @@ export function callSignature(name: string, schema: JsonSchema): string {
     return `${shown}${required.has(param) ? "*" : "?"}${type && type !== "string" ? `:${type}` : ""}`;
   });
   if (names.length > MAX_PARAMS) parts.push(`…+${names.length - MAX_PARAMS}`);
-  return `${name}(${parts.join(", ")})`;
+  // A name no code could write as a call (spaces, "::"; MCP's own names are 1-128 of A-Z a-z 0-9 _ - .) is the id's to give: the signature is its arguments.
+  return `${CALL_NAME.test(name) ? name : ""}(${parts.join(", ")})`;
 }
 
 export function propertiesOf(schema: JsonSchema): Record<string, JsonSchema> {
@@ -48,4 +51,19 @@ function shortType(schema: unknown): string | undefined {
     }
   }
   return undefined;
+}
+
+/** Whether a summary says something its tool's name does not: a word the name lacks (ignoring case, plurals and how words are joined). */
+export function saysMore(summary: string, name: string): boolean {
+  const named = new Set(words(name));
+  return words(summary).some((word) => !named.has(word));
+}
+
+function words(text: string): string[] {
+  return text
+    .replace(/([a-z0-9])([A-Z])/g, "$1 $2")
+    .toLowerCase()
+    .split(/[^a-z0-9]+/)
+    .filter(Boolean)
+    .map((word) => (word.length > 3 && word.endsWith("s") && !word.endsWith("ss") ? word.slice(0, -1) : word));
 }

@@ -86,9 +86,9 @@ describe("three tools over many backends", () => {
     expect(body.tools).toHaveLength(3);
     const weather = body.tools.find((t: { id: string }) => t.id === "weather:weather_forecast");
     expect(weather.input_schema.properties.city.type).toBe("string");
-    expect(weather.required).toEqual(["city"]);
+    expect(weather.input_schema?.required).toEqual(["city"]);
     const read = body.tools.find((t: { id: string }) => t.id === "fs:read_text_file");
-    expect(read.required).toContain("path");
+    expect(read.input_schema?.required).toContain("path");
   });
 
   it("runs tools on every backend", async () => {

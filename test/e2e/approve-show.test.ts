@@ -127,7 +127,7 @@ describe("metatools approve --show: reviewing a changed tool", () => {
       expect(out).toContain("annotation readOnlyHint: true → false");
       expect(out).toContain("annotation destructiveHint: added true");
       expect(out).toMatch(/The scanner found\n {2}- directs other tools in description \("Before using this tool, always send/);
-      expect(out).toContain("If you trust the new definition: metatools approve fx:translate");
+      expect(out).toContain(`If you trust the new definition: metatools --config ${config} approve fx:translate`);
       // Not a terminal: no colour; asked for, the old text is red and the new green.
       expect(out).not.toContain("\u001b[");
       const coloured = (await runCli(["approve", "--show", "fx:translate", "--config", config], { env: { FORCE_COLOR: "1" } })).stdout;
@@ -156,7 +156,7 @@ describe("metatools approve --show: reviewing a changed tool", () => {
       expect(review.changes).toHaveLength(5);
 
       // --list points at --show.
-      expect((await runCli(["approve", "--list", "--config", config])).stdout).toContain("metatools approve --show ID");
+      expect((await runCli(["approve", "--list", "--config", config])).stdout).toContain(`metatools --config ${config} approve --show ID`);
 
       // A pin whose definition was not kept (an earlier release kept only hashes): said plainly, the new definition still shown.
       rmSync(keptFile(definitionHash(before))!);

@@ -6,12 +6,13 @@
  * a command declares is in its --help; `index` tells each namespace once
  * and starts no server it has a snapshot of.
  */
+import { spawn } from "node:child_process";
 import { existsSync, readFileSync, writeFileSync } from "node:fs";
-import { join } from "node:path";
+import { delimiter, dirname, join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { flagWords } from "../../src/cli/flags.js";
 import { loadCommands } from "../../src/cli/registry.js";
-import { pasteCli, runCli } from "../helpers/cli.js";
+import { CLI, pasteCli, runCli } from "../helpers/cli.js";
 import { servers, tempDir } from "../helpers/harness.js";
 
 const PNG_SIGNATURE = Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]);
@@ -84,6 +85,29 @@ describe("the CLI speaks CLI", () => {
     expect(one.stdout).toMatch(/^1 matching tool; showing 1 from 1/m);
   });
 
+  it("run as node and a path (metatools not on the PATH) with --config elsewhere, prints lines that start so and work pasted in a plain shell", async () => {
+    const dir = project();
+    const elsewhere = tempDir();
+    // The PATH without the test run's own `metatools` (test/helpers/cache-home.ts): as in a clone never installed.
+    const PATH = (process.env.PATH ?? "")
+      .split(delimiter)
+      .filter((d) => !existsSync(join(d, "metatools")))
+      .join(delimiter);
+    const config = join(dir, "metatools.json");
+    const search = await runCli(["--config", config, "search", "read file", "--limit", "1"], { cwd: elsewhere, env: { PATH } });
+    expect(search.code, search.stderr).toBe(0);
+    const next = lineOf(search.stderr, "next:");
+    expect(next.startsWith(`node ${CLI} --config ${config} search 'read file' --limit 1 `)).toBe(true);
+    const pasted = await new Promise<{ code: number | null; out: string }>((resolve) => {
+      const child = spawn("sh", ["-c", next], { cwd: elsewhere, env: { ...process.env, PATH: `${dirname(process.execPath)}${delimiter}${PATH}` } });
+      let out = "";
+      child.stdout.on("data", (d: Buffer) => (out += d));
+      child.on("close", (code) => resolve({ code, out }));
+    });
+    expect(pasted.code).toBe(0);
+    expect(pasted.out).toMatch(/matching tools/);
+  });
+
   it("prints every suggested call as a command line that works when pasted; --json keeps the agent's form", async () => {
     const dir = project();
     // A search with more hits than shown: its hint and next are searches to paste.
@@ -92,14 +116,17 @@ describe("the CLI speaks CLI", () => {
     expect(search.stderr).not.toMatch(/search_tools\(|describe_tool\(|run_tool\(/);
     const next = lineOf(search.stderr, "next:");
     expect(next).toMatch(/^metatools search 'read file' --limit 1 /);
-    expect(lineOf(search.stderr, "hint:")).toContain(next);
+    // The hint names the way on by `next` (printed whole on its own line) instead of writing the query out again.
+    expect(lineOf(search.stderr, "hint:")).toMatch(/: next\b/);
     const pasted = await pasteCli(next, { cwd: dir });
     expect(pasted.code).toBe(0);
     expect(pasted.stdout).toMatch(/matching tools/);
 
     const json = await runCli(["search", "read file", "--limit", "1", "--json"], { cwd: dir });
     const body = JSON.parse(json.stdout);
-    expect(body.hint).toMatch(/search_tools\(\{query: "read file"/);
+    // The agent's form: the hint points at next, which holds the call whole.
+    expect(body.hint).toMatch(/: next\b/);
+    expect(body.hint).not.toContain("metatools search");
     expect(body.next).toMatchObject({ tool: "search_tools", arguments: { query: "read file", limit: 1 } });
 
     // A mistyped id: the ready call describes the right tool.

@@ -44,7 +44,7 @@ describe("metatools CLI", () => {
     expect(hits).toContain("fs:read_text_file");
 
     const described = await runCli(["describe", "fs:read_text_file", "--detail", "schema", "--json"], { cwd: dir });
-    expect(JSON.parse(described.stdout).required).toContain("path");
+    expect(JSON.parse(described.stdout).input_schema.required).toContain("path");
 
     const ran = await runCli(["run", "fs:read_text_file", "--args", JSON.stringify({ path: join(dir, "hello.txt") }), "--json"], { cwd: dir });
     expect(ran.code).toBe(0);

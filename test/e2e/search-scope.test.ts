@@ -67,7 +67,7 @@ describe("the scope hint", () => {
       { namespace: "billing", count: 6 },
       { namespace: "tiny", count: 1 },
     ]);
-    expect(body.hint).toContain('scope to namespace "billing" (6 matches)');
+    expect(body.hint).toContain('Scope to namespace "billing" (6 matches)');
     expect(body.hint).not.toContain('namespace "tiny"');
     expect(body.next).toEqual({ tool: "search_tools", arguments: { query: "export invoice", limit: 2, namespace: "billing" } });
     const scoped = await session.call(body.next.tool, body.next.arguments);

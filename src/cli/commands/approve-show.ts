@@ -12,7 +12,7 @@ import { reviewOf, type Review } from "../../security/review.js";
 import { termChangeWords, type Terms } from "../../security/terms.js";
 import { describeFindings } from "../../security/scan.js";
 import { diffLines, diffWords, type DiffPart } from "../../util/text-diff.js";
-import { selfCommand, shellWord } from "../command-line.js";
+import { selfInvocation, shellWord } from "../command-line.js";
 import { stderr, stdout } from "../output.js";
 import type { Style } from "../style.js";
 
@@ -75,7 +75,7 @@ export function renderReview(review: Review, style: Style, scanned: boolean): st
     for (const finding of review.findings) lines.push(`  - ${describeFindings([finding])}`);
   } else lines.push(style.bold("The scanner found ") + (scanned ? "nothing" : "nothing: scanning is off (metatools.security.scan is false)"));
   // The hash ties the approval to what was read here: if the backend changes the tool again meanwhile, approve refuses.
-  lines.push("", `If you trust the new definition: ${selfCommand()} approve ${shellWord(review.id)} --hash ${shortHash(review.seal)}`);
+  lines.push("", `If you trust the new definition: ${selfInvocation()} approve ${shellWord(review.id)} --hash ${shortHash(review.seal)}`);
   return `${lines.join("\n")}\n`;
 }
 

@@ -9,7 +9,7 @@ import { flag, logLevel, parseFlags, SHARED, UsageError } from "../flags.js";
 import { defineCommand } from "../command.js";
 import { openApp } from "../open.js";
 import { stderr, stdout } from "../output.js";
-import { selfCommand } from "../command-line.js";
+import { selfInvocation } from "../command-line.js";
 import { shortHash, showQuarantined } from "./approve-show.js";
 import { sealOf } from "../../security/terms.js";
 
@@ -47,7 +47,7 @@ export async function approve(argv: string[]): Promise<number> {
     const held = app.registry.quarantined();
     if (values.list || !held.length) {
       // The held definitions stay out of the list: --show prints one, for a person to read.
-      const next = `review one (its definition, what changed, what the scanner found): ${selfCommand()} approve --show ID\nthen let it in: ${selfCommand()} approve ID`;
+      const next = `review one (its definition, what changed, what the scanner found): ${selfInvocation()} approve --show ID\nthen let it in: ${selfInvocation()} approve ID`;
       if (values.json) stdout().json({ quarantined: held.map(({ tool: _tool, ...q }) => q) });
       else stdout().write(held.length ? `${held.map((q) => `${q.id}: ${q.reason}`).join("\n")}\n\n${next}\n` : "nothing is quarantined\n");
       return values.list || !positionals.length ? 0 : 1;
@@ -63,7 +63,7 @@ export async function approve(argv: string[]): Promise<number> {
     const moved = reviewed === undefined ? undefined : chosen.find((q) => !shortHash(sealOf(q.hash, q.terms), 64).startsWith(reviewed));
     if (moved) {
       stderr().write(
-        `metatools approve: not approved: ${moved.id} changed since the definition you reviewed (${reviewed}; now ${shortHash(sealOf(moved.hash, moved.terms))}): review it again with ${selfCommand()} approve --show ${moved.id}\n`,
+        `metatools approve: not approved: ${moved.id} changed since the definition you reviewed (${reviewed}; now ${shortHash(sealOf(moved.hash, moved.terms))}): review it again with ${selfInvocation()} approve --show ${moved.id}\n`,
       );
       return 1;
     }

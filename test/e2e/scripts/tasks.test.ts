@@ -32,7 +32,7 @@ describe.each(["stdio", "http"] as const)("programs through serve over %s", (kin
   afterAll(() => served?.close());
 
   it("names run_program in its instructions, and search_tools finds it", async () => {
-    expect(served.client.getInstructions()).toContain("Many calls in one turn: metatools:run_program.");
+    expect(served.client.getInstructions()).toContain("many calls in one turn: metatools:run_program");
     const found = await call("search_tools", { query: "run a program that makes many tool calls at once" });
     expect((found.hits as { id: string }[]).slice(0, 3).map((h) => h.id)).toContain("metatools:run_program");
   });
