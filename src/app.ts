@@ -47,6 +47,7 @@ import { manageBackends } from "./app/backends.js";
 import { builtinBackends } from "./app/builtins.js";
 import { openSearch } from "./app/search.js";
 import { openSignIn } from "./app/sign-in.js";
+import { SessionNotices } from "./meta/notices.js";
 
 export type { StoreHealth } from "./store/health.js";
 
@@ -102,6 +103,8 @@ export interface Metatools {
   learner?: Learner;
   /** Where every run_tool call leaves its record (metatools.audit); undefined when the audit trail is off. */
   audit?: AuditLog;
+  /** What each session was told once (the namespaces its instructions named, the unavailable backends): said again only when it changes. */
+  notices: SessionNotices;
   /** Pings the shared store (cache and output handles); never rejects. */
   checkStore(): Promise<StoreHealth>;
   /**
@@ -201,6 +204,7 @@ export function createMetatools(config: ResolvedConfig, options: AppOptions = {}
     profiles: new Profiles(config.profiles),
     shares,
     redact,
+    notices: new SessionNotices(),
     ...(credentials ? { credentials } : {}),
     ...(learner ? { learner } : {}),
     ...(audit ? { audit } : {}),

@@ -8,7 +8,7 @@ import { serveStdio as serveStdioEntry, StdioServerTransport } from "@modelconte
 import { PassThrough } from "node:stream";
 import { JsonLines, type RefusedLine } from "./util/json-frame.js";
 import type { Metatools } from "./app.js";
-import { instructions } from "./meta/instructions.js";
+import { instructions, namespacesLine, NAMESPACES_TOPIC } from "./meta/instructions.js";
 import { servedTools } from "./meta/index.js";
 import { scopedFor } from "./meta/scoped.js";
 import type { ServedTool } from "./server/definition.js";
@@ -29,11 +29,13 @@ export interface SessionOptions {
   oneRequest?: boolean;
   /** The caller's profile (src/security/profiles.ts); unset: the default. */
   profile?: string;
+  /** Settles when the backends have started or their grace is over: calls wait for it, the handshake does not (src/server/definition.ts). */
+  ready?: Promise<unknown>;
 }
 
 /** An MCP server for one session. */
 export function createSessionServer(app: Metatools, options: SessionOptions = {}): Server {
-  const { logger, tools = servedTools(app), principal, oneRequest = false, profile } = options;
+  const { logger, tools = servedTools(app), principal, oneRequest = false, profile, ready } = options;
   // The backends' prompts and resources follow the profile as their tools do: a namespace it hides offers nothing.
   const scoped = scopedFor(app, profile);
   const sees = (namespace: string) => scoped.backends.state(namespace) !== undefined;
@@ -53,8 +55,13 @@ export function createSessionServer(app: Metatools, options: SessionOptions = {}
     oneRequest,
     name: "metatools",
     version: packageVersion(),
-    // What the session is told is connected is what its profile shows.
-    instructions: () => instructions(scopedFor(app, profile)),
+    // What the session is told is connected is what its profile shows; search tells it once more when that changed (a backend came up later).
+    instructions: (session) => {
+      const shown = scopedFor(app, profile);
+      if (session) app.notices.changed(session, NAMESPACES_TOPIC, namespacesLine(shown));
+      return instructions(shown);
+    },
+    ...(ready ? { ready } : {}),
     tools,
     // What a caller keeps (output handles, links, cached results) is kept per profile too: one token or the local user under two profiles is two callers.
     principal: profile === undefined ? principal : `${principal ?? LOCAL_PRINCIPAL}@${profile}`,
@@ -116,15 +123,15 @@ export async function serveStdio(app: Metatools, logger: Logger, options: { prof
   const declared = clientCapabilities(await input.firstLine(FIRST_MESSAGE_MS));
   if (closing) return { closed };
   void app.start(declared && { clientFeatures: { elicitation: declared.elicitation !== undefined, sampling: declared.sampling !== undefined } });
-  await app.backends.waitForStartup(app.config.timeouts.startupGraceMs);
-  if (closing) return { closed };
+  // Answered at once: the handshake and the tool list from what is known (the snapshot); calls wait for the backends up to the grace.
+  const ready = app.backends.waitForStartup(app.config.timeouts.startupGraceMs);
   // Past its reader's bound the SDK closes the transport: every message reaching it is under metatools' own bound.
   const transport = new StdioServerTransport(input.stream, undefined, { maxBufferSize: STDIO_MAX_MESSAGE_BYTES + (64 << 10) });
   answering.send = (refused) =>
     void transport.send({ jsonrpc: "2.0", id: refused.id, error: { code: -32600, message: refused.reason } } as JSONRPCMessage).catch(() => {});
   for (const refused of refusals.splice(0)) answering.send(refused);
   // The entry owns the transport: it picks the era from the opening message and pins one server for the connection.
-  entry = serveStdioEntry(() => createSessionServer(app, { logger, profile }), {
+  entry = serveStdioEntry(() => createSessionServer(app, { logger, profile, ready }), {
     transport,
     // An error that closes the transport is said at warn (the connection ends with it); a message it could not use, at debug.
     onerror: (error) => (CLOSES.test(error.message) ? logger.warn(`stdio: ${error.message}; the connection closes`) : logger.debug(`stdio: ${error.message}`)),

@@ -29,7 +29,8 @@ export interface SearchParts {
 export function openSearch(config: ResolvedConfig, registry: ToolRegistry, logger: Logger, redact: Redact, backgroundDelayMs?: number): SearchParts {
   const embedder = config.search.embedder;
   const background = backgroundDelayMs ? new Promise<void>((resolve) => setTimeout(resolve, backgroundDelayMs).unref()) : undefined;
-  const cache = { dir: config.search.embeddingCache, maxBytes: config.search.embeddingCacheMaxBytes };
+  // Each config its own file: a start never reads what other configs or eval runs embedded.
+  const cache = { dir: config.search.embeddingCache, maxBytes: config.search.embeddingCacheMaxBytes, ...(config.file ? { scope: config.file } : {}) };
   // An embedding service may be down or slow: the built-in table keeps an index beside it, which ranks a query the service cannot.
   const fallback = embedder && embedder.type === "openai" ? new SemanticIndex(async () => loadBuiltinEmbedder(), cache, logger, background) : undefined;
   const semantic = embedder && new SemanticIndex(() => openEmbedder(embedder), cache, logger, background, fallback);

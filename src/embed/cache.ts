@@ -1,8 +1,10 @@
 /**
  * Embeddings kept on disk, keyed by the embedder's id and a hash of the
  * text, so a restart (or a second process) re-embeds nothing it has seen.
- * One file per embedder id: records of a 16-byte text hash, then the vector
- * as float32. Loaded whole at start; new vectors are appended. In memory a
+ * One file per embedder id and config (its `scope`): records of a 16-byte
+ * text hash, then the vector as float32. Loaded whole at start; new vectors
+ * are appended. Kept per config, a start reads only what its own tools left
+ * there: never what other configs, or `eval` over other sets, embedded. In memory a
  * vector is kept as int16 codes and a scale (stored.ts): half the bytes.
  *
  * Bounded by `maxBytes` (records' bytes), in memory and on disk: beyond it
@@ -39,16 +41,22 @@ export class EmbeddingCache {
   /** Records kept: as many as fit in the cap (at least one). */
   readonly maxEntries: number;
 
-  /** `dir` undefined: in memory only. `maxBytes`: the cap on records' bytes, default `DEFAULTS.search.embeddingCacheMaxBytes`. */
+  /**
+   * `dir` undefined: in memory only. `maxBytes`: the cap on records' bytes,
+   * default `DEFAULTS.search.embeddingCacheMaxBytes`. `scope`: whose file it
+   * is (the config file's path), so each config reads and caps its own.
+   */
   constructor(
     embedderId: string,
     readonly dimensions: number,
     dir: string | undefined,
     maxBytes: number = DEFAULTS.search.embeddingCacheMaxBytes,
+    scope?: string,
   ) {
     this.record = HASH_BYTES + dimensions * 4;
     this.maxEntries = Math.max(1, Math.floor(maxBytes / this.record));
-    this.file = dir === undefined ? undefined : join(dir, `${embedderId.replace(/[^A-Za-z0-9._-]+/g, "_")}.vec`);
+    const owner = scope === undefined ? "" : `.${textHash(scope).slice(0, 16)}`;
+    this.file = dir === undefined ? undefined : join(dir, `${embedderId.replace(/[^A-Za-z0-9._-]+/g, "_")}${owner}.vec`);
     if (this.file && existsSync(this.file)) this.load(this.file);
   }
 

@@ -27,7 +27,7 @@ export interface McpEndpoint {
   limiter: RateLimiter;
   sessions: Sessions;
   tools: ReturnType<typeof servedTools>;
-  /** Settles when backends have started, or the startup grace is over: requests wait for it. */
+  /** Settles when backends have started, or the startup grace is over: calls wait for it, the handshake and the tool list do not. */
   startup: Promise<unknown>;
   /** True once the service is closing: new requests are refused. */
   closing: () => boolean;
@@ -47,7 +47,7 @@ export function mcpHandler(endpoint: McpEndpoint): (req: IncomingMessage, res: S
     createMcpHandler(
       ({ authInfo }) => {
         const caller = authInfo?.extra as ModernCaller | undefined;
-        return createSessionServer(app, { logger, tools, principal: caller?.principal, oneRequest: true, profile: caller?.profile });
+        return createSessionServer(app, { logger, tools, principal: caller?.principal, oneRequest: true, profile: caller?.profile, ready: endpoint.startup });
       },
       { legacy: "reject", onerror: (error) => logger.debug(`mcp (2026-07-28): ${error.message}`), maxRequestBodySize: http.maxBodyBytes },
     ),
@@ -78,13 +78,14 @@ export function mcpHandler(endpoint: McpEndpoint): (req: IncomingMessage, res: S
     const limited = limiter.take(caller.key, parsed?.messages ?? 1);
     if (limited) return refuse(res, limited);
     if (endpoint.closing()) return refuse(res, { status: 503, message: "the server is shutting down" });
-    await endpoint.startup;
     if (parsed && !(await isLegacyRequest(await toWebRequest(req, parsed.body), parsed.body))) {
       const info: AuthInfo = { token: "", clientId: caller.principal, scopes: [], extra: { principal: caller.principal, profile } satisfies ModernCaller };
       (req as IncomingMessage & { auth?: AuthInfo }).auth = info;
       return modern(req, res, parsed.body);
     }
     if (endpoint.stateless) {
+      // A 2025-11-25 client without a session cannot be told later what its instructions could not name yet: its handshake waits for the backends (up to the grace).
+      await endpoint.startup;
       if (!parsed)
         return refuse(res, { status: 405, message: "stateless mode takes POST only (no sessions, no server-sent event stream)", headers: { Allow: "POST" } });
       return serveOneRequest(endpoint, caller, profile, req, res, parsed);
@@ -98,7 +99,13 @@ export function mcpHandler(endpoint: McpEndpoint): (req: IncomingMessage, res: S
     if (!parsed) return refuse(res, { status: 400, message: "no mcp-session-id header: start a session with an initialize POST" });
     const full = sessions.refuses(token);
     if (full) return refuse(res, full);
-    await sessions.open(createSessionServer(app, { logger, tools, principal: caller.principal, profile }), { owner, token }, req, res, parsed.body);
+    await sessions.open(
+      createSessionServer(app, { logger, tools, principal: caller.principal, profile, ready: endpoint.startup }),
+      { owner, token },
+      req,
+      res,
+      parsed.body,
+    );
   };
 }
 
@@ -111,7 +118,14 @@ async function serveOneRequest(
   res: ServerResponse,
   parsed: ParsedBody,
 ): Promise<void> {
-  const server = createSessionServer(endpoint.app, { logger: endpoint.logger, tools: endpoint.tools, principal: caller.principal, oneRequest: true, profile });
+  const server = createSessionServer(endpoint.app, {
+    logger: endpoint.logger,
+    tools: endpoint.tools,
+    principal: caller.principal,
+    oneRequest: true,
+    profile,
+    ready: endpoint.startup,
+  });
   const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
   res.on(
     "close",

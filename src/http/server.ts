@@ -45,7 +45,7 @@ export async function serveHttp(app: Metatools, options: HttpOptions, logger: Lo
   });
   const phase = { started: false, closing: false };
   void app.start().then(() => (phase.started = true));
-  // As on stdio: the first requests wait for backends up to the startup grace, so the instructions and searches see them.
+  // As on stdio: calls wait for backends up to the startup grace, so searches see them; the handshake and the tool list do not.
   const startup = app.backends.waitForStartup(app.config.timeouts.startupGraceMs);
   const inFlight = new Set<Promise<void>>();
   const mcp = mcpHandler({

@@ -60,7 +60,7 @@ export type MetaDispatcher = <N extends MetaToolName>(name: N, args: Record<stri
 export function createMetaDispatcher(all: MetaServices): MetaDispatcher {
   const byName = new Map(META_TOOLS.map((t) => [t.name, t]));
   const validator = new SchemaValidator();
-  const notices = new SessionNotices();
+  const notices = all.notices ?? new SessionNotices();
   const dispatcher = async <N extends MetaToolName>(name: N, args: Record<string, unknown>, extra: Partial<CallExtra> = {}): Promise<MetaBody<Replies[N]>> => {
     const tool = byName.get(name);
     if (!tool) throw new Error(`unknown meta-tool "${name}"`);

@@ -1,6 +1,8 @@
 import type { MetaServices } from "./services.js";
 
 const MAX_NAMESPACES = 30;
+/** What a session was told of the namespaces (notices.ts): by its instructions, then by search once when they changed. */
+export const NAMESPACES_TOPIC = "namespaces";
 /** The namespace line's budget, in characters (about 350 tokens): namespaces past it are counted, not named. */
 const NAMESPACE_CHARS = 1400;
 /** Words per namespace: what its tools' names say most often. */
@@ -15,9 +17,26 @@ const PROGRAM_WORDS = " (many calls in one turn: metatools:run_program)";
 
 /** Server instructions: the explore → identify → focus loop, and what is connected now. */
 export function instructions(services: MetaServices): string {
+  const pending = services.backends.states().filter((s) => s.status !== "ready" && !s.fromSnapshot);
+  const lines = [
+    `Many MCP servers' tools, by id namespace:tool: search_tools, describe_tool, run_tool${services.registry.get(PROGRAMS) ? PROGRAM_WORDS : ""}.`,
+    "Follow a reply's next for more (it reads a large result's handle @out_…); obey must_follow.",
+    ...(servesNamespace(services, "code") ? [CODE_LOOP] : []),
+    `Namespaces (tools): ${namespacesLine(services)}.`,
+  ];
+  if (pending.length) lines.push(`Not ready yet: ${pending.map((s) => `${s.namespace} (${s.status})`).join(", ")}.`);
+  return lines.join("\n");
+}
+
+/**
+ * The servers behind, each with its tool count and a few words of what
+ * its tools do, within NAMESPACE_CHARS ("none yet" before any is known):
+ * what the instructions name, and what search tells a session once when it
+ * changed since (a backend that came up after the handshake).
+ */
+export function namespacesLine(services: MetaServices): string {
   // metatools' own namespace is plumbing the lines above name (handles, programs): the list is of the servers behind.
   const namespaces = services.registry.namespaces().filter((n) => n.namespace !== "metatools");
-  const pending = services.backends.states().filter((s) => s.status !== "ready" && !s.fromSnapshot);
   const listed: string[] = [];
   let chars = 0;
   for (const n of namespaces.slice(0, MAX_NAMESPACES)) {
@@ -31,14 +50,11 @@ export function instructions(services: MetaServices): string {
     chars += entry.length + 2;
   }
   if (namespaces.length > listed.length) listed.push(`…${namespaces.length - listed.length} more (search_tools finds their tools)`);
-  const lines = [
-    `Many MCP servers' tools, by id namespace:tool: search_tools, describe_tool, run_tool${services.registry.get(PROGRAMS) ? PROGRAM_WORDS : ""}.`,
-    "Follow a reply's next for more (it reads a large result's handle @out_…); obey must_follow.",
-    ...(namespaces.some((n) => n.namespace === "code") ? [CODE_LOOP] : []),
-    `Namespaces (tools): ${listed.join("; ") || "none yet"}.`,
-  ];
-  if (pending.length) lines.push(`Not ready yet: ${pending.map((s) => `${s.namespace} (${s.status})`).join(", ")}.`);
-  return lines.join("\n");
+  return listed.join("; ") || "none yet";
+}
+
+function servesNamespace(services: MetaServices, namespace: string): boolean {
+  return services.registry.namespaces().some((n) => n.namespace === namespace);
 }
 
 /**

@@ -59,6 +59,8 @@ export type SearchReply = {
   hits: SearchHitReply[];
   /** Search is unsure of these hits: where the tool may be, each place with its tools' names (src/search/overview.ts). */
   map?: { namespace: string; group?: string; tools: string[]; more?: number }[];
+  /** The namespaces served now, as the instructions name them: only when they changed since this session was last told (a backend came up after the handshake). */
+  namespaces?: string;
   unavailable?: UnavailableBackend[];
 } & Envelope;
 

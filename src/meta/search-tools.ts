@@ -15,6 +15,7 @@ import { personsFix, retryWords, unavailableBackends, unavailableKey } from "./s
 import type { MetaServices } from "./services.js";
 import type { SearchHitReply, SearchReply, UnavailableBackend } from "./reply.js";
 import { defineMetaTool } from "./types.js";
+import { namespacesLine, NAMESPACES_TOPIC } from "./instructions.js";
 
 /** The longest namespace or tag filter accepted: namespaces have at most 64 characters, tags are short labels; an unknown namespace is compared with every known one. */
 const MAX_FILTER_CHARS = 128;
@@ -60,7 +61,10 @@ export const searchTools = defineMetaTool({
     const base = baseArgs(request, services.config.search.defaultLimit);
     const unavailable = unavailableBackends(services, (namespace) => ({ tool: "search_tools", arguments: { ...base, namespace } }));
     const fresh = changed?.("unavailable", unavailableKey(unavailable)) ?? true;
-    const extra: { unavailable?: UnavailableBackend[] } = unavailable.length && fresh ? { unavailable } : {};
+    const extra: { namespaces?: string; unavailable?: UnavailableBackend[] } = unavailable.length && fresh ? { unavailable } : {};
+    // The namespaces this session's instructions could not name yet (backends came up after the handshake): told once, on the reply after.
+    const namespaces = namespacesLine(services);
+    if (changed?.(NAMESPACES_TOPIC, namespaces)) extra.namespaces = namespaces;
     const notes = query.note ? [query.note] : [];
     const { value } = fitItems(outcome.hits, budget, (hits) => present(request, outcome, hits, extra, services, notes));
     return value;
@@ -85,7 +89,7 @@ function present(
   request: SearchRequest,
   outcome: SearchOutcome,
   hits: readonly SearchHit[],
-  extra: { unavailable?: UnavailableBackend[] },
+  extra: { namespaces?: string; unavailable?: UnavailableBackend[] },
   services: MetaServices,
   notes: string[],
 ): SearchReply {

@@ -18,6 +18,7 @@ import type { Redact } from "../util/redact.js";
 import type { Learner } from "../learn/learner.js";
 import type { AuditLog } from "../audit/log.js";
 import type { CallerShares } from "./shares.js";
+import type { SessionNotices } from "./notices.js";
 
 export interface MetaServices {
   config: MetaSettings;
@@ -42,6 +43,8 @@ export interface MetaServices {
   audit?: Pick<AuditLog, "record">;
   /** Each caller's share of calls in flight and questions waiting (shares.ts); undefined: unbounded (a test's stand-ins). */
   shares?: Pick<CallerShares, "call" | "peer">;
+  /** What each session was told once (notices.ts): shared by a session's instructions and its calls; undefined: the dispatcher keeps its own. */
+  notices?: SessionNotices;
 }
 
 /** The settings the meta-tools read: search's limits and mode, the byte budgets, and the config file a sign-in command names. */

@@ -24,6 +24,13 @@ import { Retries } from "./retries.js";
 import type { RankOptions } from "./types.js";
 import { VectorIndex, type VectorHit } from "./vectors.js";
 
+/** Where a semantic index keeps its embeddings (src/embed/cache.ts): the folder (undefined: in memory only), the cap, and the config they are for. */
+export interface EmbeddingCacheSpec {
+  dir: string | undefined;
+  maxBytes?: number;
+  scope?: string;
+}
+
 export interface IndexProgress {
   namespace: string;
   done: number;
@@ -59,8 +66,8 @@ export class SemanticIndex {
 
   constructor(
     load: () => Promise<Embedder>,
-    /** Where embeddings are kept (undefined: in memory only) and the cap on their bytes (default `DEFAULTS.search.embeddingCacheMaxBytes`). */
-    cache: { dir: string | undefined; maxBytes?: number },
+    /** Where embeddings are kept (undefined: in memory only), the cap on their bytes (default `DEFAULTS.search.embeddingCacheMaxBytes`), and whose they are (the config file). */
+    cache: EmbeddingCacheSpec,
     private readonly logger: Logger,
     /** Loading starts once this settles (and the event loop has turned): a start answers its first requests first. */
     after: Promise<void> = Promise.resolve(),
@@ -96,16 +103,16 @@ export class SemanticIndex {
       );
   }
 
-  private install(embedder: Embedder, cache: { dir: string | undefined; maxBytes?: number }): void {
+  private install(embedder: Embedder, cache: EmbeddingCacheSpec): void {
     this.loaded = {
       embedder,
       vectors: new VectorIndex(embedder.dimensions),
-      cache: new EmbeddingCache(embedder.id, embedder.dimensions, cache.dir, cache.maxBytes),
+      cache: new EmbeddingCache(embedder.id, embedder.dimensions, cache.dir, cache.maxBytes, cache.scope),
     };
   }
 
   /** Loads the embedder again (it runs elsewhere, and was not there); once it is, every namespace is embedded. */
-  private async reload(load: () => Promise<Embedder>, cache: { dir: string | undefined; maxBytes?: number }): Promise<void> {
+  private async reload(load: () => Promise<Embedder>, cache: EmbeddingCacheSpec): Promise<void> {
     if (this.phase === "closed" || this.loaded) return;
     try {
       const embedder = await load();

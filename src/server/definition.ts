@@ -54,8 +54,14 @@ export interface CallExtra {
 export interface ServerDefinition {
   name: string;
   version: string;
-  /** Computed when a session starts, so it can describe what is connected then. */
-  instructions: () => string;
+  /** Computed when a session starts (`session`: its id, unset for one request), so it can describe what is connected then. */
+  instructions: (session?: string) => string;
+  /**
+   * Settles when the backends have started, or their start-up grace is
+   * over: tool calls, resources, prompts and completions wait for it; the
+   * handshake and the tool list are answered at once. Unset: nothing waits.
+   */
+  ready?: Promise<unknown>;
   tools: readonly ServedTool[];
   /**
    * Who every call on this server is made for: an opaque id the transport

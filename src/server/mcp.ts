@@ -31,7 +31,7 @@ export function createMcpServer(definition: ServerDefinition): Server {
         ...(definition.logging ? { logging: {} } : {}),
         ...(definition.tasks ? { extensions: { [TASKS_EXTENSION]: {} } } : {}),
       },
-      instructions: definition.instructions(),
+      instructions: definition.instructions(session),
       // A retry's state is checked (signature, caller, expiry) before any handler runs.
       ...(definition.questions
         ? { requestState: { verify: (state: string, ctx: ServerContext) => definition.questions!.codec(definition.principal ?? "local").verify(state, ctx) } }
@@ -60,25 +60,48 @@ export function createMcpServer(definition: ServerDefinition): Server {
       closed?.();
     };
   }
+  // What backends serve waits for them to start (up to the grace); the handshake, the tool list and ping never do.
+  const ready = definition.ready;
+  const gated =
+    <A extends unknown[], R>(handler: (...args: A) => R | Promise<R>) =>
+    async (...args: A): Promise<R> => {
+      if (ready) await ready;
+      return handler(...args);
+    };
   const readResource = definition.readResource;
   if (readResource) {
     // The backends' listed resources, and beside them any link a result gave (read, never listed).
     const listed = definition.listResources;
-    server.setRequestHandler("resources/list", async (_request, ctx) => ({ resources: listed ? (await listed(ctx.mcpReq.signal)).resources : [] }));
-    server.setRequestHandler("resources/templates/list", async (_request, ctx) => ({
-      resourceTemplates: listed ? (await listed(ctx.mcpReq.signal)).templates : [],
-    }));
-    server.setRequestHandler("resources/read", (request, ctx) =>
-      readResource(request.params.uri, { signal: ctx.mcpReq.signal, principal: definition.principal }),
+    server.setRequestHandler(
+      "resources/list",
+      gated(async (_request, ctx) => ({ resources: listed ? (await listed(ctx.mcpReq.signal)).resources : [] })),
+    );
+    server.setRequestHandler(
+      "resources/templates/list",
+      gated(async (_request, ctx) => ({ resourceTemplates: listed ? (await listed(ctx.mcpReq.signal)).templates : [] })),
+    );
+    server.setRequestHandler(
+      "resources/read",
+      gated((request, ctx) => readResource(request.params.uri, { signal: ctx.mcpReq.signal, principal: definition.principal })),
     );
   }
   const prompts = definition.prompts;
   if (prompts) {
-    server.setRequestHandler("prompts/list", async (_request, ctx) => ({ prompts: await prompts.list(ctx.mcpReq.signal) }));
-    server.setRequestHandler("prompts/get", (request, ctx) => prompts.get(request.params.name, request.params.arguments ?? {}, ctx.mcpReq.signal));
+    server.setRequestHandler(
+      "prompts/list",
+      gated(async (_request, ctx) => ({ prompts: await prompts.list(ctx.mcpReq.signal) })),
+    );
+    server.setRequestHandler(
+      "prompts/get",
+      gated((request, ctx) => prompts.get(request.params.name, request.params.arguments ?? {}, ctx.mcpReq.signal)),
+    );
   }
   const complete = definition.complete;
-  if (complete) server.setRequestHandler("completion/complete", (request, ctx) => complete(request.params, ctx.mcpReq.signal));
+  if (complete)
+    server.setRequestHandler(
+      "completion/complete",
+      gated((request, ctx) => complete(request.params, ctx.mcpReq.signal)),
+    );
   const byName = new Map(definition.tools.map((tool) => [tool.name, tool]));
   server.setRequestHandler("tools/list", async () => ({
     tools: definition.tools.map(({ name, description, inputSchema, annotations, _meta }) => ({
@@ -95,6 +118,9 @@ export function createMcpServer(definition: ServerDefinition): Server {
   const relay = definition.questions;
   if (relay) call.relay = { questions: relay, codec: relay.codec(owner) };
   if (definition.tasks) serveTasks(server, definition.tasks, who);
-  server.setRequestHandler("tools/call", (request, ctx) => callTool(byName, request, ctx, call));
+  server.setRequestHandler(
+    "tools/call",
+    gated((request, ctx) => callTool(byName, request, ctx, call)),
+  );
   return server;
 }

@@ -42,7 +42,7 @@ describe("metatools doctor", () => {
     expect(stdout).toMatch(/lock file\s+✓ .*metatools\.lock\.json: \d+ tool definitions pinned/);
     // No embedder configured: the built-in one, every tool embedded and cached under the user's cache folder.
     expect(stdout).toMatch(
-      /embedder\s+✓ built-in \(static:builtin:\w+, \d+ dimensions\): (\d+) of \1 tools embedded, \d+ cached in \S+metatools\/embeddings\/static_builtin_\w+\.vec/,
+      /embedder\s+✓ built-in \(static:builtin:\w+, \d+ dimensions\): (\d+) of \1 tools embedded, \d+ cached in \S+metatools\/embeddings\/static_builtin_\w+\.[0-9a-f]{16}\.vec/,
     );
     // With a config file, what search learns is kept in a file beside the other caches.
     expect(stdout).toMatch(/learning\s+✓ on: \d+ terms learned, kept in \S+metatools\/learned\/\w+\.json/);

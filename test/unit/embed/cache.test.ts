@@ -23,6 +23,22 @@ const RECORD = 16 + DIMS * 4;
 const entry = (name: string) => ({ hash: textHash(name), vector: Float32Array.from([name.length, name.charCodeAt(0), 1, 2]) });
 const has = (cache: EmbeddingCache, ...names: string[]) => names.map((name) => cache.get(textHash(name)) !== undefined);
 
+describe("one embedding cache per config", () => {
+  it("keeps each config's vectors in a file of its own: a start reads its own, never another config's or an eval run's", () => {
+    const dir = tempDir();
+    const mine = new EmbeddingCache("test", DIMS, dir, 1 << 20, "/home/ada/metatools.json");
+    mine.add(["a", "b"].map(entry));
+    // Another config (or `eval` over a set) fills the same folder with many more.
+    const theirs = new EmbeddingCache("test", DIMS, dir, 1 << 20, "/data/eval/tools.jsonl");
+    theirs.add(Array.from({ length: 500 }, (_, i) => entry(`other ${i}`)));
+    expect(readdirSync(dir).filter((f) => f.endsWith(".vec"))).toHaveLength(2);
+    const restarted = new EmbeddingCache("test", DIMS, dir, 1 << 20, "/home/ada/metatools.json");
+    expect(restarted.size).toBe(2);
+    expect(has(restarted, "a", "b", "other 1")).toEqual([true, true, false]);
+    expect(new EmbeddingCache("test", DIMS, dir, 1 << 20, "/data/eval/tools.jsonl").size).toBe(500);
+  });
+});
+
 describe("the embedding cache's cap", () => {
   it("drops the least recently used records beyond the cap; a lookup counts as a use and writes nothing", () => {
     const dir = tempDir();
