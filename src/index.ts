@@ -17,6 +17,7 @@ export type { ConfigFile } from "./config/schema.js";
 export { createMetaDispatcher } from "./meta/index.js";
 export type { MetaBody } from "./meta/types.js";
 export type { ToolRecord, UpstreamTool } from "./model/tool.js";
-export { createSessionServer, serveStdio } from "./serving.js";
+export { createSessionServer } from "./serving.js";
+export { serveStdio } from "./stdio/serve.js";
 export { ConfigError, MetatoolsError } from "./util/errors.js";
 export { createLogger, type Logger } from "./util/log.js";

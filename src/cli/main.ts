@@ -49,6 +49,8 @@ async function main(argv: string[]): Promise<number> {
     stderr().write(`metatools: unknown command "${name}"\n\n${usage()}\n`);
     return 2;
   }
+  // A stdio client's handshake is answered before the server's code is loaded, from this launch's last answer.
+  if (name === "serve" && !rest.includes("--help") && !rest.includes("-h")) await (await import("./quick-start.js")).quickStart(rest);
   const command = await loadCommand(entry);
   carryFlags(rest);
   if (rest.includes("--help") || rest.includes("-h")) {

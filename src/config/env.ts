@@ -2,15 +2,10 @@
  * `${VAR}` and `${VAR:-default}` substitution over every string in the raw
  * config, before validation, so secrets stay out of the file.
  */
-import { homedir } from "node:os";
-import { join } from "node:path";
 import { ConfigError } from "../util/errors.js";
 import { secretsOf, type Secret } from "./secrets.js";
 
-/** metatools' folder under the user's cache ($XDG_CACHE_HOME, else ~/.cache): embeddings, word vectors. */
-export function cacheHome(env: NodeJS.ProcessEnv = process.env): string {
-  return join(env.XDG_CACHE_HOME || join(env.HOME || homedir(), ".cache"), "metatools");
-}
+export { cacheHome } from "../util/cache-home.js";
 
 /** `${NAME}` or `${NAME:-default}`; group 1 is the name, group 2 the default. */
 export const REFERENCE = /\$\{([A-Za-z_][A-Za-z0-9_]*)(?::-([^}]*))?\}/g;

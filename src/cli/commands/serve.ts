@@ -2,7 +2,10 @@ import { BUILTIN_CATALOG_DIR, createMetatools } from "../../app.js";
 import { loadConfig } from "../../config/load.js";
 import { isLoopback } from "../../http/guard.js";
 import { serveHttp } from "../../http/server.js";
-import { serveStdio } from "../../serving.js";
+import { serveStdio, type StdioStart } from "../../stdio/serve.js";
+import type { KeptHandshake } from "../../stdio/handshake.js";
+import { fileHash, keepAnswer, readAnswer } from "../../util/remembered-answer.js";
+import { quickStarted } from "../quick-start.js";
 import { DEFAULT_PROFILE, noProfile } from "../../config/profiles-schema.js";
 import { createLogger } from "../../util/log.js";
 import { redactingLogger, redactor } from "../../util/redact.js";
@@ -25,6 +28,33 @@ export const command = defineCommand({
   },
   run: serve,
 });
+
+/** What the quick start read and answered (src/cli/quick-start.ts), and how this run's answer is kept for the next launch of the same words over the same config. */
+function handshakeKept(configFile: string | undefined): Pick<StdioStart, "prefix" | "answered" | "remember"> {
+  const quick = quickStarted();
+  if (!quick) return {};
+  const configHash = configFile ? fileHash(configFile) : undefined;
+  return {
+    prefix: quick.prefix,
+    ...(quick.answered ? { answered: quick.answered } : {}),
+    // Without a config file (or one that cannot be read again) nothing says when the answer is stale: none is kept.
+    ...(configFile && configHash
+      ? {
+          remember: ({ requested, initialize, toolsList, namespaces }: KeptHandshake) => {
+            const kept = readAnswer(quick.file);
+            const results = kept && kept.configHash === configHash ? kept.results : {};
+            keepAnswer(quick.file, {
+              config: configFile,
+              configHash,
+              results: { ...results, [requested]: initialize },
+              ...(toolsList ? { toolsList } : {}),
+              namespaces,
+            });
+          },
+        }
+      : {}),
+  };
+}
 
 /** How long `serve` lets its first requests go before loading the embedder. */
 const SERVE_BACKGROUND_DELAY_MS = 300;
@@ -66,7 +96,7 @@ export async function serve(argv: string[]): Promise<number> {
     // Whatever is in flight, the process is gone soon after its client leaves or it is told to stop.
     for (const signal of ["SIGINT", "SIGTERM"] as const) process.once(signal, () => exitDeadline(STDIO_EXIT_MS, logger));
     process.stdin.once("end", () => exitDeadline(STDIO_EXIT_MS, logger));
-    const { closed } = await serveStdio(app, logger, { profile: values.profile });
+    const { closed } = await serveStdio(app, logger, { profile: values.profile, ...handshakeKept(config.file) });
     await closed;
     return 0;
   }
