@@ -92,6 +92,23 @@ export default tseslint.config(
     },
   },
   {
+    // stdio is a transport: it hands sessions to serving.ts and reads the app only to say what it serves.
+    files: ["src/stdio/**/*.ts"],
+    rules: {
+      "no-restricted-imports": [
+        "error",
+        {
+          patterns: [
+            {
+              regex: "^\\.\\./(?!(util|meta)/|app\\.js$|serving\\.js$)",
+              message: "stdio/ imports the app, serving.ts, meta/ and util/ only: a transport decides how sessions arrive, nothing more.",
+            },
+          ],
+        },
+      ],
+    },
+  },
+  {
     // Tests read arbitrary JSON response bodies; typing each one would only restate the assertions.
     files: ["test/**/*.ts"],
     rules: { "@typescript-eslint/no-explicit-any": "off" },
