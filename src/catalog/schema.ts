@@ -40,6 +40,12 @@ export const catalogEntrySchema = z
       .describe(
         "The definition hash of the tool as this entry's author saw it (`sha256:` and at least 12 hex digits; `metatools doctor` shows each documented tool's hash when they differ). When the tool's definition changes, describe_tool and doctor say its catalog text may be out of date.",
       ),
+    everyday: z
+      .boolean()
+      .optional()
+      .describe(
+        "The tool that plain words for what it and its siblings do mean (\"read a file\": read_text_file, not read_media_file): ranked a step ahead of them.",
+      ),
     read_only: z.boolean().optional().describe("Overrides the backend's readOnlyHint."),
     destructive: z.boolean().optional().describe("Overrides the backend's destructiveHint."),
     cache: z

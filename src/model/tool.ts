@@ -81,6 +81,8 @@ export interface ToolRecord {
   cache: { policy: CachePolicy; ttlMs?: number };
   /** False for catalog-only tools, which can be searched and described but not run. */
   runnable: boolean;
+  /** A catalog says it is the one plain words mean among its siblings (catalog `everyday`): search ranks it a step ahead. */
+  everyday?: true;
   /** The backend's own name, when it is not a valid MCP tool name and `name` is its safe spelling (registry/names.ts). */
   upstreamName?: string;
   /** A catalog entry was written for another definition of this tool (its `written_for`), and the hash it has now. */

@@ -51,6 +51,7 @@ export function buildRecord(namespace: string, tool: UpstreamTool, entries: read
     externalRefs: doc.external_refs ?? [],
     cache: { policy: doc.cache?.policy ?? tool.cache ?? "auto", ttlMs: doc.cache?.ttl_ms },
     runnable,
+    ...(entries.some((e) => e.everyday) ? { everyday: true as const } : {}),
     ...drift(tool, entries),
     ...(unvouched.length ? { catalogUnvouched: unvouched } : {}),
   };

@@ -77,7 +77,7 @@ export class Bm25Ranker implements Ranker {
       return {
         id: record.id,
         fields: SEARCH_FIELDS.map((f) => ({ terms: this.analyzer.analyze(doc[f], SURFACE.has(f) ? learn : undefined), weight: TUNING.fieldBoosts[f] })),
-        prior: isDeprecated(record) ? TUNING.deprecatedPrior : 1,
+        prior: doc.prior ?? 1,
       };
     };
   }
@@ -171,11 +171,3 @@ export class Bm25Ranker implements Ranker {
   }
 }
 
-/** Deprecated tools still answer searches for them, below the tools that replace them. */
-function isDeprecated(record: ToolRecord): boolean {
-  return (
-    record.tags.some((t) => t.toLowerCase() === "deprecated") ||
-    /\bdeprecated\b/i.test(record.summary) ||
-    /^\s*deprecated\b|\bdeprecated:/i.test(record.description)
-  );
-}

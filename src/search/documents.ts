@@ -11,13 +11,16 @@ export const SEARCH_FIELDS = ["name", "namespace", "group", "title", "summary", 
 
 export type SearchField = (typeof SEARCH_FIELDS)[number];
 
-export type SearchDocument = { id: string } & Record<SearchField, string>;
+/** `prior`: the score multiplier the index is built with (bm25.ts priorOf), part of what a kept index is keyed by. */
+export type SearchDocument = { id: string; prior?: number } & Record<SearchField, string>;
 
 export function toDocument(record: ToolRecord): SearchDocument {
   const properties = propertiesOf(record.inputSchema);
   const paramDocs = Object.values(properties).map(paramText).filter(Boolean).join(" | ");
+  const prior = priorOf(record);
   return {
     id: record.id,
+    ...(prior !== 1 ? { prior } : {}),
     name: record.name,
     namespace: record.namespace,
     group: record.group ?? "",
@@ -82,4 +85,18 @@ export function capRepeats(text: string, max: number): string {
     return "";
   });
   return dropped ? kept.replace(/[ \t]{2,}/g, " ") : text;
+}
+
+/** What a tool's score is multiplied by, in every signal: a deprecated tool's is lowered, the everyday one of its siblings' raised. */
+export function priorOf(record: ToolRecord): number {
+  return isDeprecated(record) ? TUNING.deprecatedPrior : record.everyday ? TUNING.everydayPrior : 1;
+}
+
+/** Deprecated tools still answer searches for them, below the tools that replace them. */
+export function isDeprecated(record: ToolRecord): boolean {
+  return (
+    record.tags.some((t) => t.toLowerCase() === "deprecated") ||
+    /\bdeprecated\b/i.test(record.summary) ||
+    /^\s*deprecated\b|\bdeprecated:/i.test(record.description)
+  );
 }

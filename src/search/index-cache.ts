@@ -68,7 +68,7 @@ export class IndexCache {
   keyOf(docs: readonly SearchDocument[]): string {
     const parts: string[] = [this.salt];
     for (const doc of docs) {
-      parts.push(doc.id);
+      parts.push(doc.id, String(doc.prior ?? 1));
       for (const field of SEARCH_FIELDS) parts.push(doc[field]);
     }
     return createHash("sha256").update(parts.join("\u0000")).digest("hex");

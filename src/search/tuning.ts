@@ -121,6 +121,15 @@ export const TUNING = {
   deprecatedPrior: 0.25,
 
   /**
+   * Score multiplier for the tool a catalog marks `everyday`: the one plain
+   * words mean among siblings that share them (read_text_file beside
+   * read_media_file). A step, not a leap: a request that names what a
+   * sibling alone does still finds the sibling first. Only catalogs set it,
+   * so the public sets (run without catalogs) are ranked as before.
+   */
+  everydayPrior: 1.1,
+
+  /**
    * A request in several parts (query-parts.ts): at most `max` parts are
    * ranked on their own (a request rarely asks for more), and a part's
    * ranking counts `weight` against the whole request's 1, shared between

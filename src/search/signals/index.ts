@@ -16,6 +16,7 @@ import { BrowseSignal } from "./browse.js";
 import { ExactSignal } from "./exact.js";
 import { LearnedSignal, type LearnedSource } from "./learned.js";
 import { SemanticSignal } from "./semantic.js";
+import { priorOf } from "../documents.js";
 import type { RankingSignal } from "./signal.js";
 
 /**
@@ -37,7 +38,10 @@ export interface SignalSources {
 export function createSignals(sources: SignalSources) {
   return {
     bm25: new Bm25Signal(sources.bm25, sources.fusion.k),
-    semantic: new SemanticSignal(sources.semantic, sources.fusion.semanticWeight),
+    semantic: new SemanticSignal(sources.semantic, sources.fusion.semanticWeight, (id) => {
+      const record = sources.registry.get(id);
+      return record ? priorOf(record) : 1;
+    }),
     learned: new LearnedSignal(sources.learned, sources.registry),
     exact: new ExactSignal(sources.exact),
     browse: new BrowseSignal(sources.registry),

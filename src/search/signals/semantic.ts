@@ -17,6 +17,8 @@ export class SemanticSignal implements RankingSignal {
     private readonly index: SemanticIndex | undefined,
     /** The configured weight (`metatools.search.fusion.semanticWeight`); undefined: the embedder's own. */
     private readonly weight: number | undefined,
+    /** What a tool's similarity is multiplied by, as BM25 weighs its words (bm25.ts priorOf): a deprecated tool ranks below what replaces it. */
+    private readonly prior: (id: string) => number = () => 1,
   ) {}
 
   async produce({ query, options }: SignalRequest): Promise<SignalList> {
@@ -26,7 +28,12 @@ export class SemanticSignal implements RankingSignal {
         })
       : { hits: [], embedder: undefined };
     const weight = this.weight ?? ranked.embedder?.fusionWeight ?? DEFAULTS.search.fusion.semanticWeight;
-    return { hits: similar(ranked.hits), weight, defers: true, ...(ranked.note ? { note: ranked.note } : {}) };
+    const hits = similar(ranked.hits).map((hit) => {
+      const prior = this.prior(hit.id);
+      return prior === 1 ? hit : { id: hit.id, score: hit.score * prior };
+    });
+    hits.sort((a, b) => b.score - a.score);
+    return { hits, weight, defers: true, ...(ranked.note ? { note: ranked.note } : {}) };
   }
 }
 
