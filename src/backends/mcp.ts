@@ -15,7 +15,7 @@ import { takesTasks, type ModernCaller } from "./modern-tasks.js";
 import { RawChannel } from "./raw-channel.js";
 import { selfDescription } from "../registry/about.js";
 import { BackendError } from "./errors.js";
-import { spawnProblem } from "./spawn-errors.js";
+import { spawnProblem, stderrProblem } from "./spawn-errors.js";
 import { openTransport, StderrTail, stdioProcess } from "./transports.js";
 import { stopServer } from "./process-group.js";
 import type { GroupWatch } from "./reaper.js";
@@ -100,6 +100,9 @@ export class McpBackend implements Backend {
       const login = needsLogin(error) ?? this.signIn?.needsLogin;
       if (login) throw new BackendError("needs_login", login.message);
       const spawn = isRemote(this.spec) ? undefined : spawnProblem(error, this.spec);
+      // A package npm does not have: the entry is wrong as written, not retried (each try would write another npm log).
+      const unknown = spawn || isRemote(this.spec) ? undefined : stderrProblem(this.stderr.text(), this.spec, (text) => theirsText(text, 120));
+      if (unknown) throw new BackendError("needs_config", `${this.namespace}: ${unknown.message}`, { fix: unknown.fix });
       throw new BackendError("connect_failed", this.describeFailure(spawn?.message ?? error), spawn ? { fix: spawn.fix } : {});
     }
   }

@@ -48,6 +48,26 @@ export function spawnProblem(error: unknown, spec: Pick<StdioBackendSpec, "names
   return undefined;
 }
 
+/**
+ * What a server's stderr says that no retry changes: npm has no package of
+ * the name the entry gives (`npm error code E404`). `quote` makes the name,
+ * which is the registry's text, safe to show.
+ */
+export function stderrProblem(tail: string, spec: Pick<StdioBackendSpec, "namespace">, quote: (text: string) => string): SpawnProblem | undefined {
+  if (!/^npm (?:error|ERR!) code E404\b/m.test(tail)) return undefined;
+  const url = /404 Not Found - GET (\S+)/.exec(tail)?.[1];
+  let name: string | undefined;
+  try {
+    name = url && decodeURIComponent(url.slice(url.lastIndexOf("/") + 1));
+  } catch {
+    name = undefined;
+  }
+  return {
+    message: `npm has no package ${name ? `"${quote(name)}"` : "of the name it was given"} (404 Not Found)`,
+    fix: `correct the package's name in ${formatPath(["mcpServers", spec.namespace, "args"])}: no retry helps until then`,
+  };
+}
+
 function isDirectory(path: string): boolean {
   try {
     return statSync(path).isDirectory();

@@ -44,7 +44,7 @@ export const catalogEntrySchema = z
       .boolean()
       .optional()
       .describe(
-        "The tool that plain words for what it and its siblings do mean (\"read a file\": read_text_file, not read_media_file): ranked a step ahead of them.",
+        'The tool that plain words for what it and its siblings do mean ("read a file": read_text_file, not read_media_file): ranked a step ahead of them.',
       ),
     read_only: z.boolean().optional().describe("Overrides the backend's readOnlyHint."),
     destructive: z.boolean().optional().describe("Overrides the backend's destructiveHint."),

@@ -170,4 +170,3 @@ export class Bm25Ranker implements Ranker {
     return undefined;
   }
 }
-
