@@ -14,7 +14,8 @@ import { encoderBench, type EncoderBench } from "./encoder.js";
 import { engineBench, type EngineRow } from "./engines.js";
 import { everythingServer, execBench, type ExecBenchRow } from "./exec.js";
 import { httpLoad, type HttpLoadResult } from "./http.js";
-import { cliSearch, coldStart, searchLatency, type CliSearchResult, type ColdStartResult, type LatencyResult, type SemanticBench } from "./measure.js";
+import { coldStart, searchLatency, type ColdStartResult, type LatencyResult, type SemanticBench } from "./measure.js";
+import { firstHour, type FirstHourResult } from "./first-hour.js";
 import { soak, type SoakOptions, type SoakResult } from "./soak/run.js";
 import { snapshotStart, type SnapshotStartResult } from "./snapshot-start.js";
 import { datasetTokens, liveTokens, loadTokenizer, resolvePackage, type TokenRow } from "./tokens.js";
@@ -76,8 +77,8 @@ export interface BenchReport {
   engines?: EngineRow[];
   /** `metatools serve` over a warm snapshot: the first search, while the backend starts. */
   snapshotStart?: SnapshotStartResult;
-  /** `metatools search` answered from the snapshot, no backend started. */
-  cliSearch?: CliSearchResult;
+  /** The stdio handshake and `metatools search` from the snapshot, beside `node -e 0`. */
+  firstHour?: FirstHourResult;
   useEmbedder?: EncoderBench;
   code: CodeBenchRow[];
   exec: ExecBenchRow[];
@@ -153,8 +154,8 @@ async function searchSuite(options: BenchOptions, dir: string, report: BenchRepo
   const everything = everythingServer();
   const filesystem = resolvePackage("@modelcontextprotocol/server-filesystem/dist/index.js");
   if (everything && filesystem) {
-    progress(`metatools search from the snapshot (everything + filesystem + code), ${Math.max(options.runs, 5)} runs…`);
-    report.cliSearch = await cliSearch(dir, Math.max(options.runs, 5), { everything, filesystem });
+    progress(`the first hour's waits beside node -e 0 (stdio handshake, metatools search with an empty and a full cache), ${Math.max(options.runs, 5)} runs…`);
+    report.firstHour = await firstHour(dir, Math.max(options.runs, 5), { everything, filesystem });
   }
   for (const size of options.sizes) {
     progress(`search latency at ${size} tools…`);

@@ -21,13 +21,20 @@ export const httpSectionSchema = z
             .object({
               token: bearerToken,
               profile: z.string().min(1).optional().describe("The profile (metatools.profiles) this token's calls get; it may use no other."),
+              name: z
+                .string()
+                .regex(/^[A-Za-z0-9_.-]{1,40}$/, "a name is 1-40 letters, digits, _ . or -")
+                .optional()
+                .describe(
+                  "What the audit trail and logs call this token's caller (`token:@NAME`) instead of a hash of the token; no two tokens may share one.",
+                ),
             })
             .strict(),
         ]),
       )
       .optional()
       .describe(
-        "Bearer tokens accepted on /mcp (`Authorization: Bearer …`); write them as ${ENV} references. `{token, profile}` gives a token one profile. METATOOLS_TOKENS (comma-separated) adds more, with the default profile.",
+        "Bearer tokens accepted on /mcp (`Authorization: Bearer …`); write them as ${ENV} references. `{token, profile, name}` gives a token one profile, and a name the audit trail shows. METATOOLS_TOKENS (comma-separated) adds more, with the default profile.",
       ),
     allowedOrigins: z
       .array(z.string().url())
@@ -103,6 +110,8 @@ export type HttpConfig = Replace<
     tokens: string[];
     /** The profile each token names (by index in `tokens`); undefined: the default profile, or one the URL path names. */
     tokenProfiles: (string | undefined)[];
+    /** Each token's name (by index in `tokens`); undefined: its caller is known by a hash of it. */
+    tokenNames: (string | undefined)[];
     rateLimit: { perMinute: number; burst: number };
   }
 >;
@@ -115,15 +124,22 @@ export function resolveHttp(section: HttpFilled, env: NodeJS.ProcessEnv): HttpCo
   if (fromEnv.some((t) => t.length < 16)) throw new ConfigError("METATOOLS_TOKENS", "", "a bearer token needs at least 16 characters");
   const { tokens, allowedOrigins, rateLimit, ...rest } = section;
   const profiles = new Map<string, string | undefined>();
+  const names = new Map<string, string | undefined>();
+  const named = new Set<string>();
   for (const [i, entry] of [...tokens, ...fromEnv].entries()) {
-    const { token, profile } = typeof entry === "string" ? { token: entry, profile: undefined } : entry;
+    const { token, profile, name } = typeof entry === "string" ? { token: entry, profile: undefined, name: undefined } : entry;
     if (profiles.has(token) && profiles.get(token) !== profile)
       throw new ConfigError("metatools.http", `tokens.${i}`, "the same token is listed twice with different profiles");
+    if (name !== undefined && named.has(name) && names.get(token) !== name)
+      throw new ConfigError("metatools.http", `tokens.${i}.name`, `"${name}" names another token too: each caller's name is its own`);
     profiles.set(token, profile);
+    if (name !== undefined) named.add(name);
+    names.set(token, name ?? names.get(token));
   }
   return {
     tokens: [...profiles.keys()],
     tokenProfiles: [...profiles.values()],
+    tokenNames: [...profiles.keys()].map((token) => names.get(token)),
     allowedOrigins: allowedOrigins.map((o) => new URL(o).origin),
     ...rest,
     rateLimit: { perMinute: rateLimit.perMinute, burst: rateLimit.burst ?? defaultBurst(rateLimit.perMinute) },

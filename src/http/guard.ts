@@ -6,7 +6,7 @@
 import { createHash, timingSafeEqual } from "node:crypto";
 import type { IncomingMessage } from "node:http";
 import { isIP } from "node:net";
-import { tokenPrincipal } from "../security/principal.js";
+import { namedPrincipal, tokenPrincipal } from "../security/principal.js";
 
 export interface Refusal {
   status: number;
@@ -37,10 +37,11 @@ export class BearerAuth {
   constructor(
     tokens: readonly string[],
     private readonly profiles: readonly (string | undefined)[] = [],
+    names: readonly (string | undefined)[] = [],
   ) {
     // Comparing digests keeps every comparison the same length, so timing says nothing about a token's length or prefix.
     this.digests = tokens.map(digest);
-    this.principals = tokens.map(tokenPrincipal);
+    this.principals = tokens.map((token, i) => (names[i] !== undefined ? namedPrincipal(names[i]) : tokenPrincipal(token)));
   }
 
   get enabled(): boolean {

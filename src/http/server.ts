@@ -35,7 +35,7 @@ export interface HttpService {
 
 export async function serveHttp(app: Metatools, options: HttpOptions, logger: Logger): Promise<HttpService> {
   const http = app.config.http;
-  const auth = new BearerAuth(http.tokens, http.tokenProfiles);
+  const auth = new BearerAuth(http.tokens, http.tokenProfiles, http.tokenNames);
   const limiter = new RateLimiter(http.rateLimit.perMinute, http.rateLimit.burst);
   const sessions = new Sessions({
     idleMs: http.sessionIdleMs,

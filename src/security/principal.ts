@@ -24,3 +24,8 @@ export const ANONYMOUS_PRINCIPAL = "anonymous";
 export function tokenPrincipal(token: string): string {
   return `token:${scryptSync(token, "metatools principal v1", 16, { N: 1 << 14, r: 8, p: 1 }).toString("base64url")}`;
 }
+
+/** The principal of a token given a name (metatools.http.tokens `{token, name}`): `@` is no hash's character, so a name never reads as another token's hash. */
+export function namedPrincipal(name: string): string {
+  return `token:@${name}`;
+}

@@ -92,6 +92,29 @@ describe("audit records over HTTP carry each token's principal", () => {
     expect(parse(theirs.stdout).map((r) => r.principal)).toEqual([b, b]);
   });
 
+  it("a token given a name is its caller's name in the trail and the table, whole; two tokens may not share one", async () => {
+    const config = configFile({ http: { tokens: [{ token: OTHER_TOKEN, name: "ci-bot" }] } });
+    const server = await serve(config);
+    expect((await runAs(server.url, OTHER_TOKEN, { tool_id: "kv:lookup", args: { key: SECRET_B } })).ok).toBe(true);
+    const file = defaultAuditFile(config);
+    await vi.waitFor(() => expect(parse(readFileSync(file, "utf8"))).toHaveLength(1), { timeout: 10_000, interval: 100 });
+    expect(parse(readFileSync(file, "utf8"))[0]!.principal).toBe("token:@ci-bot");
+    const table = await runCli(["audit", "--config", config]);
+    expect(table.stdout).toContain("token:@ci-bot ");
+    expect((await runCli(["audit", "--json", "--principal", "token:@ci-bot", "--config", config])).stdout).toContain('"token:@ci-bot"');
+
+    const twice = configFile({
+      http: {
+        tokens: [
+          { token: OTHER_TOKEN, name: "ci-bot" },
+          { token: `${OTHER_TOKEN}-2`, name: "ci-bot" },
+        ],
+      },
+    });
+    const refused = await runCli(["doctor", "--config", twice]);
+    expect(`${refused.stdout}${refused.stderr}`).toContain('"ci-bot" names another token too');
+  });
+
   it("in Redis: two stateless replicas add to one trail, which metatools audit reads; no file is written", async () => {
     redis = await startRedis();
     const config = configFile({ store: { url: redis.url, prefix: "audit-test" } });

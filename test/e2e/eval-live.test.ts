@@ -62,7 +62,7 @@ describe("metatools eval on a set of servers", () => {
       runCli(["eval", REFERENCE, "--json"]).then(json),
       runCli(["eval", REFERENCE, "--json", "--no-catalog"]).then(json),
     ]);
-    expect(Object.keys(withCatalog.splits).sort()).toEqual(["everything", "filesystem", "memory", "sequential-thinking"]);
+    expect(Object.keys(withCatalog.splits).sort()).toEqual(["everyday", "everything", "filesystem", "memory", "sequential-thinking"]);
     expect(withCatalog["ndcg@10"]).toBeGreaterThan(without["ndcg@10"] + 0.05);
     expect(withCatalog.splits.memory!["ndcg@10"]).toBeGreaterThan(without.splits.memory!["ndcg@10"] + 0.2);
   }, 120_000);

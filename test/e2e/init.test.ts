@@ -47,6 +47,19 @@ function machine(): { home: string; project: string; env: NodeJS.ProcessEnv } {
 }
 
 describe("metatools init", () => {
+  it("run in metatools' own folder (a clone), names no --root for the desktop apps: the code tools would serve metatools' source", async () => {
+    const { env } = machine();
+    const clone = realpathSync(join(import.meta.dirname, "..", ".."));
+    const { code, stdout, stderr } = await runCli(["init", "--from", "claude-desktop", "--dry-run", "--json", "--out", join(tempDir(), "metatools.json")], {
+      cwd: clone,
+      env,
+    });
+    expect(code, stderr).toBe(0);
+    const desktop = (JSON.parse(stdout) as { register: Record<string, string> }).register["claude-desktop"]!;
+    expect(desktop).not.toMatch(/"args": \[[^\]]*"--root"/);
+    expect(desktop).toContain("no --root is written: this is metatools' own folder");
+  });
+
   it("imports every client's servers into a valid metatools config and says how to register metatools", async () => {
     const { project, env } = machine();
     const { code, stdout } = await runCli(["init", "--json"], { cwd: project, env });

@@ -98,7 +98,11 @@ function showText(entries: readonly AuditEntry[], where: string, last: number, f
 }
 
 function row(record: AuditRecord): string[] {
-  const principal = record.principal.length > SHORT_PRINCIPAL + 1 ? `${record.principal.slice(0, SHORT_PRINCIPAL)}…` : record.principal;
+  // A named token's caller is shown whole: the name is the operator's, and short.
+  const principal =
+    record.principal.length > SHORT_PRINCIPAL + 1 && !record.principal.startsWith("token:@")
+      ? `${record.principal.slice(0, SHORT_PRINCIPAL)}…`
+      : record.principal;
   return [when(record.time), principal, record.profile, record.tool, record.approval, record.status, String(record.duration_ms)];
 }
 

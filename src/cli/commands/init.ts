@@ -5,8 +5,8 @@
  * their place. Nothing but the new config is written.
  */
 import { existsSync } from "node:fs";
-import { resolve } from "node:path";
-import { CLI_ENTRY } from "../../util/package-root.js";
+import { isAbsolute, relative, resolve } from "node:path";
+import { CLI_ENTRY, PACKAGE_ROOT } from "../../util/package-root.js";
 import { REFERENCE } from "../../config/env.js";
 import { parseConfig } from "../../config/load.js";
 import type { UnresolvedServer } from "../../config/resolved.js";
@@ -171,7 +171,10 @@ function fromOne(from: string, places: ReturnType<typeof defaultPlaces>): Client
 /** How to put metatools in a client's config, launching this very installation (absolute paths: GUI apps do not share the shell's PATH). */
 function registration(client: ClientId, cli: string, configFile: string, places: ReturnType<typeof defaultPlaces>): string {
   // Claude Code starts servers in the project, the right root for the code tools; a desktop app's working folder can be anything, so name one.
-  const args = [cli, "serve", "--config", configFile, ...(client === "claude-code" ? [] : ["--root", places.cwd])];
+  // Not metatools' own folder (init run in a clone): the code tools would serve metatools' source, and "read a file" would find them first.
+  const own = isWithin(places.cwd, PACKAGE_ROOT);
+  const root = client === "claude-code" || own ? [] : ["--root", places.cwd];
+  const args = [cli, "serve", "--config", configFile, ...root];
   if (client === "claude-code") {
     const quote = (s: string) => (/^[\w./:@-]+$/.test(s) ? s : `'${s.replace(/'/g, "'\\''")}'`);
     return `  claude mcp add --scope user metatools -- ${[process.execPath, ...args].map(quote).join(" ")}\n  then remove the imported servers: claude mcp remove NAME (for each), so the agent sees only metatools`;
@@ -184,5 +187,14 @@ function registration(client: ClientId, cli: string, configFile: string, places:
     `    }`,
     `  }`,
   ].join("\n");
-  return `  in ${file}, replace the servers under "mcpServers" with:\n${snippet}\n  then restart ${CLIENT_NAMES[client]}.`;
+  const rootNote = own
+    ? `\n  no --root is written: this is metatools' own folder, and the code tools would serve its source. Add "--root", "/path/to/your/project" to args (or run init from your project).`
+    : "";
+  return `  in ${file}, replace the servers under "mcpServers" with:\n${snippet}${rootNote}\n  then restart ${CLIENT_NAMES[client]}.`;
+}
+
+/** Whether `path` is `folder` or inside it. */
+function isWithin(path: string, folder: string): boolean {
+  const rel = relative(folder, path);
+  return rel === "" || (!rel.startsWith("..") && !isAbsolute(rel));
 }
