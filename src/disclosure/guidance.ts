@@ -72,10 +72,14 @@ export function textField(severity: Severity, text: string): GuidanceFields {
 
 /** `search_tools({query: "x", namespace: "y"})`: how a call is written inside guidance text. */
 export function formatCall(call: NextCall): string {
-  const args = Object.entries(call.arguments)
+  return `${call.tool}({${formatArgs(call.arguments)}})`;
+}
+
+/** `offset: 5, tags: ["api"]`: arguments as formatCall writes them inside a call. */
+export function formatArgs(args: Record<string, unknown>): string {
+  return Object.entries(args)
     .map(([k, v]) => `${k}: ${JSON.stringify(v)}`)
     .join(", ");
-  return `${call.tool}({${args}})`;
 }
 
 /** What a refusal may carry besides its error and guidance. */

@@ -2,7 +2,7 @@
  * search_tools' guidance: one hint or warning naming real values from the
  * result, in the order filter → scope → paginate, and the `next` call.
  */
-import { formatCall, hint, warning, type Guidance, type NextCall } from "../disclosure/guidance.js";
+import { formatArgs, formatCall, hint, warning, type Guidance, type NextCall } from "../disclosure/guidance.js";
 import type { SearchOutcome, SearchRequest } from "../search/engine.js";
 import type { BackendState } from "../backends/manager.js";
 import { shownStatus } from "../backends/status.js";
@@ -96,7 +96,7 @@ export function guide(request: SearchRequest, outcome: SearchOutcome, shown: num
   ways.push({ label: "next page", change: { offset: end } });
   const [first, ...others] = ways;
   const next: NextCall = { tool: "search_tools", arguments: { ...base, ...first!.change } };
-  const rest = others.map((w) => `${w.label}: the same with ${changeWords(w.change)}`);
+  const rest = others.map((w) => `${w.label}: the same with ${formatArgs(w.change)}`);
   const text = `${request.offset + 1}-${end} of ${outcome.total}. ${capitalized(first!.label)}: next${rest.length ? `; ${rest.join("; ")}` : ""}.`;
   return notes.length ? warning([...notes, text].join(" "), next) : hint(text, next);
 }
@@ -111,13 +111,6 @@ function downNamed(query: string, services: MetaServices): BackendState | undefi
   return services.backends
     .states()
     .find((s) => s.status !== "ready" && !s.fromSnapshot && new RegExp(`(^|[^a-z0-9])${escapeRegExp(s.namespace.toLowerCase())}($|[^a-z0-9])`).test(text));
-}
-
-/** `offset: 5`, `tags: ["api"]`: an argument as a call writes it. */
-function changeWords(change: Record<string, unknown>): string {
-  return Object.entries(change)
-    .map(([key, value]) => `${key}: ${JSON.stringify(value)}`)
-    .join(", ");
 }
 
 /** The request's own arguments, minus defaults, so suggested calls repeat exactly what was asked. */
