@@ -5,14 +5,25 @@
  */
 import type { z } from "zod";
 import { ConfigError } from "../util/errors.js";
+import { didYouMean, misspeltAs } from "./did-you-mean.js";
 import { formatPath } from "./env.js";
 
 export function check<T>(schema: z.ZodType<T>, value: unknown, file: string, prefix: string[]): T {
   const result = schema.safeParse(value);
   if (result.success) return result.data;
-  const { issue, path: at, detail } = explain(result.error.issues[0]!);
+  const { issue, path: at, detail, siblings } = explain(result.error.issues[0]!, result.error.issues);
   const path = [...prefix, ...at.map((p) => (typeof p === "symbol" ? String(p) : p))];
-  throw new ConfigError(file, formatPath(path), issue.code === "unrecognized_keys" ? `unknown field(s) ${issue.keys.map((k) => `"${k}"`).join(", ")}` : detail);
+  if (issue.code !== "unrecognized_keys") throw new ConfigError(file, formatPath(path), `${detail}${misspeltAs(issue, siblings)}`);
+  const keys = issue.keys.map((k) => `"${k}"`).join(", ");
+  throw new ConfigError(file, formatPath(path), `unknown field(s) ${keys}${didYouMean(schema, at, issue.keys)}`);
+}
+
+/** The issue meant, where it is, in words, and the issues found beside it (the same branch, paths relative alike). */
+interface Explained {
+  issue: z.core.$ZodIssue;
+  path: PropertyKey[];
+  detail: string;
+  siblings: readonly z.core.$ZodIssue[];
 }
 
 /**
@@ -21,12 +32,12 @@ export function check<T>(schema: z.ZodType<T>, value: unknown, file: string, pre
  * field, not "expected false"); when every branch fails at the value itself,
  * the message lists what each expected.
  */
-function explain(issue: z.core.$ZodIssue): { issue: z.core.$ZodIssue; path: PropertyKey[]; detail: string } {
-  if (issue.code !== "invalid_union" || !issue.errors.length) return { issue, path: issue.path, detail: issue.message };
-  const branches = issue.errors.filter((errors) => errors.length).map((errors) => explain(errors[0]!));
-  if (!branches.length) return { issue, path: issue.path, detail: issue.message };
+function explain(issue: z.core.$ZodIssue, siblings: readonly z.core.$ZodIssue[]): Explained {
+  if (issue.code !== "invalid_union" || !issue.errors.length) return { issue, path: issue.path, detail: issue.message, siblings };
+  const branches = issue.errors.filter((errors) => errors.length).map((errors) => explain(errors[0]!, errors));
+  if (!branches.length) return { issue, path: issue.path, detail: issue.message, siblings };
   const deepest = branches.reduce((best, b) => (b.path.length > best.path.length ? b : best), branches[0]!);
   if (deepest.path.length) return { ...deepest, path: [...issue.path, ...deepest.path] };
   const expected = branches.map((b) => b.detail.replace(/^Invalid input: (expected )?/, "").replace(/, received .*$/, ""));
-  return { issue: deepest.issue, path: issue.path, detail: `expected ${expected.join(" or ")}` };
+  return { issue: deepest.issue, path: issue.path, detail: `expected ${expected.join(" or ")}`, siblings: deepest.siblings };
 }

@@ -12,7 +12,8 @@ import { ConfigError } from "../util/errors.js";
 import { check } from "./check.js";
 import { formatPath, substituteEnv, UnsetVariableError, type Secret } from "./env.js";
 import type { DisabledServer, UnresolvedServer } from "./resolved.js";
-import { NAMESPACE_PATTERN } from "./schema.js";
+import { didYouMean, fieldsAt } from "./did-you-mean.js";
+import { NAMESPACE_PATTERN, serverSchema } from "./schema.js";
 import { pickServerSchema } from "./server.js";
 
 export interface ServerEntries {
@@ -43,7 +44,12 @@ export function readServerEntries(raw: Record<string, unknown>, env: NodeJS.Proc
       const substituted = substituteEnv(entry, env, file, at, secrets);
       // Picked by its telltale field, so the error speaks of that kind and not of a union.
       const schema = pickServerSchema(substituted);
-      if (!schema) throw new ConfigError(file, formatPath(at), 'a server needs `command` (stdio), `url` (http or sse), or `type: "catalog"` with `tools`');
+      if (!schema) {
+        const known = new Set(fieldsAt(serverSchema, []));
+        const strangers = isPlainObject(substituted) ? Object.keys(substituted).filter((key) => !known.has(key)) : [];
+        const guess = didYouMean(serverSchema, [], strangers);
+        throw new ConfigError(file, formatPath(at), `a server needs \`command\` (stdio), \`url\` (http or sse), or \`type: "catalog"\` with \`tools\`${guess}`);
+      }
       check(schema, substituted, file, at);
       servers[name] = substituted;
     } catch (error) {

@@ -130,6 +130,13 @@ describe("metatools doctor", () => {
     expect(JSON.parse(json.stdout)).toMatchObject({ config: { ok: false, error: expect.stringContaining("metatools.timeouts.connectMs") } });
     writeFileSync(join(dir, "metatools.json"), "{ not json");
     expect((await runCli(["doctor"], { cwd: dir })).stdout).toMatch(/^config\s+✗ .*metatools\.json: not valid JSON/m);
+    // Misspelt: the field meant is named, at the top and in a server entry.
+    writeFileSync(join(dir, "metatools.json"), JSON.stringify({ mcpServer: { x: { command: "node" } } }));
+    expect((await runCli(["doctor"], { cwd: dir })).stdout).toMatch(
+      /^config\s+✗ .*unknown field\(s\) "mcpServer" \(did you mean "mcpServers" for "mcpServer"\?\)/m,
+    );
+    writeFileSync(join(dir, "metatools.json"), JSON.stringify({ mcpServers: { x: { comand: "node" } } }));
+    expect((await runCli(["doctor"], { cwd: dir })).stdout).toContain('(did you mean "command" for "comand"?)');
 
     // Valid config, corrupt lock file: found only as the app is built, and still reported by doctor itself.
     writeFileSync(join(dir, "metatools.json"), JSON.stringify({ mcpServers: {} }));

@@ -12,7 +12,7 @@ import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { runCli } from "../helpers/cli.js";
 import { servers, tempDir } from "../helpers/harness.js";
-import { httpClientTransport, startHttp, TEST_TOKEN, type HttpChild } from "../helpers/serve.js";
+import { httpClientTransport, startHttp, TEST_TOKEN, untilReady, type HttpChild } from "../helpers/serve.js";
 
 const initialize = JSON.stringify({
   jsonrpc: "2.0",
@@ -148,6 +148,10 @@ describe("metatools serve --http: admission", () => {
     const health = await fetch(`${base}/healthz`);
     expect(health.status).toBe(200);
     expect(await health.json()).toMatchObject({ status: "ok" });
+    // Until the backends settle it says 503 { ready: false }, then 200; nothing else on the way.
+    const answers = await untilReady(server.url);
+    expect(answers.at(-1)?.status).toBe(200);
+    for (const { status, body } of answers) expect({ status, body }).toEqual({ status: status === 200 ? 200 : 503, body: { ready: status === 200 } });
     // Without a valid token, readiness is all it says; with one, backend states but never their error texts.
     for (const headers of [{}, { Authorization: "Bearer not-the-token-0123456789" }] as Record<string, string>[]) {
       const anonymous = await fetch(`${base}/readyz`, { headers });

@@ -8,6 +8,7 @@ import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { getDefaultEnvironment, StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { CLI } from "./cli.js";
+import { eventually } from "./eventually.js";
 
 export type ServeKind = "stdio" | "http" | "http-stateless";
 export const SERVE_KINDS: readonly ServeKind[] = ["stdio", "http", "http-stateless"];
@@ -63,6 +64,23 @@ export async function startHttp(args: string[], env: NodeJS.ProcessEnv = {}): Pr
       return exited;
     },
   };
+}
+
+/**
+ * Polls `/readyz` (anonymously: it says `{ ready }` only) until it answers
+ * 200 or `ms` pass, and returns every answer on the way. Serving does not
+ * wait for the backends, so a test that needs them settled waits here.
+ */
+export async function untilReady(url: string, ms = 20_000): Promise<{ status: number; body: unknown }[]> {
+  const readyz = url.replace(/\/mcp$/, "/readyz");
+  const seen: { status: number; body: unknown }[] = [];
+  const ask = async () => {
+    const response = await fetch(readyz);
+    seen.push({ status: response.status, body: await response.json() });
+    return response.status;
+  };
+  await eventually(ask, (status) => status === 200, ms);
+  return seen;
 }
 
 /** A client transport sending `token` (none when null). */

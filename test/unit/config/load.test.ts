@@ -24,7 +24,9 @@ describe("a server entry that cannot be used is set aside with its field and fix
     [{ command: 5 }, "mcpServers.gh.command", /expected string/],
     [{}, "mcpServers.gh", /needs `command`/],
     [{ url: "not a url" }, "mcpServers.gh.url", /URL/i],
-    [{ command: "x", arg: [] }, "mcpServers.gh", /unknown field\(s\) "arg"/],
+    [{ command: "x", arg: [] }, "mcpServers.gh", /unknown field\(s\) "arg" \(did you mean "args" for "arg"\?\)/],
+    [{ comand: "x" }, "mcpServers.gh", /needs `command`.* \(did you mean "command" for "comand"\?\)$/],
+    [{ command: "x", enviroment: {} }, "mcpServers.gh", /unknown field\(s\) "enviroment"$/],
     [{ type: "catalog" }, "mcpServers.gh.tools", /expected string/],
   ])("%j → %s", (entry, field, detail) => {
     const config = parseConfig({ mcpServers: { gh: entry, ok: { command: "x" } } }, { file: FILE, env: {} });
@@ -62,6 +64,12 @@ describe("config errors name the file and the field", () => {
     [{ metatools: { store: { url: "postgres://db" } } }, "metatools.store.url", /redis:\/\/host:port/],
     [{ metatools: { run: { outputValidation: "loud" } } }, "metatools.run.outputValidation", /warn/],
     [{ metatools: { cache: { ttl: 5 } } }, "metatools.cache", /unknown field\(s\) "ttl"/],
+    [{ mcpServer: {} }, "", /unknown field\(s\) "mcpServer" \(did you mean "mcpServers" for "mcpServer"\?\)/],
+    [
+      { metatools: { search: { embedder: { type: "openai", modle: "m", url: "https://e.example" } } } },
+      "metatools.search.embedder.model",
+      /expected string.* \(did you mean "model" for "modle"\?\)$/,
+    ],
     [{ metatools: { store: { url: "${MISSING_URL}" } } }, "metatools.store.url", /MISSING_URL is not set/],
     [{ metatools: { http: { tokens: ["short"] } } }, "metatools.http.tokens[0]", /at least 16 characters/],
     [{ metatools: { http: { allowedOrigins: ["not an origin"] } } }, "metatools.http.allowedOrigins[0]", /URL/i],
