@@ -1,6 +1,7 @@
 /**
- * The package as published: `npm pack`, installed into an empty prefix as a
- * user installs it (`npm install -g ./metatools-*.tgz --prefix DIR`), then
+ * The package as published: `npm run package` (scripts/pack.mjs), installed
+ * into an empty prefix as a user installs it (`npm install -g
+ * ./metatools-*.tgz --prefix DIR`), with no warning, then
  * its `metatools` command serves a real client from another folder: the
  * built-in catalog found, the code tools' grammars found, nothing read from
  * this repository.
@@ -19,14 +20,17 @@ const ROOT = fileURLToPath(new URL("../..", import.meta.url));
 describe("the packed package", () => {
   it("installs into an empty prefix and serves: catalog loaded, code tools parsing", async () => {
     const work = tempDir();
-    // dist/ is built already (npm ci runs prepare): packing must not build again.
-    execFileSync("npm", ["pack", "--ignore-scripts", "--pack-destination", work], { cwd: ROOT, stdio: "ignore" });
+    // `npm run package`: dist/ is built already (npm ci runs prepare), so it only packs.
+    execFileSync(process.execPath, [join(ROOT, "scripts", "pack.mjs"), "--out", work], { cwd: ROOT, stdio: "ignore" });
     const tarball = readdirSync(work).find((f) => /^metatools-.*\.tgz$/.test(f))!;
     const prefix = join(work, "prefix");
-    execFileSync("npm", ["install", "-g", join(work, tarball), "--prefix", prefix, "--prefer-offline", "--no-audit", "--no-fund"], {
+    const installed = spawnSync("npm", ["install", "-g", join(work, tarball), "--prefix", prefix, "--prefer-offline", "--no-audit", "--no-fund"], {
       cwd: work,
-      stdio: "ignore",
+      encoding: "utf8",
     });
+    expect(installed.status, installed.stderr).toBe(0);
+    // The tarball holds no script an install would run (or be warned about): only a clone builds.
+    expect(installed.stderr).not.toMatch(/install-scripts|prepare/);
     const command = join(prefix, "bin", "metatools");
     expect(existsSync(command)).toBe(true);
 
