@@ -58,6 +58,9 @@ describe("metatools init", () => {
     const desktop = (JSON.parse(stdout) as { register: Record<string, string> }).register["claude-desktop"]!;
     expect(desktop).not.toMatch(/"args": \[[^\]]*"--root"/);
     expect(desktop).toContain("no --root is written: this is metatools' own folder");
+    // The line names the clone's dist/: moving the clone breaks it, and the note says so and what stays.
+    expect(desktop).toContain(join(clone, "dist", "cli.mjs"));
+    expect(desktop).toContain("this runs metatools from its clone: if the clone moves, run init again");
   });
 
   it("imports every client's servers into a valid metatools config and says how to register metatools", async () => {

@@ -44,7 +44,9 @@ describe("an install from a git clone", () => {
     writeFileSync(join(project, "metatools.json"), JSON.stringify({ mcpServers: {} }));
     const client = new Client({ name: "git-install-test", version: "1" });
     const env = { ...getDefaultEnvironment(), XDG_CACHE_HOME: join(work, "cache"), XDG_STATE_HOME: join(work, "state") };
-    await client.connect(new StdioClientTransport({ command, args: ["serve", "--config", join(project, "metatools.json")], cwd: project, env, stderr: "ignore" }));
+    await client.connect(
+      new StdioClientTransport({ command, args: ["serve", "--config", join(project, "metatools.json")], cwd: project, env, stderr: "ignore" }),
+    );
     try {
       expect((await client.listTools()).tools.map((t) => t.name)).toEqual(["search_tools", "describe_tool", "run_tool"]);
       const found = await client.callTool({ name: "search_tools", arguments: { query: "find where a function is defined" } });

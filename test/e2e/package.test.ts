@@ -68,6 +68,21 @@ describe("the packed package", () => {
       await client.close();
     }
 
+    // init in the installed copy names the copy, which no moved clone breaks.
+    writeFileSync(
+      join(project, "desktop.json"),
+      JSON.stringify({ mcpServers: { files: { command: "npx", args: ["-y", "@modelcontextprotocol/server-filesystem", project] } } }),
+    );
+    const init = spawnSync(command, ["init", "--from", join(project, "desktop.json"), "--dry-run", "--json", "--out", join(project, "new.json")], {
+      cwd: project,
+      env,
+      encoding: "utf8",
+    });
+    expect(init.status, init.stderr).toBe(0);
+    const register = JSON.stringify(JSON.parse(init.stdout).register);
+    expect(register).toContain(join(prefix, "lib", "node_modules", "metatools", "dist", "cli.mjs"));
+    expect(register).not.toContain("from its clone");
+
     // What only some deployments use is not installed with it, and each says how to install it when asked for.
     expect(existsSync(join(prefix, "lib", "node_modules", "metatools", "node_modules", "@keyv", "redis"))).toBe(false);
     writeFileSync(join(project, "redis.json"), JSON.stringify({ mcpServers: {}, metatools: { store: { url: "redis://127.0.0.1:1" } } }));

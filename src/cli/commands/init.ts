@@ -5,7 +5,7 @@
  * their place. Nothing but the new config is written.
  */
 import { existsSync } from "node:fs";
-import { isAbsolute, relative, resolve } from "node:path";
+import { isAbsolute, join, relative, resolve } from "node:path";
 import { CLI_ENTRY, PACKAGE_ROOT } from "../../util/package-root.js";
 import { REFERENCE } from "../../config/env.js";
 import { parseConfig } from "../../config/load.js";
@@ -177,7 +177,7 @@ function registration(client: ClientId, cli: string, configFile: string, places:
   const args = [cli, "serve", "--config", configFile, ...root];
   if (client === "claude-code") {
     const quote = (s: string) => (/^[\w./:@-]+$/.test(s) ? s : `'${s.replace(/'/g, "'\\''")}'`);
-    return `  claude mcp add --scope user metatools -- ${[process.execPath, ...args].map(quote).join(" ")}\n  then remove the imported servers: claude mcp remove NAME (for each), so the agent sees only metatools`;
+    return `  claude mcp add --scope user metatools -- ${[process.execPath, ...args].map(quote).join(" ")}${cloneNote()}\n  then remove the imported servers: claude mcp remove NAME (for each), so the agent sees only metatools`;
   }
   const file = clientFiles(client, places)[0]!;
   const snippet = [
@@ -190,7 +190,16 @@ function registration(client: ClientId, cli: string, configFile: string, places:
   const rootNote = own
     ? `\n  no --root is written: this is metatools' own folder, and the code tools would serve its source. Add "--root", "/path/to/your/project" to args (or run init from your project).`
     : "";
-  return `  in ${file}, replace the servers under "mcpServers" with:\n${snippet}${rootNote}\n  then restart ${CLIENT_NAMES[client]}.`;
+  return `  in ${file}, replace the servers under "mcpServers" with:\n${snippet}${rootNote}${cloneNote()}\n  then restart ${CLIENT_NAMES[client]}.`;
+}
+
+/**
+ * A launch line into a git clone breaks when the clone moves; an installed
+ * copy (`npm run install-global`, which has no .git) does not.
+ */
+function cloneNote(): string {
+  if (!existsSync(join(PACKAGE_ROOT, ".git"))) return "";
+  return `\n  this runs metatools from its clone: if the clone moves, run init again, or install a copy that stays put (npm run install-global in the clone) and run metatools init with it.`;
 }
 
 /** Whether `path` is `folder` or inside it. */
