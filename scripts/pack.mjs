@@ -24,7 +24,8 @@ if (!out || (!install && args.length)) fail(`usage: node scripts/pack.mjs [--out
 
 run(process.execPath, [join(ROOT, "scripts", "build-if-stale.mjs")], ROOT);
 const manifest = JSON.parse(readFileSync(join(ROOT, "package.json"), "utf8"));
-const { devDependencies: _dev, workspaces: _workspaces, scripts: _scripts, ...installed } = manifest;
+const installed = { ...manifest };
+for (const onlyInAClone of ["devDependencies", "workspaces", "scripts"]) delete installed[onlyInAClone];
 
 const stage = mkdtempSync(join(tmpdir(), "metatools-pack-"));
 try {
