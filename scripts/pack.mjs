@@ -10,14 +10,14 @@
 // flag, so the clone's build finds none of its dev dependencies, and the global folder is left a link to a
 // deleted clone (npm/cli#8440, npm/cli#3692). `git clone` then `npm run install-global` is the same install.
 import { spawnSync } from "node:child_process";
-import { cpSync, existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { join } from "node:path";
+import { join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 
 const ROOT = fileURLToPath(new URL("..", import.meta.url));
 const args = process.argv.slice(2);
-const out = args[0] === "--out" ? args.splice(0, 2)[1] : ROOT;
+const out = args[0] === "--out" ? resolve(args.splice(0, 2)[1] ?? "") : ROOT;
 const install = args[0] === "--install";
 const installArgs = install ? args.slice(1) : [];
 if (!out || (!install && args.length)) fail(`usage: node scripts/pack.mjs [--out DIR] [--install [npm install args, e.g. --prefix DIR]]`);
@@ -27,6 +27,7 @@ const manifest = JSON.parse(readFileSync(join(ROOT, "package.json"), "utf8"));
 const installed = { ...manifest };
 for (const onlyInAClone of ["devDependencies", "workspaces", "scripts"]) delete installed[onlyInAClone];
 
+mkdirSync(out, { recursive: true });
 const stage = mkdtempSync(join(tmpdir(), "metatools-pack-"));
 try {
   for (const entry of [...manifest.files, "README.md", "LICENSE"]) {
