@@ -5,9 +5,9 @@
 import { callSignature } from "../model/signature.js";
 import type { AbridgedDoc, DescribeReply, MetaToolName, Replies, Reply, RunReply, SearchReply, ToolDoc } from "../meta/reply.js";
 import { textTable } from "../util/table.js";
-import { typeOf } from "../util/schema-words.js";
 import type { NextCall } from "../disclosure/guidance.js";
 import { commandLine, withCommandLines } from "./command-line.js";
+import { parameterRows } from "./parameters.js";
 import { styleFor, type Style } from "./style.js";
 import { stderr, stdout } from "./output.js";
 import { splitToolId } from "../model/tool.js";
@@ -109,19 +109,10 @@ function describeText(tool: ToolDoc | AbridgedDoc, style: Style): string {
   if (call && !tool.declaration) lines.push("", `call: ${call}`);
   if (tool.declaration) lines.push("", tool.declaration);
   // The schema is the backend's: what its properties hold is outside data.
-  const schema = tool.input_schema as { properties?: Record<string, Record<string, unknown>>; required?: string[] } | undefined;
-  const props = Object.entries(schema?.properties ?? {});
-  if (props.length) {
-    const required = new Set(schema?.required ?? []);
-    lines.push(
-      "",
-      textTable({
-        head: ["parameter", "type", "meaning"],
-        align: ["left", "left", "left"],
-        rows: props.map(([name, p]) => [`${name}${required.has(name) ? "*" : ""}`, typeOf(p), String(p.description ?? "")]),
-      }),
-    );
-    if (required.size) lines.push(style.dim("(* required)"));
+  const rows = parameterRows(tool.input_schema as Record<string, unknown> | undefined);
+  if (rows.length) {
+    lines.push("", textTable({ head: ["parameter", "type", "meaning"], align: ["left", "left", "left"], rows }));
+    if (rows.some(([name]) => name!.includes("*"))) lines.push(style.dim("(* required)"));
   }
   if (tool.notes) lines.push("", `notes: ${tool.notes}`);
   for (const e of tool.examples ?? []) {

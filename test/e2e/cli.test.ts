@@ -75,6 +75,23 @@ describe("metatools CLI", () => {
     expect(coloured.stdout).toContain("\u001b[1mfs:list_directory\u001b[22m");
   });
 
+  it("describe shows nested fields under their parent and a long enum in the meaning, not widening every row", async () => {
+    const dir = project({
+      mcpServers: { memory: servers.memory(join(tempDir(), "memory.jsonl")), everything: servers.everything() },
+      metatools: { code: { enabled: false } },
+    });
+    const nested = await runCli(["describe", "memory:create_entities"], { cwd: dir });
+    expect(nested.code, nested.stderr).toBe(0);
+    expect(nested.stdout).toMatch(/^entities\*\s+object\[\]\s*$/m);
+    expect(nested.stdout).toMatch(/^entities\[\]\.name\*\s+string\s+The name of the entity$/m);
+    expect(nested.stdout).toMatch(/^entities\[\]\.observations\*\s+string\[\]\s+/m);
+    const enumerated = await runCli(["describe", "everything:get-annotated-message"], { cwd: dir });
+    expect(enumerated.code, enumerated.stderr).toBe(0);
+    expect(enumerated.stdout).toMatch(/^messageType\*\s+enum\s+one of "error", "success", "debug"\. /m);
+    // The type column is as wide as "boolean", not as the enum's values.
+    expect(enumerated.stdout).toMatch(/^includeImage {2}boolean {2}Whether/m);
+  });
+
   it("answers --help for the whole CLI and for each command, from the one command table", async () => {
     const all = await runCli(["--help"]);
     expect(all.code).toBe(0);
