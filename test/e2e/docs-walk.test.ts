@@ -47,11 +47,20 @@ function writeNpx(bin: string): void {
     "@modelcontextprotocol/server-filesystem": require.resolve("@modelcontextprotocol/server-filesystem/dist/index.js"),
     "@modelcontextprotocol/inspector": INSPECTOR,
   };
+  const versions = {
+    "@modelcontextprotocol/inspector": INSPECTOR
+      ? (JSON.parse(readFileSync(require.resolve("@modelcontextprotocol/inspector/package.json"), "utf8")) as { version: string }).version
+      : undefined,
+  };
   const script = `#!${process.execPath}
 const packages = ${JSON.stringify(packages)};
+const versions = ${JSON.stringify(versions)};
 const args = process.argv.slice(2).filter((a) => a !== "-y" && a !== "--yes");
-const script = packages[args[0]];
+// name@version: the version must be the one installed here (the doc pins what the tests run).
+const [, name, version] = /^(@?[^@]+)(?:@(.+))?$/.exec(args[0] ?? "") ?? [];
+const script = packages[name];
 if (!script) { console.error("npx (test stand-in): no package " + args[0]); process.exit(1); }
+if (version && version !== versions[name]) { console.error("npx (test stand-in): " + name + " is " + versions[name] + " here, not " + version); process.exit(1); }
 // As npm exec does: the command it runs can tell how it was launched.
 const env = { ...process.env, npm_command: "exec" };
 const child = require("node:child_process").spawn(process.execPath, [script, ...args.slice(1)], { stdio: "inherit", env });

@@ -116,6 +116,8 @@ describe("metatools init", () => {
     expect(first.stdout).toContain(`Wrote ${join(project, "metatools.json")} with 3 servers:`);
     expect(first.stdout).toContain("Register metatools in Claude Desktop");
     expect(first.stdout).toContain('Try it:    metatools search "read a file"');
+    // How a variable reaches a metatools that a desktop app launches, not from this shell.
+    expect(first.stdout + first.stderr).toContain('to give metatools it when a client launches it: add "env": { "EXAMPLE_TOKEN": "…" } to the metatools entry');
     const written = readFileSync(join(project, "metatools.json"), "utf8");
     // Only the healthy server is needed to search; the others would fetch packages or reach the network.
     writeFileSync(join(project, "metatools.json"), JSON.stringify({ mcpServers: { everything: JSON.parse(written).mcpServers.everything } }));

@@ -136,6 +136,12 @@ function findings(converted: Converted, waiting: readonly Waiting[], style: Styl
   const set = converted.variables.filter((name) => process.env[name]);
   if (set.length)
     lines.push(`  set here, and needed where metatools runs too (an app started from the desktop does not get your shell's variables): ${set.join(", ")}`);
+  if (converted.variables.length) {
+    const name = converted.variables[0]!;
+    lines.push(
+      `  to give metatools ${converted.variables.length === 1 ? "it" : "them"} when a client launches it: add "env": { "${name}": "…" } to the metatools entry in the client's config (Claude Code: claude mcp add … -e ${name}=…); each server then gets only the variables its own entry names`,
+    );
+  }
   return lines;
 }
 
