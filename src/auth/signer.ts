@@ -5,7 +5,6 @@
  * will do, the request fails with `NeedsLoginError`, naming the command
  * that signs in. Serving never opens a browser or waits for a person.
  */
-import { extractWWWAuthenticateParams, refreshAuthorization } from "@modelcontextprotocol/sdk/client/auth.js";
 import {
   InvalidClientError,
   OAuthError,
@@ -22,6 +21,9 @@ import type { Credentials, SignIn } from "./credentials.js";
 import { oauthFailure } from "./oauth-errors.js";
 import { clientOf, expiryOf, sameIssuer, union } from "./sign-in-values.js";
 import { oauthFetch } from "./oauth-fetch.js";
+
+/** The SDK's OAuth client (and the schemas it parses with), loaded at the first request that needs it: a CLI search never does. */
+const sdkAuth = () => import("@modelcontextprotocol/sdk/client/auth.js");
 
 /** A token this close to its expiry is refreshed before it is sent. */
 const REFRESH_BEFORE_MS = 60_000;
@@ -97,7 +99,7 @@ export class TokenSigner {
       }
       if (response.status === 401) throw this.refused(await this.loginNeeded(response, tokens));
       if (response.status === 403) {
-        const { error, scope } = extractWWWAuthenticateParams(response);
+        const { error, scope } = (await sdkAuth()).extractWWWAuthenticateParams(response);
         if (error === "insufficient_scope") {
           signIn = await this.credentials.update(this.namespace, (r) => r && { ...r, requiredScope: union(r.requiredScope, scope) });
           await response.body?.cancel();
@@ -140,7 +142,7 @@ export class TokenSigner {
   }
 
   private async loginNeeded(response: Response, tokens: OAuthTokens | undefined): Promise<NeedsLoginError> {
-    const { error, resourceMetadataUrl } = extractWWWAuthenticateParams(response);
+    const { error, resourceMetadataUrl } = (await sdkAuth()).extractWWWAuthenticateParams(response);
     await response.body?.cancel();
     const moved = tokens && resourceMetadataUrl ? await this.movedFrom(resourceMetadataUrl) : undefined;
     if (moved)
@@ -205,7 +207,7 @@ export class TokenSigner {
       // Its answer is read up to 1 MiB at most (oauth-fetch.ts): a server answering 300 MB fails this refresh, nothing more.
       const exchange = oauthFetch({ timeoutMs: REFRESH_TIMEOUT_MS, redirect: "error" });
       try {
-        received = await refreshAuthorization(server, {
+        received = await (await sdkAuth()).refreshAuthorization(server, {
           metadata: signIn.discovery?.authorizationServerMetadata,
           clientInformation: client,
           refreshToken,

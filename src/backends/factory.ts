@@ -1,7 +1,7 @@
 import type { TokenSigner } from "../auth/signer.js";
 import type { BackendSpec } from "../config/resolved.js";
 import { CatalogOnlyBackend } from "./catalog-only.js";
-import { McpBackend } from "./mcp.js";
+import { LazyMcpBackend } from "./lazy-mcp.js";
 import type { Redact } from "../util/redact.js";
 import type { ClientFeatures } from "../model/peer.js";
 import type { GroupWatch } from "./reaper.js";
@@ -15,11 +15,11 @@ interface OpenWith {
   groups?: GroupWatch;
 }
 
-/** How each configured kind is opened (its traits are in model/transport-kinds.ts); the stdio and remote ones speak MCP, each over its transport (transports.ts). */
+/** How each configured kind is opened (its traits are in model/transport-kinds.ts); the stdio and remote ones speak MCP, each over its transport (transports.ts), their code loaded at the first connect (lazy-mcp.ts). */
 const OPEN: { [K in BackendSpec["kind"]]: (spec: BackendSpec & { kind: K }, use: OpenWith) => Backend } = {
-  stdio: (spec, use) => new McpBackend(spec, use.redact, use.signIn, use.features, use.groups),
-  http: (spec, use) => new McpBackend(spec, use.redact, use.signIn, use.features, use.groups),
-  sse: (spec, use) => new McpBackend(spec, use.redact, use.signIn, use.features, use.groups),
+  stdio: (spec, use) => new LazyMcpBackend(spec, use.redact, use.signIn, use.features, use.groups),
+  http: (spec, use) => new LazyMcpBackend(spec, use.redact, use.signIn, use.features, use.groups),
+  sse: (spec, use) => new LazyMcpBackend(spec, use.redact, use.signIn, use.features, use.groups),
   catalog: (spec) => new CatalogOnlyBackend(spec),
 };
 

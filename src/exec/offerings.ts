@@ -6,8 +6,8 @@
  * offers nothing until it is. Everything a backend says has passed the
  * redacting wrapper (backends/redacting.ts).
  */
+import type { UriTemplate as Template } from "@modelcontextprotocol/server";
 import type { CompleteRequest, CompleteResult, GetPromptResult, Prompt, Resource, ResourceTemplate } from "@modelcontextprotocol/sdk/types.js";
-import { UriTemplate } from "@modelcontextprotocol/server";
 import type { BackendManager } from "../backends/manager.js";
 import type { ListedResources } from "../backends/types.js";
 import { sharedUri, SHARED_SCHEME, type LinkTarget } from "../disclosure/resource-links.js";
@@ -114,8 +114,11 @@ export class BackendOfferings {
     if (!this.ready(target.namespace)) return undefined;
     const listing = await this.listing(target.namespace, signal, false);
     if (!listing) return undefined;
-    const found = listing.resources.some((r) => r.uri === target.uri) || listing.templates.some((t) => matches(t.uriTemplate, target.uri));
-    return found ? target : undefined;
+    if (listing.resources.some((r) => r.uri === target.uri)) return target;
+    if (!listing.templates.length) return undefined;
+    // The SDK's template matcher comes with its server package: loaded only for a template to match.
+    const { UriTemplate } = await import("@modelcontextprotocol/server");
+    return listing.templates.some((t) => matches(UriTemplate, t.uriTemplate, target.uri)) ? target : undefined;
   }
 
   private async listing(namespace: string, signal: AbortSignal | undefined, fresh: boolean): Promise<ListedResources | undefined> {
@@ -172,7 +175,7 @@ function parseShared(shared: string): LinkTarget | undefined {
   }
 }
 
-function matches(template: string, uri: string): boolean {
+function matches(UriTemplate: typeof Template, template: string, uri: string): boolean {
   try {
     return new UriTemplate(template).match(uri) !== null;
   } catch {

@@ -20,14 +20,7 @@
  */
 import { randomBytes, randomUUID } from "node:crypto";
 import { setTimeout as sleep } from "node:timers/promises";
-import {
-  createRequestStateCodec,
-  type CallToolResult,
-  type ElicitRequest,
-  type ElicitResult,
-  type InputRequest,
-  type ServerContext,
-} from "@modelcontextprotocol/server";
+import type { CallToolResult, ElicitRequest, ElicitResult, InputRequest, ServerContext } from "@modelcontextprotocol/server";
 import type { ParkedCall } from "./parked-call.js";
 
 /** The payload a `requestState` carries: which parked call, and which question of it. */
@@ -84,8 +77,11 @@ export class QuestionRelay {
 
   /** A codec binding each state to `principal` (the caller's id): another caller's state fails its check. */
   codec(principal: string) {
-    const codec = async () =>
-      createRequestStateCodec<ParkedState>({ key: await this.key(), ttlSeconds: Math.ceil(this.lifetimeMs / 1000), bind: () => principal });
+    // The SDK's server package is loaded by what serves (a CLI run never mints a state): not imported up front here.
+    const codec = async () => {
+      const { createRequestStateCodec } = await import("@modelcontextprotocol/server");
+      return createRequestStateCodec<ParkedState>({ key: await this.key(), ttlSeconds: Math.ceil(this.lifetimeMs / 1000), bind: () => principal });
+    };
     return {
       mint: async (payload: ParkedState, ctx: ServerContext) => (await codec()).mint(payload, ctx),
       verify: async (state: string, ctx: ServerContext) => (await codec()).verify(state, ctx),
