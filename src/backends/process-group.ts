@@ -27,6 +27,7 @@ import { PassThrough, type Stream } from "node:stream";
 import { deserializeMessage, serializeMessage, STDIO_DEFAULT_MAX_BUFFER_SIZE, type JSONRPCMessage, type Transport } from "@modelcontextprotocol/client";
 import { JsonLines, MAX_JSON_DEPTH, type RefusedLine } from "../util/json-frame.js";
 import { getDefaultEnvironment } from "@modelcontextprotocol/client/stdio";
+import { AfterNotifications } from "./after-notifications.js";
 import type { GroupWatch } from "./reaper.js";
 import { settlesWithin } from "../util/abort.js";
 
@@ -52,6 +53,8 @@ export class ProcessGroupTransport implements Transport {
   /** The group's id (the leader's pid), from the spawn until the group is known to be empty. */
   private group: number | undefined;
   private lines = this.framer();
+  /** What is read goes to the client in the backend's order, a response never before the progress read with it. */
+  private readonly inOrder = new AfterNotifications((message) => this.onmessage?.(message));
   /** Given out before start(), as the SDK's is, so no early line is lost. */
   private readonly stderrStream = new PassThrough();
 
@@ -171,7 +174,7 @@ export class ProcessGroupTransport implements Transport {
       if (!(error instanceof SyntaxError)) this.onerror?.(error as Error);
       return;
     }
-    this.onmessage?.(message);
+    this.inOrder.push(message);
   }
 
   private refused(refused: RefusedLine): void {
@@ -185,7 +188,7 @@ export class ProcessGroupTransport implements Transport {
     this.onerror?.(new Error(why));
     if (refused.id === null) return;
     if (refused.request) void this.send({ jsonrpc: "2.0", id: refused.id, error: { code: -32600, message: `Invalid Request: ${why}` } }).catch(() => {});
-    else this.onmessage?.({ jsonrpc: "2.0", id: refused.id, error: { code: -32603, message: why } } as JSONRPCMessage);
+    else this.inOrder.push({ jsonrpc: "2.0", id: refused.id, error: { code: -32603, message: why } } as JSONRPCMessage);
   }
 }
 

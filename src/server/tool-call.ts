@@ -79,7 +79,7 @@ export async function callTool(tools: ReadonlyMap<string, ServedTool>, request: 
         return await relayed(tool, args, ctx, call.relay, { onProgress, sent, common, canAsk: declared.elicitation !== undefined, board }, call.who);
       const peer: ClientPeer = { id: call.server, elicitation: false, sampling: false, elicit: refuse, createMessage: refuse };
       const result = await tool.call(args, { signal: ctx.mcpReq.signal, onProgress, peer, ...common });
-      await Promise.all(sent);
+      await progressSent(sent);
       return result;
     }
     // Requests go out tied to this call (over HTTP, on its own response stream), and end with it.
@@ -95,14 +95,23 @@ export async function callTool(tools: ReadonlyMap<string, ServedTool>, request: 
         })) as CreateMessageResult,
     };
     const result = await tool.call(args, { signal: ctx.mcpReq.signal, onProgress, peer, ...common });
-    // Progress must reach the client before the result: it stops listening once the result arrives.
-    await Promise.all(sent);
+    await progressSent(sent);
     return result;
   } catch (error) {
     definition.onFault?.(tool.name, error);
     const message = error instanceof Error ? error.message : String(error);
     return { isError: true, content: [{ type: "text" as const, text: `internal error in ${tool.name}: ${message}` }] };
   }
+}
+
+/**
+ * Progress must reach the client before the result, which ends its
+ * listening; and in an earlier write, since the SDK's client drops
+ * progress it reads in one chunk with the result (backends/after-notifications.ts).
+ */
+async function progressSent(sent: Promise<void>[]): Promise<void> {
+  await Promise.all(sent);
+  if (sent.length) await new Promise((resolve) => setImmediate(resolve));
 }
 
 /** A round of a 2026-07-28 client's call: starts it, or resumes the parked one its state names with its answer; then the result, or the next question. */
