@@ -9,7 +9,6 @@
  * Questions to 2026-07-28 clients travel this way as results
  * (questions.ts), and so does a call that became a task (tasks.ts).
  */
-import { ElicitResultSchema } from "@modelcontextprotocol/core";
 import type { CallToolResult, ElicitRequest, ElicitResult } from "@modelcontextprotocol/server";
 
 /** What a parked call did next: finished, or asked. */
@@ -102,6 +101,14 @@ export class ParkedCall {
 
 /** A client's answer as the backend takes it; anything else is "cancel". */
 export function answerOf(response: unknown): ElicitResult {
-  const parsed = ElicitResultSchema.safeParse(response);
-  return parsed.success ? (parsed.data as ElicitResult) : { action: "cancel" };
+  if (!response || typeof response !== "object" || Array.isArray(response)) return { action: "cancel" };
+  const { action, content } = response as { action?: unknown; content?: unknown };
+  if (action !== "accept" && action !== "decline" && action !== "cancel") return { action: "cancel" };
+  if (content === undefined) return { action };
+  if (!content || typeof content !== "object" || Array.isArray(content)) return { action: "cancel" };
+  // The spec's values: a string, a number, a boolean, or (a multi-select) a list of strings.
+  const fits = Object.values(content).every(
+    (v) => typeof v === "string" || typeof v === "number" || typeof v === "boolean" || (Array.isArray(v) && v.every((x) => typeof x === "string")),
+  );
+  return fits ? { action, content: content as ElicitResult["content"] } : { action: "cancel" };
 }
