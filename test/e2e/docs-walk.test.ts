@@ -6,12 +6,12 @@
  *
  * The home folder is a temporary one (`/home/ada` in the doc). `npx` is a
  * stand-in that runs the packages this project installed instead of
- * fetching them (the public everything and filesystem servers, the
- * Inspector, and this clone's `metatools`), so the walk runs offline;
+ * fetching them (the public everything and filesystem servers, and this
+ * clone's `metatools`), and the Inspector installed from npm for the run;
  * everything else is real. Output is compared after the same masking on
  * both sides: paths, durations, the HTTP port, file-name hashes.
  */
-import { spawn } from "node:child_process";
+import { spawn, spawnSync } from "node:child_process";
 import { chmodSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import { createServer } from "node:net";
@@ -26,18 +26,29 @@ const ROOT = fileURLToPath(new URL("../..", import.meta.url)).replace(/\/$/, "")
 const DOC = "docs/getting-started.md";
 const require = createRequire(import.meta.url);
 
-/** The Inspector comes with the optional workspace (the README's test command installs it). */
-function inspectorBin(): string | undefined {
-  try {
-    const manifest = require.resolve("@modelcontextprotocol/inspector/package.json");
-    const bin = (JSON.parse(readFileSync(manifest, "utf8")) as { bin: Record<string, string> }).bin["mcp-inspector"]!;
-    return join(dirname(manifest), bin);
-  } catch {
-    return undefined;
-  }
+/** The Inspector the doc names (its commands pin this version). */
+const INSPECTOR_VERSION = "2.12.0";
+
+/**
+ * The Inspector, installed from npm for this run into a folder of its own:
+ * it needs Node.js 22.19, so it is in no lockfile of the project (a plain
+ * `npm ci` would warn about it on Node.js 20); here it runs with npm's
+ * warning, as the doc says.
+ */
+function installInspector(): { bin: string; version: string } {
+  const prefix = tempDir();
+  const spec = `@modelcontextprotocol/inspector@${INSPECTOR_VERSION}`;
+  const ran = spawnSync("npm", ["install", "--no-save", "--ignore-scripts", "--prefer-offline", "--no-audit", "--no-fund", "--prefix", prefix, spec], {
+    encoding: "utf8",
+    timeout: 300_000,
+  });
+  if (ran.status !== 0) throw new Error(`npm install ${spec} failed:\n${ran.stderr}`);
+  const manifest = join(prefix, "node_modules", "@modelcontextprotocol", "inspector", "package.json");
+  const { bin, version } = JSON.parse(readFileSync(manifest, "utf8")) as { bin: Record<string, string>; version: string };
+  return { bin: join(dirname(manifest), bin["mcp-inspector"]!), version };
 }
 
-const INSPECTOR = inspectorBin();
+const INSPECTOR = process.platform === "win32" ? undefined : installInspector();
 
 /** `npx` for the walk: each package it is asked for, as installed here. */
 function writeNpx(bin: string): void {
@@ -45,13 +56,9 @@ function writeNpx(bin: string): void {
     metatools: CLI,
     "@modelcontextprotocol/server-everything": require.resolve("@modelcontextprotocol/server-everything/dist/index.js"),
     "@modelcontextprotocol/server-filesystem": require.resolve("@modelcontextprotocol/server-filesystem/dist/index.js"),
-    "@modelcontextprotocol/inspector": INSPECTOR,
+    "@modelcontextprotocol/inspector": INSPECTOR?.bin,
   };
-  const versions = {
-    "@modelcontextprotocol/inspector": INSPECTOR
-      ? (JSON.parse(readFileSync(require.resolve("@modelcontextprotocol/inspector/package.json"), "utf8")) as { version: string }).version
-      : undefined,
-  };
+  const versions = { "@modelcontextprotocol/inspector": INSPECTOR?.version };
   const script = `#!${process.execPath}
 const packages = ${JSON.stringify(packages)};
 const versions = ${JSON.stringify(versions)};
@@ -106,7 +113,7 @@ function runWalk(commands: string[], cwd: string, env: NodeJS.ProcessEnv, port: 
   });
 }
 
-describe.skipIf(!INSPECTOR || process.platform === "win32")(`the newcomer walk in ${DOC}`, () => {
+describe.skipIf(process.platform === "win32")(`the newcomer walk in ${DOC}`, () => {
   it("prints, command by command, what the doc shows", async () => {
     const doc = readFileSync(join(ROOT, DOC), "utf8");
     const steps = ["walk", "inspector"].flatMap((name) => transcriptSteps(doc, name));
