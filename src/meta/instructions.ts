@@ -1,4 +1,5 @@
 import type { MetaServices } from "./services.js";
+import type { ToolRecord } from "../model/tool.js";
 
 const MAX_NAMESPACES = 30;
 /** What a session was told of the namespaces (notices.ts): by its instructions, then by search once when they changed. */
@@ -40,10 +41,7 @@ export function namespacesLine(services: MetaServices): string {
   const listed: string[] = [];
   let chars = 0;
   for (const n of namespaces.slice(0, MAX_NAMESPACES)) {
-    const words = namespaceWords(
-      n.namespace,
-      services.registry.namespaceRecords(n.namespace).map((r) => r.name),
-    );
+    const words = wordsOf(n.namespace, services.registry.namespaceRecords(n.namespace));
     const entry = `${n.namespace} (${n.count})${words.length ? `: ${words.join(", ")}` : ""}`;
     if (chars + entry.length > NAMESPACE_CHARS) break;
     listed.push(entry);
@@ -51,6 +49,25 @@ export function namespacesLine(services: MetaServices): string {
   }
   if (namespaces.length > listed.length) listed.push(`…${namespaces.length - listed.length} more (search_tools finds their tools)`);
   return listed.join("; ") || "none yet";
+}
+
+/**
+ * namespaceWords, once per tool list: search asks at every call (has the
+ * line changed?), and at 100,000 tools counting the words of every name
+ * took longer than the search. The registry replaces a namespace's list
+ * when it changes, so the list itself is the key.
+ */
+const wordsCache = new WeakMap<readonly ToolRecord[], string[]>();
+function wordsOf(namespace: string, records: readonly ToolRecord[]): string[] {
+  let words = wordsCache.get(records);
+  if (!words) {
+    words = namespaceWords(
+      namespace,
+      records.map((r) => r.name),
+    );
+    wordsCache.set(records, words);
+  }
+  return words;
 }
 
 function servesNamespace(services: MetaServices, namespace: string): boolean {

@@ -134,11 +134,15 @@ export class DefinitionStore {
 
   /**
    * The lock file was saved, holding `pinned` (hashes): what was kept is
-   * written now, and when the file was written (a pin added, replaced or
-   * pruned), the definitions no pin names are removed.
+   * written now (an approval, a close) or, after the background save, in
+   * background batches (a first listing of 100,000 tools is 100,000 files:
+   * seconds the event loop must not be held for); and when the file was
+   * written (a pin added, replaced or pruned), the definitions no pin names
+   * are removed (never one still queued).
    */
-  lockSaved(pinned: Iterable<string>, wrote: boolean): void {
-    this.flush();
+  lockSaved(pinned: Iterable<string>, wrote: boolean, later = false): void {
+    if (later) this.schedule(0);
+    else this.flush();
     if (!wrote) return;
     try {
       this.sweep(new Set(pinned));

@@ -217,7 +217,11 @@ export function openGate(security: ResolvedConfig["security"], logger: Logger): 
     ? new DefinitionStore(definitionsDir(cacheHome(), security.lockFile), { onError: (error) => logger.warn(`kept tool definitions: ${errorMessage(error)}`) })
     : undefined;
   const lock = security.lockFile
-    ? new LockFile(security.lockFile, { maxUnlistedPins: security.maxUnlistedPins, onError, onSave: (pinned, wrote) => definitions?.lockSaved(pinned, wrote) })
+    ? new LockFile(security.lockFile, {
+        maxUnlistedPins: security.maxUnlistedPins,
+        onError,
+        onSave: (pinned, wrote, later) => definitions?.lockSaved(pinned, wrote, later),
+      })
     : undefined;
   const gate = new ToolGate(lock, {
     scan: security.scan,

@@ -36,8 +36,12 @@ export interface LockOptions {
   onError?: (error: unknown) => void;
   /** The clock (milliseconds), for tests of the day granularity. */
   now?: () => number;
-  /** After each save (a write, or none when nothing changed): the hashes pinned now, and whether the file was written. Kept definitions follow the pins (definitions.ts). */
-  onSave?: (pinned: Iterable<string>, wrote: boolean) => void;
+  /**
+   * After each save (a write, or none when nothing changed): the hashes pinned now, whether the file was written, and
+   * whether it was the background save (`later`: what follows it may be done in the background too). Kept definitions
+   * follow the pins (definitions.ts).
+   */
+  onSave?: (pinned: Iterable<string>, wrote: boolean, later: boolean) => void;
 }
 
 /** A UTC day, YYYY-MM-DD: how precisely the file records when a tool was last listed. */
@@ -168,7 +172,7 @@ export class LockFile {
    * ends). The file is read again first when someone else wrote it, so what
    * they wrote stays; nothing is written when nothing changed.
    */
-  save(): void {
+  save(later = false): void {
     this.reload();
     clearTimeout(this.timer);
     this.timer = undefined;
@@ -181,6 +185,7 @@ export class LockFile {
     this.options.onSave?.(
       [...this.pins.values()].map((pin) => pin.hash),
       wrote,
+      later,
     );
   }
 
@@ -212,7 +217,7 @@ export class LockFile {
     if (this.timer) return;
     this.timer = setTimeout(() => {
       this.timer = undefined;
-      this.quietly(() => this.save());
+      this.quietly(() => this.save(true));
     }, this.options.writeDelayMs ?? LOCK_WRITE_DELAY_MS);
     this.timer.unref();
   }

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { instructions, namespaceWords } from "../../../src/meta/instructions.js";
+import { instructions, namespacesLine, namespaceWords } from "../../../src/meta/instructions.js";
 import type { MetaServices } from "../../../src/meta/services.js";
 
 /** Services holding `namespaces`, each with its tools' names; every backend ready. */
@@ -49,5 +49,33 @@ describe("instructions", () => {
     expect(line).toMatch(/…\d+ more \(search_tools finds their tools\)\.$/);
     const named = line.split("; ").length - 1;
     expect(Number(/…(\d+) more/.exec(line)![1]) + named).toBe(200);
+  });
+
+  it("counts a namespace's words once per tool list: the same list is not read again, a new one is", () => {
+    let reads = 0;
+    let records = [{ name: "read_file" }, { name: "write_file" }];
+    const services = {
+      registry: {
+        get: () => undefined,
+        namespaces: () => [{ namespace: "fs", count: records.length }],
+        namespaceRecords: () => records,
+      },
+      backends: { states: () => [] },
+    } as unknown as MetaServices;
+    const counted = (list: { name: string }[]) =>
+      list.map((r) => ({
+        get name() {
+          reads++;
+          return r.name;
+        },
+      }));
+    records = counted(records);
+    expect(namespacesLine(services)).toBe("fs (2): file, read, write");
+    const once = reads;
+    expect(namespacesLine(services)).toBe("fs (2): file, read, write");
+    expect(reads).toBe(once);
+    // The registry replaces a namespace's list when it changes: the new list is counted.
+    records = counted([{ name: "list_directory" }]);
+    expect(namespacesLine(services)).toBe("fs (1): directory, list");
   });
 });

@@ -13,6 +13,7 @@ import { definitionHash } from "../../../src/security/definition.js";
 import { DefinitionStore, definitionsDir } from "../../../src/security/definitions.js";
 import { ToolGate } from "../../../src/security/gate.js";
 import { LockFile } from "../../../src/security/lock.js";
+import { eventually } from "../../helpers/eventually.js";
 import { tempDir } from "../../helpers/temp-dir.js";
 
 const tool = (name: string, description = `Does ${name}.`): UpstreamTool => ({
@@ -32,13 +33,32 @@ function world(options: { maxUnlistedPins?: number; graceMs?: number } = {}) {
   const store = new DefinitionStore(definitionsDir(join(dir, "cache"), join(dir, "metatools.lock.json")), { graceMs: options.graceMs });
   const lock = new LockFile(join(dir, "metatools.lock.json"), {
     maxUnlistedPins: options.maxUnlistedPins,
-    onSave: (pinned, wrote) => store.lockSaved(pinned, wrote),
+    onSave: (pinned, wrote, later) => store.lockSaved(pinned, wrote, later),
   });
   const gate = new ToolGate(lock, { scan: true, maxDescriptionChars: 4000, exempt: new Set(), definitions: store });
   return { dir, store, lock, gate };
 }
 
 describe("kept definitions", () => {
+  it("are written at once by a save that must finish (approve, close), and in background batches after the background save", async () => {
+    const { store, lock, gate } = world();
+    const tools = Array.from({ length: 1200 }, (_, i) => tool(`t${i}`));
+    gate.admit("ns", listed("ns", tools));
+    // The background save writes the lock file; the definitions follow without holding the event loop for 1,200 files.
+    lock.save(true);
+    expect(existsSync(fileOf(store, definitionHash(tools[0]!)))).toBe(false);
+    await eventually(
+      () => tools.every((t) => existsSync(fileOf(store, definitionHash(t)))),
+      (all) => all,
+    );
+    expect(tools.every((t) => existsSync(fileOf(store, definitionHash(t))))).toBe(true);
+    // A save that must finish writes what is queued before it returns.
+    const more = [tool("late")];
+    gate.admit("ns", listed("ns", [...tools, ...more]));
+    lock.save();
+    expect(existsSync(fileOf(store, definitionHash(more[0]!)))).toBe(true);
+  });
+
   it("keeps what a first-use pin and an approval name, and reads it back in another process", () => {
     const { store, lock, gate } = world();
     const clean = tool("lookup");
