@@ -207,7 +207,9 @@ export class TokenSigner {
       // Its answer is read up to 1 MiB at most (oauth-fetch.ts): a server answering 300 MB fails this refresh, nothing more.
       const exchange = oauthFetch({ timeoutMs: REFRESH_TIMEOUT_MS, redirect: "error" });
       try {
-        received = await (await sdkAuth()).refreshAuthorization(server, {
+        received = await (
+          await sdkAuth()
+        ).refreshAuthorization(server, {
           metadata: signIn.discovery?.authorizationServerMetadata,
           clientInformation: client,
           refreshToken,
