@@ -106,7 +106,8 @@ export class SearchEngine {
     this.indexes.replace(namespace, records, this.registry.aboutOf(namespace));
     // Plumbing namespaces (metatools' own read_output, read_resource) are reached by the calls replies give, and by their words:
     // ranked by meaning they would answer every "read a file".
-    void this.semantic?.replaceNamespace(namespace, this.wordsOnly.has(namespace) ? [] : records);
+    // A large namespace's words are indexed first (in slices), then its tools embedded: searchable by words as soon as can be.
+    void this.semantic?.replaceNamespace(namespace, this.wordsOnly.has(namespace) ? [] : records, this.indexes.builtNamespace(namespace));
   }
 
   /** Writes what the index cache has pending (on close). */

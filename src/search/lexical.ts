@@ -88,6 +88,11 @@ export class LexicalIndexes {
     while (this.builds.size) await Promise.all(this.builds.values());
   }
 
+  /** Settles when `namespace` is not being built in slices (at once when it is not). */
+  builtNamespace(namespace: string): Promise<void> {
+    return this.builds.get(namespace) ?? Promise.resolve();
+  }
+
   /** The namespaces being built in slices: searches rank their tools as they were indexed before (or not at all, the first time). */
   get building(): string[] {
     return [...this.builds.keys()];

@@ -168,13 +168,18 @@ export class SemanticIndex {
     return [...this.pending.keys()];
   }
 
-  /** Re-indexes one namespace; a newer call for the same namespace supersedes an older one still running. */
-  replaceNamespace(namespace: string, records: readonly ToolRecord[]): Promise<void> {
+  /**
+   * Re-indexes one namespace; a newer call for the same namespace supersedes an older one still running.
+   * The embedding starts once `after` settles (the namespace's words indexed: found by words first), and
+   * the namespace counts as still embedding from now.
+   */
+  replaceNamespace(namespace: string, records: readonly ToolRecord[], after?: Promise<void>): Promise<void> {
     void this.fallback?.replaceNamespace(namespace, records);
     const generation = (this.generation.get(namespace) ?? 0) + 1;
     this.generation.set(namespace, generation);
     this.latest.set(namespace, records);
     const run = this.ready
+      .then(() => after)
       .then(async () => {
         if (!this.loaded) return;
         await embedNamespace(this.loaded, namespace, records, {

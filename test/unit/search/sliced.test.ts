@@ -13,6 +13,10 @@ import type { UpstreamTool } from "../../../src/model/tool.js";
 import { ToolRegistry } from "../../../src/registry/registry.js";
 import { SearchEngine } from "../../../src/search/engine.js";
 import { CACHED_MIN_TOOLS, IndexCache } from "../../../src/search/index-cache.js";
+import { loadBuiltinEmbedder } from "../../../src/embed/builtin.js";
+import type { Embedder } from "../../../src/embed/types.js";
+import { SemanticIndex } from "../../../src/search/semantic.js";
+import { silentLogger } from "../../../src/util/log.js";
 import { tempDir } from "../../helpers/harness.js";
 
 const SLICED_FROM = 200;
@@ -51,6 +55,32 @@ describe("a very large namespace, indexed in slices", () => {
       expect(got).toEqual(await ranking(reference, query));
       expect((got as { total: number }).total).toBeGreaterThan(0);
     }
+  });
+
+  it("is searchable by its words before its tools are embedded: the embedding starts once the words are indexed", async () => {
+    const table = loadBuiltinEmbedder();
+    const events: string[] = [];
+    const embedder: Embedder = {
+      id: table.id,
+      dimensions: table.dimensions,
+      embed: (texts, role) => {
+        if (role !== "query") events.push("embed");
+        return table.embed(texts, role);
+      },
+    };
+    const registry = new ToolRegistry(new CatalogIndex([]));
+    const semantic = new SemanticIndex(() => Promise.resolve(embedder), { dir: undefined }, silentLogger);
+    const engine = new SearchEngine(registry, { slicedFrom: SLICED_FROM, semantic });
+    registry.setNamespace("shop", tools(600), undefined, true);
+    // Poll a turn at a time: note when the words are searchable.
+    while (!events.includes("words")) {
+      await new Promise((resolve) => setImmediate(resolve));
+      if ((await search(engine, "create invoice")).total > 0) events.push("words");
+    }
+    await engine.whenIdle();
+    expect(events.indexOf("words")).toBeGreaterThanOrEqual(0);
+    expect(events.indexOf("embed")).toBeGreaterThan(events.indexOf("words"));
+    expect(semantic.size).toBe(600);
   });
 
   it("ends with the newest tools when the namespace is replaced mid-build, and a small replacement wins over a large one", async () => {
