@@ -7,7 +7,7 @@
  * up), so a reader knows the trail is incomplete there.
  */
 import { createHash } from "node:crypto";
-import { z } from "zod";
+import * as z from "zod";
 import { APPROVALS } from "../model/approval.js";
 import { canonicalJson } from "../util/canonical-json.js";
 

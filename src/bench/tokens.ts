@@ -21,6 +21,7 @@ import { datasetConfig, loadDataset, sampleQueries } from "../eval/dataset.js";
 import { createSessionServer } from "../serving.js";
 import { everythingServer } from "./exec.js";
 import { errorMessage } from "../util/errors.js";
+import { importExternal } from "../util/import-external.js";
 
 export interface TokenRow {
   /** The catalog's name, as the report shows it. */
@@ -60,7 +61,7 @@ interface TiktokenLite {
 
 /** The cl100k_base tokenizer, loaded on first use (its ranks are a few MB). */
 export async function loadTokenizer(): Promise<CountTokens> {
-  const [{ Tiktoken }, ranks] = (await Promise.all([import(TIKTOKEN[0]), import(TIKTOKEN[1])]).catch((error: unknown) => {
+  const [{ Tiktoken }, ranks] = (await Promise.all([importExternal(TIKTOKEN[0]), importExternal(TIKTOKEN[1])]).catch((error: unknown) => {
     throw new Error(`token economics needs js-tiktoken: npm install js-tiktoken (${errorMessage(error)})`);
   })) as [TiktokenLite, { default: unknown }];
   const encoder = new Tiktoken(ranks.default);

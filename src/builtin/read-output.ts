@@ -4,7 +4,7 @@
  * long is shortened and says where to continue), so reading a handle never
  * creates another one.
  */
-import { z } from "zod";
+import * as z from "zod";
 import { jsonBytes } from "../disclosure/budget.js";
 import { formatCall, guidanceFields, hint, recoverable, type NextCall } from "../disclosure/guidance.js";
 import { HANDLE_PATTERN, linesThatFit, READ_OUTPUT_ID, type OutputLookup, type OutputStore } from "../disclosure/outputs.js";

@@ -6,7 +6,7 @@
  * budget).
  */
 import type { ReadResourceResult } from "@modelcontextprotocol/sdk/types.js";
-import { z } from "zod";
+import * as z from "zod";
 import { formatCall, hint, recoverable, warning, type NextCall } from "../disclosure/guidance.js";
 import { READ_RESOURCE_ID, SHARED_SCHEME } from "../disclosure/resource-links.js";
 import type { ResourceReader } from "../exec/resources.js";

@@ -8,7 +8,7 @@
  * sandbox (src/scripts/), within the limits of metatools.scripts, lowered
  * by the caller's profile. docs/scripts.md says what a program can do.
  */
-import { z } from "zod";
+import * as z from "zod";
 import type { ScriptsConfig } from "../config/resolved.js";
 import { hint, recoverable } from "../disclosure/guidance.js";
 import type { ProgramHost, ProgramOp } from "../model/program.js";

@@ -6,13 +6,16 @@
 import { createHash } from "node:crypto";
 import { existsSync, mkdirSync, readdirSync, readFileSync, statSync } from "node:fs";
 import { dirname, extname, join } from "node:path";
-import { parse as parseYaml } from "yaml";
+import type { parse } from "yaml";
 import { formatPath } from "../config/env.js";
 import { ConfigError } from "../util/errors.js";
 import { writeFileAtomic } from "../util/files.js";
+import { lazyRequire } from "../util/lazy-require.js";
 import { catalogFileSchema, type CatalogEntry } from "./schema.js";
 
 const EXTENSIONS = new Set([".yaml", ".yml", ".json"]);
+/** yaml, read only when a file has no parsed copy yet. */
+const yaml = lazyRequire<{ parse: typeof parse }>("yaml");
 
 /** One entry with where it came from; `server` is the file-level serverInfo glob. */
 export interface LoadedEntry extends CatalogEntry {
@@ -70,7 +73,7 @@ function parseCatalogFile(file: string): LoadedEntry[] {
   const text = readFileSync(file, "utf8");
   let raw: unknown;
   try {
-    raw = extname(file) === ".json" ? JSON.parse(text) : parseYaml(text);
+    raw = extname(file) === ".json" ? JSON.parse(text) : yaml().parse(text);
   } catch (error) {
     throw new ConfigError(file, "", `cannot parse: ${(error as Error).message}`);
   }

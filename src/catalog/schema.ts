@@ -2,7 +2,7 @@
  * The catalog file format: the one definition from which both the TypeScript
  * types and the shipped `catalog/catalog.schema.json` are derived.
  */
-import { z } from "zod";
+import * as z from "zod";
 
 const example = z
   .object({

@@ -3,7 +3,7 @@
  * its body must fit, and the helpers that turn a refused path into guidance
  * with a ready call.
  */
-import { z } from "zod";
+import * as z from "zod";
 import { readdir } from "node:fs/promises";
 import { join } from "node:path";
 import type { Body } from "../builtin/backend.js";

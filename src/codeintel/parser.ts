@@ -6,8 +6,10 @@
  */
 import { createRequire } from "node:module";
 import { dirname, join } from "node:path";
+import type * as TreeSitter from "web-tree-sitter";
 import type { Language, Parser, Tree, TreeCursor } from "web-tree-sitter";
 import { CALLABLE_KINDS, CONTAINER_KINDS, DATA_KINDS, type LanguageSpec, type SymbolKind } from "./languages.js";
+import { importExternal } from "../util/import-external.js";
 
 export interface CodeSymbol {
   name: string;
@@ -84,7 +86,7 @@ export class CodeParser {
 
   /** The parser, loaded on first use: commands that never parse (search, describe) never pay for tree-sitter. */
   private initParser(): Promise<Parser> {
-    this.parser ??= import("web-tree-sitter").then(async ({ Parser }) => {
+    this.parser ??= importExternal<typeof TreeSitter>("web-tree-sitter").then(async ({ Parser }) => {
       await Parser.init();
       return new Parser();
     });
@@ -95,7 +97,9 @@ export class CodeParser {
     let language = this.languages.get(spec.grammar);
     if (!language) {
       const dir = join(dirname(createRequire(import.meta.url).resolve("@vscode/tree-sitter-wasm/package.json")), "wasm");
-      language = this.initParser().then(async () => (await import("web-tree-sitter")).Language.load(join(dir, `tree-sitter-${spec.grammar}.wasm`)));
+      language = this.initParser().then(async () =>
+        (await importExternal<typeof TreeSitter>("web-tree-sitter")).Language.load(join(dir, `tree-sitter-${spec.grammar}.wasm`)),
+      );
       this.languages.set(spec.grammar, language);
     }
     return language;

@@ -7,7 +7,7 @@
 import { createHash } from "node:crypto";
 import { homedir } from "node:os";
 import { join, resolve } from "node:path";
-import { z } from "zod";
+import * as z from "zod";
 import { ConfigError } from "../util/errors.js";
 import { bytesWords, DEFAULTS } from "./defaults.js";
 import type { Filled, Simplify } from "./fill.js";

@@ -3,7 +3,7 @@
  * problem becomes a ConfigError naming the file and the field, in words a
  * person can act on.
  */
-import type { z } from "zod";
+import type * as z from "zod";
 import { ConfigError } from "../util/errors.js";
 import { didYouMean, misspeltAs } from "./did-you-mean.js";
 import { formatPath } from "./env.js";

@@ -4,7 +4,7 @@
  * `mcpServer` → `mcpServers`). The known fields are read from the schema
  * itself, so a new field is suggested with no list to keep.
  */
-import type { z } from "zod";
+import type * as z from "zod";
 import { nearest } from "../text/suggest.js";
 
 /** How close a misspelling must be (text/suggest.ts's similarity): a typo or a missing letter, not a different word. */

@@ -4,7 +4,7 @@
  * schema and what its resolved form computes (the defaults are in
  * defaults.ts, applied by fill.ts).
  */
-import { z } from "zod";
+import * as z from "zod";
 import { ConfigError } from "../util/errors.js";
 import { bytesWords, defaultBurst, DEFAULTS, msWords } from "./defaults.js";
 import type { Filled, Replace } from "./fill.js";

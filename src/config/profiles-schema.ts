@@ -2,7 +2,7 @@
  * The `metatools.profiles` section: named sets of tools a caller may see,
  * and the approvals its calls need (src/security/profiles.ts applies them).
  */
-import { z } from "zod";
+import * as z from "zod";
 import { profileScriptsSchema } from "./scripts-schema.js";
 
 /** What a call of a tool needs before it reaches the backend. */

@@ -5,7 +5,7 @@
  * backend's requests are its words, untrusted like its results
  * (docs/security.md).
  */
-import { z } from "zod";
+import * as z from "zod";
 import { DEFAULTS } from "./defaults.js";
 import type { Metatools, RequestLimits } from "./resolved.js";
 

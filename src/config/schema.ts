@@ -4,7 +4,7 @@
  * Defaults live in `defaults.ts`; the descriptions quote them from there,
  * and `fill.ts` applies them to what this schema parsed.
  */
-import { z } from "zod";
+import * as z from "zod";
 import { auditSectionSchema } from "./audit-schema.js";
 import { bytesWords, DEFAULTS, msWords } from "./defaults.js";
 import { httpSectionSchema } from "./http.js";

@@ -3,7 +3,7 @@
  * programs (`metatools:run_program`) and the limits every run is held to,
  * and the lower limits a profile may set for its callers (`profiles.NAME.scripts`).
  */
-import { z } from "zod";
+import * as z from "zod";
 import { bytesWords, DEFAULTS } from "./defaults.js";
 
 const D = DEFAULTS.scripts;

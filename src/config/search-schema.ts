@@ -2,7 +2,7 @@
  * The config's `metatools.search` and `metatools.learn` sections: how search
  * ranks (the embedder, fusion) and what it learns from use.
  */
-import { z } from "zod";
+import * as z from "zod";
 import { bytesWords, DEFAULTS, msWords } from "./defaults.js";
 
 /** The semantic leg of search: one of the embedders, or false for none. */

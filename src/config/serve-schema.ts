@@ -5,7 +5,7 @@
  * or every caller of an HTTP server without tokens), whatever path or
  * profile it comes by, counted across replicas that share a Redis store.
  */
-import { z } from "zod";
+import * as z from "zod";
 import { bytesWords, DEFAULTS, msWords } from "./defaults.js";
 
 export const serveSectionSchema = z

@@ -2,7 +2,7 @@
  * One `mcpServers` entry of the config file: a stdio command, a remote URL
  * (with its OAuth settings), or a catalog-only tools.jsonl.
  */
-import { z } from "zod";
+import * as z from "zod";
 
 /** Backend names become tool-id namespaces, so they may not contain a colon. */
 export const NAMESPACE_PATTERN = /^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$/;

@@ -3,7 +3,7 @@
  * speak of that kind, not of a union), and what it resolves to.
  */
 import { isAbsolute, resolve } from "node:path";
-import type { z } from "zod";
+import type * as z from "zod";
 import { remoteKindOf } from "../model/transport-kinds.js";
 import { isPlainObject } from "../util/data.js";
 import type { BackendSpec } from "./resolved.js";

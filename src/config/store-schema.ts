@@ -2,7 +2,7 @@
  * The config's `metatools.store`, `metatools.cache` and `metatools.outputs`
  * sections: where results and output handles are kept, and their bounds.
  */
-import { z } from "zod";
+import * as z from "zod";
 import { bytesWords, DEFAULTS, msWords } from "./defaults.js";
 
 export const storeSectionSchema = z

@@ -9,7 +9,7 @@
 import { readFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { z } from "zod";
+import * as z from "zod";
 import { BUILTIN_CATALOG_DIR, createMetatools } from "../app.js";
 import { catalogFileSchema } from "../catalog/schema.js";
 import { parseConfig } from "../config/load.js";

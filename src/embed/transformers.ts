@@ -12,6 +12,7 @@ import { basename, join } from "node:path";
 import type { EmbedderConfig } from "../config/resolved.js";
 import { errorMessage, MetatoolsError } from "../util/errors.js";
 import { normalize, type Embedder, type EmbedRole } from "./types.js";
+import { importExternal } from "../util/import-external.js";
 
 export type TransformersSpec = Extract<EmbedderConfig, { type: "transformers" }>;
 
@@ -51,7 +52,7 @@ export class TransformersEmbedder implements Embedder {
     }
     let transformers: TransformersModule;
     try {
-      transformers = (await import(PACKAGE)) as TransformersModule;
+      transformers = (await importExternal(PACKAGE)) as TransformersModule;
     } catch (error) {
       throw unavailable(`the transformers embedder needs the ${PACKAGE} package (${errorMessage(error)}); install it with \`npm install ${PACKAGE}\``);
     }

@@ -3,13 +3,15 @@
  * compiled once per schema object and cached; draft-07 and 2020-12 schemas
  * both appear in real servers, so the draft is picked from `$schema`.
  */
-import { Ajv, type ErrorObject, type ValidateFunction } from "ajv";
-import { Ajv2020 } from "ajv/dist/2020.js";
-import * as formatsModule from "ajv-formats";
+import type { Ajv, ErrorObject, ValidateFunction } from "ajv";
+import type { Ajv2020 } from "ajv/dist/2020.js";
 import type { JsonSchema } from "../model/tool.js";
+import { lazyRequire } from "../util/lazy-require.js";
 
-// ajv-formats is CommonJS; under NodeNext its default import is the module object.
-const addFormats = formatsModule.default as unknown as (ajv: Ajv | Ajv2020) => unknown;
+// Read at the first compile: a command that validates nothing never loads them (util/lazy-require.ts).
+const ajvModule = lazyRequire<{ Ajv: typeof Ajv }>("ajv");
+const ajv2020Module = lazyRequire<{ Ajv2020: typeof Ajv2020 }>("ajv/dist/2020.js");
+const addFormats = lazyRequire<(ajv: Ajv | Ajv2020) => unknown>("ajv-formats");
 
 export type Validation = { ok: true } | { ok: false; errors: ErrorObject[] } | { ok: "unchecked"; reason: string };
 
@@ -48,8 +50,8 @@ export class SchemaValidator {
       this.draft07 = this.draft2020 = undefined;
     }
     const settings = { strict: false, allErrors: true, validateSchema: false, logger: false } as const;
-    if (modern) return (this.draft2020 ??= withFormats(new Ajv2020(settings)));
-    return (this.draft07 ??= withFormats(new Ajv(settings)));
+    if (modern) return (this.draft2020 ??= withFormats(new (ajv2020Module().Ajv2020)(settings)));
+    return (this.draft07 ??= withFormats(new (ajvModule().Ajv)(settings)));
   }
 
   validate(schema: JsonSchema, value: unknown): Validation {
@@ -78,7 +80,7 @@ export class SchemaValidator {
 }
 
 function withFormats<T extends Ajv | Ajv2020>(ajv: T): T {
-  addFormats(ajv);
+  addFormats()(ajv);
   return ajv;
 }
 

@@ -5,7 +5,7 @@
  */
 import { createHash } from "node:crypto";
 import { readFileSync } from "node:fs";
-import { z } from "zod";
+import * as z from "zod";
 import { errorMessage, MetatoolsError } from "../util/errors.js";
 import type { LearnedFile, LearnedStore } from "./store.js";
 

@@ -10,7 +10,7 @@
  * (disk + mine − base), so two servers on one config both keep what they
  * learned; lists are joined; the generation (a reset) is the highest.
  */
-import { z } from "zod";
+import * as z from "zod";
 import { MAX_BUCKET_TERMS, MAX_QUERIES_PER_TOOL } from "./store.js";
 import { mergeRows, type LearnSettings, type TermRow } from "./model.js";
 import { mergeShared, type SharedRow } from "./shared.js";

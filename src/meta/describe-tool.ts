@@ -1,7 +1,7 @@
 /**
  * describe_tool: one to five tools at summary, schema or full detail.
  */
-import { z } from "zod";
+import * as z from "zod";
 import { DEFAULTS } from "../config/defaults.js";
 import { fitItems, jsonBytes } from "../disclosure/budget.js";
 import { formatCall, guidanceFields, hint, recoverable, warning, type NextCall, type Refusal } from "../disclosure/guidance.js";

@@ -136,7 +136,8 @@ async function dispatch(
       hint("Send plain JSON data: fewer levels, less of it, and no __proto__ keys."),
       { problems: [{ field: bad.path, expected: bad.problem }] },
     );
-  const check = validator.validate(tool.inputSchema, args);
+  // A well-formed call passes the quick check; the JSON Schema the agent sees decides and explains any other.
+  const check = tool.accepts(args) ? { ok: true as const } : validator.validate(tool.inputSchema, args);
   if (check.ok === false) {
     const problems = explainErrors(check.errors, args, tool.inputSchema);
     const repair = correctArgs(tool.inputSchema, args, check.errors);

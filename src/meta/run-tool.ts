@@ -5,7 +5,7 @@
  * tool's own error) come back as `ok: false` with guidance; only real
  * faults are `isError`.
  */
-import { z } from "zod";
+import * as z from "zod";
 import type { NextCall } from "../disclosure/guidance.js";
 import { CACHE_MODES } from "../exec/cache.js";
 import { ATTR } from "../observe/telemetry.js";

@@ -2,7 +2,7 @@
  * search_tools: ranked one-line summaries with call signatures, the
  * namespace distribution of the full match set, and concrete next calls.
  */
-import { z } from "zod";
+import * as z from "zod";
 import { DEFAULTS } from "../config/defaults.js";
 import { ATTR } from "../observe/telemetry.js";
 import { fitItems } from "../disclosure/budget.js";

@@ -90,6 +90,13 @@ export interface MetaToolSpec<S extends ArgsSchema, N extends MetaToolName> exte
 /** A meta-tool as the server lists and calls it. */
 export interface MetaTool<N extends MetaToolName = MetaToolName> extends MetaToolAbout<N> {
   inputSchema: JsonSchema & { type: "object" };
+  /**
+   * True when `args` match: the zod schema `inputSchema` is made from, which
+   * checks a call without compiling a validator (ajv takes about 20 ms for
+   * search_tools' schema, at the first call of every CLI command). Only a
+   * refusal needs the JSON Schema, whose words explain it.
+   */
+  accepts(args: Record<string, unknown>): boolean;
   unlisted?: string[];
   handle(args: Record<string, unknown>, context: MetaContext): Promise<MetaBody<Replies[N]>>;
 }
@@ -119,5 +126,10 @@ const GUARD_KEYWORDS = new Set(["maxLength", "maxItems", "minItems", "additional
 
 export function defineMetaTool<S extends ArgsSchema, N extends MetaToolName>({ args, handle, ...about }: MetaToolSpec<S, N>): MetaTool<N> {
   // The server validated the arguments against the JSON Schema made from `args` before any call reaches the handler.
-  return { ...about, inputSchema: argsJsonSchema(args), handle: (value, context) => handle(value as ArgsOf<S>, context) };
+  return {
+    ...about,
+    inputSchema: argsJsonSchema(args),
+    accepts: (value) => args.safeParse(value).success,
+    handle: (value, context) => handle(value as ArgsOf<S>, context),
+  };
 }

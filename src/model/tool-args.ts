@@ -5,7 +5,7 @@
  * (an `integer` is a `number` with `.int()`, an optional property is one
  * the type marks optional).
  */
-import { z } from "zod";
+import * as z from "zod";
 import type { JsonSchema } from "./tool.js";
 
 /** Tools take a closed object: an unknown property is a mistake the validator names. */

@@ -6,6 +6,7 @@
  * OTEL_METRIC_EXPORT_INTERVAL and the rest, all read by the SDK itself.
  * With none set, nothing is loaded and the instrumentation stays a no-op.
  */
+import { importExternal } from "../util/import-external.js";
 const TRIGGERS = [
   "OTEL_EXPORTER_OTLP_ENDPOINT",
   "OTEL_EXPORTER_OTLP_TRACES_ENDPOINT",
@@ -55,7 +56,7 @@ export async function startTelemetrySdk(
     if (!telemetryRequested(env)) return undefined;
   }
   // An optional package: those who export telemetry install it (named by a variable, so building metatools does not need it).
-  const loaded = (await import(SDK_PACKAGE).catch(() => undefined)) as SdkModule | undefined;
+  const loaded = (await importExternal(SDK_PACKAGE).catch(() => undefined)) as SdkModule | undefined;
   if (!loaded) {
     options.warn?.(
       `OTEL_* is set, but the OpenTelemetry SDK is not installed: run \`npm install ${SDK_PACKAGE}\` to export traces and metrics; until then nothing is exported`,

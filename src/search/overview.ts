@@ -90,7 +90,8 @@ export function mapOf(hits: readonly ToolRecord[], toolsOf: (namespace: string) 
 
 /** A namespace's tools by group ("" for none), each in name order: made once per listing (the registry gives a new array when a namespace changes). */
 const byGroup = new WeakMap<readonly ToolRecord[], Map<string, ToolRecord[]>>();
-const collator = new Intl.Collator();
+/** Made at the first listing: an ICU collator costs milliseconds to make, and most commands list nothing. */
+let collator: Intl.Collator | undefined;
 
 function groupsOf(records: readonly ToolRecord[]): Map<string, ToolRecord[]> {
   let groups = byGroup.get(records);
@@ -102,7 +103,7 @@ function groupsOf(records: readonly ToolRecord[]): Map<string, ToolRecord[]> {
     if (!list) groups.set(key, (list = []));
     list.push(r);
   }
-  for (const list of groups.values()) list.sort((a, b) => collator.compare(a.name, b.name));
+  for (const list of groups.values()) list.sort((a, b) => (collator ??= new Intl.Collator()).compare(a.name, b.name));
   byGroup.set(records, groups);
   return groups;
 }

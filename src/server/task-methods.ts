@@ -5,7 +5,7 @@
  * any other id, another caller's included, is an unknown task.
  */
 import { ProtocolError, ProtocolErrorCode, type Server } from "@modelcontextprotocol/server";
-import { z } from "zod";
+import * as z from "zod";
 import type { TaskBoard, TaskCaller, TaskGone } from "./tasks.js";
 
 /** Task ids are UUIDs; anything far longer is not one of ours. */

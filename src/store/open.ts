@@ -11,6 +11,7 @@ import { LruMap } from "./lru.js";
 import type { QuotaLimits, QuotaStore } from "./quota.js";
 import { LocalQuotaStore } from "./quota-local.js";
 import { RedisQuotaStore } from "./quota-redis.js";
+import { importExternal } from "../util/import-external.js";
 
 export interface StoreOptions {
   /** `memory`, `redis://…`, `rediss://…` or `sqlite://…` (an absolute path after the scheme). */
@@ -127,7 +128,7 @@ interface RedisModule {
 
 /** An optional store package, or a StoreError naming the command that installs it. */
 async function optionalPackage<T>(name: string, what: string, url: string): Promise<T> {
-  return (await import(name).catch((error: unknown) => {
+  return (await importExternal(name).catch((error: unknown) => {
     throw new StoreError(maskUrl(url), `${what} needs the ${name} package, which is not installed: run \`npm install ${name}\``, { cause: error });
   })) as T;
 }

@@ -12,8 +12,12 @@
  * The syntax is RE2's, which is JavaScript's minus lookaround and
  * backreferences; `\uXXXX` and `\u{X}` are accepted and translated.
  */
-import { RE2JS } from "re2js";
+import type { RE2JS } from "re2js";
 import { errorMessage } from "./errors.js";
+import { lazyRequire } from "./lazy-require.js";
+
+/** RE2JS, read at the first pattern that needs it (most patterns are flat and run on V8). */
+const re2 = lazyRequire<{ RE2JS: typeof RE2JS }>("re2js");
 
 /**
  * RE2's work per input character grows with the compiled program, so a
@@ -95,9 +99,10 @@ export function compileRegex(pattern: string, options: RegexOptions = {}): SafeR
   }
   let compiled: RE2JS;
   const source = translate(pattern);
-  const flags = (options.ignoreCase ? RE2JS.CASE_INSENSITIVE : 0) | (options.multiline ? RE2JS.MULTILINE : 0);
+  const { RE2JS: engine } = re2();
+  const flags = (options.ignoreCase ? engine.CASE_INSENSITIVE : 0) | (options.multiline ? engine.MULTILINE : 0);
   try {
-    compiled = RE2JS.compile(source, flags);
+    compiled = engine.compile(source, flags);
   } catch (error) {
     throw new RegexError(explain(errorMessage(error).replace(/^error parsing regexp: /, "")));
   }

@@ -1,53 +1,54 @@
 /**
- * What a CLI search from the snapshot loads: metatools' own code and what
- * ranking needs, not the MCP SDK's client or server (their code and zod
- * schemas are most of the start-up cost), which only connecting and
- * serving need. A module-load hook lists every module the real command
- * loads.
+ * What a CLI search evaluates. The command is one CommonJS bundle in which
+ * esbuild evaluates a module when a module that imports it statically is
+ * evaluated, and a module reached by import() only when that import runs.
+ * So what the search command runs is the static closure of the entry and
+ * of the command's module, computed here from the shipped bundle's own
+ * options: metatools' code and what ranking needs, not the MCP SDK's
+ * client or server (their code and zod schemas are most of the start-up
+ * cost), which only connecting and serving need; and ajv, yaml and RE2JS,
+ * which the bundle leaves out, stay unread until a call needs them.
  */
-import { spawnSync } from "node:child_process";
-import { readFileSync, writeFileSync } from "node:fs";
-import { join } from "node:path";
-import { fileURLToPath } from "node:url";
-import { describe, expect, it } from "vitest";
-import { CLI } from "../helpers/cli.js";
-import { servers, tempDir } from "../helpers/harness.js";
+import { build, type Metafile } from "esbuild";
+import { beforeAll, describe, expect, it } from "vitest";
+import { bundleOptions } from "../../scripts/bundle-options.mjs";
 
-const HOOK = fileURLToPath(new URL("../fixtures/log-modules.mjs", import.meta.url));
+let metafile: Metafile;
 
-/** The text of every file a `metatools` run loaded. */
-function loadedBy(args: string[], dir: string): string[] {
-  const log = join(dir, `modules-${Math.random().toString(36).slice(2)}.log`);
-  writeFileSync(log, "");
-  const ran = spawnSync(process.execPath, ["--import", HOOK, CLI, ...args], {
-    cwd: dir,
-    env: { ...process.env, LOG_MODULES_FILE: log, XDG_CACHE_HOME: join(dir, "cache") },
-    encoding: "utf8",
-  });
-  expect(ran.status, ran.stderr).toBe(0);
-  const urls = [
-    ...new Set(
-      readFileSync(log, "utf8")
-        .split("\n")
-        .filter((u) => u.startsWith("file:")),
-    ),
-  ];
-  return urls.map((url) => readFileSync(fileURLToPath(url), "utf8"));
+beforeAll(async () => {
+  ({ metafile } = (await build({ ...bundleOptions, write: false, metafile: true, logLevel: "silent" })) as { metafile: Metafile });
+}, 60_000);
+
+/** The modules evaluated once `entries` are: their static imports and requires, transitively. */
+function evaluatedWith(...entries: string[]): Set<string> {
+  const seen = new Set<string>();
+  const todo = [...entries];
+  while (todo.length) {
+    const path = todo.pop()!;
+    if (seen.has(path)) continue;
+    seen.add(path);
+    for (const i of metafile.inputs[path]?.imports ?? []) if (!i.external && (i.kind === "import-statement" || i.kind === "require-call")) todo.push(i.path);
+  }
+  return seen;
 }
 
-/** Class definitions only the SDK's client and server packages hold (as bundled: `var Name = class`, or as published). */
-const CLIENT = /\b(StdioClientTransport = class|class StdioClientTransport)\b/;
-const SERVER = /\b(McpServer = class|class McpServer)\b/;
+const SDK_CLIENT_OR_SERVER =
+  /node_modules\/@modelcontextprotocol\/(client|server)\/|node_modules\/@modelcontextprotocol\/sdk\/dist\/esm\/(client|server\/(index|mcp|stdio))/;
+const LEFT_OUT = /node_modules\/(ajv|ajv-formats|yaml|re2js)\//;
 
-describe("a CLI search from the snapshot", () => {
-  it("loads neither the MCP client nor the MCP server code; a first search, which lists the server, loads the client", () => {
-    const dir = tempDir();
-    writeFileSync(join(dir, "metatools.json"), JSON.stringify({ mcpServers: { everything: servers.everything() }, metatools: { code: { enabled: false } } }));
-    // The first search starts the server to list it (and keeps the snapshot): that one needs the client.
-    const first = loadedBy(["search", "add two numbers"], dir);
-    expect(first.some((text) => CLIENT.test(text))).toBe(true);
-    const fromSnapshot = loadedBy(["search", "add two numbers"], dir);
-    expect(fromSnapshot.some((text) => CLIENT.test(text))).toBe(false);
-    expect(fromSnapshot.some((text) => SERVER.test(text))).toBe(false);
+describe("a CLI search", () => {
+  it("evaluates neither the MCP client nor the MCP server code; connecting (backends/mcp.js) does", () => {
+    const search = evaluatedWith("dist/cli/main.js", "dist/cli/commands/search.js");
+    expect(search.has("dist/search/engine.js")).toBe(true);
+    expect([...search].filter((path) => SDK_CLIENT_OR_SERVER.test(path))).toEqual([]);
+    expect(search.has("dist/backends/mcp.js")).toBe(false);
+    const connecting = evaluatedWith("dist/backends/mcp.js");
+    expect([...connecting].some((path) => SDK_CLIENT_OR_SERVER.test(path))).toBe(true);
+  });
+
+  it("bundles none of ajv, yaml and RE2JS: they are read at their first use", () => {
+    expect(Object.keys(metafile.inputs).filter((path) => LEFT_OUT.test(path))).toEqual([]);
+    // The bundle is what serve runs too: validation still comes with it.
+    expect(metafile.inputs["dist/exec/validator.js"]).toBeDefined();
   });
 });

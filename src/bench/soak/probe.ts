@@ -8,6 +8,7 @@
  */
 import { existsSync, readdirSync, readFileSync, statSync } from "node:fs";
 import { join } from "node:path";
+import { importExternal } from "../../util/import-external.js";
 
 export interface ProcessReading {
   rssMb?: number;
@@ -97,7 +98,7 @@ interface SqliteModule {
  */
 export async function readSqliteStore(file: string, prefix: string): Promise<StoreReading | undefined> {
   if (!existsSync(file)) return undefined;
-  const { default: KeyvSqlite } = (await import(SQLITE_PACKAGE)) as SqliteModule;
+  const { default: KeyvSqlite } = (await importExternal(SQLITE_PACKAGE)) as SqliteModule;
   const db = new KeyvSqlite({ uri: `sqlite://${file}`, busyTimeout: 5000 });
   try {
     const rows = (await db.query("SELECT count(*) AS entries FROM keyv WHERE key LIKE ?", `${prefix}:out:%`)) as { entries: number }[];

@@ -1,4 +1,4 @@
-import { z } from "zod";
+import * as z from "zod";
 import { defineTool, type Body } from "../../builtin/backend.js";
 import { formatCall, hint, recoverable } from "../../disclosure/guidance.js";
 import { distribution, OutputGuard, type Distribution, type Narrowing } from "../../disclosure/guard.js";

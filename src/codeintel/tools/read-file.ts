@@ -1,4 +1,4 @@
-import { z } from "zod";
+import * as z from "zod";
 import { defineTool, type Body } from "../../builtin/backend.js";
 import { jsonBytes } from "../../disclosure/budget.js";
 import { formatCall, guidanceFields, hint, recoverable } from "../../disclosure/guidance.js";

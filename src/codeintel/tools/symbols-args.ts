@@ -1,5 +1,5 @@
 /** code:symbols' arguments: shared by the tool and the two halves of its reply (overview, matches). */
-import { z } from "zod";
+import * as z from "zod";
 import { PAGE_ARGS } from "../context.js";
 import { SYMBOL_KINDS } from "../languages.js";
 

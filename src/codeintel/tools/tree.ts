@@ -1,4 +1,4 @@
-import { z } from "zod";
+import * as z from "zod";
 import { stat } from "node:fs/promises";
 import { defineTool, type Body } from "../../builtin/backend.js";
 import { distribution, OutputGuard, type Narrowing } from "../../disclosure/guard.js";
