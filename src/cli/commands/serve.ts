@@ -1,7 +1,6 @@
 import { BUILTIN_CATALOG_DIR, createMetatools } from "../../app.js";
 import { loadConfig } from "../../config/load.js";
 import { isLoopback } from "../../http/guard.js";
-import { serveHttp } from "../../http/server.js";
 import { serveStdio, type StdioStart } from "../../stdio/serve.js";
 import type { KeptHandshake } from "../../stdio/handshake.js";
 import { fileHash, keepAnswer, readAnswer } from "../../util/remembered-answer.js";
@@ -100,6 +99,8 @@ export async function serve(argv: string[]): Promise<number> {
     await closed;
     return 0;
   }
+  // Loaded for --http only: the HTTP transport's code (Streamable HTTP, sessions, guards) costs a stdio start tens of milliseconds.
+  const { serveHttp } = await import("../../http/server.js");
   const service = await serveHttp(app, { port, host, stateless: values.stateless ?? false }, logger);
   await new Promise<void>((resolve) => {
     for (const signal of ["SIGINT", "SIGTERM"] as const) {

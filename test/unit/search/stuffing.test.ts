@@ -6,7 +6,7 @@
  */
 import { describe, expect, it } from "vitest";
 import { Bm25Ranker } from "../../../src/search/bm25.js";
-import { capRepeats, embeddingText } from "../../../src/search/documents.js";
+import { capRepeats, capRepeatsByPattern, embeddingText } from "../../../src/search/documents.js";
 import { InvertedIndex } from "../../../src/search/inverted.js";
 import type { IndexedDoc } from "../../../src/search/segment.js";
 import { TUNING } from "../../../src/search/tuning.js";
@@ -55,5 +55,16 @@ describe("keyword stuffing", () => {
     expect(capRepeats(honest, 2)).toBe(honest);
     const stuffed = embeddingText({ name: "sitemap", summary: "", description: "directory tree ".repeat(50), tags: [], aliases: [] });
     expect(stuffed.match(/directory/g)).toHaveLength(TUNING.embedRepeatCap);
+  });
+
+  it("caps ASCII text by hand exactly as the pattern does, and other text by the pattern", () => {
+    let seed = 7;
+    const next = () => (seed = (seed * 1103515245 + 12345) % 2 ** 31);
+    const pieces = ["tree", "Tree", "TREE", "a", "x9", "9", " ", "  ", "\t", ",", "-", "_", "file", "File_2", ".", "\n"];
+    for (let n = 0; n < 500; n++) {
+      const text = Array.from({ length: next() % 40 }, () => pieces[next() % pieces.length]).join("");
+      for (const max of [1, 2, 3]) expect(capRepeats(text, max), JSON.stringify(text)).toBe(capRepeatsByPattern(text, max));
+    }
+    expect(capRepeats("café café café", 1)).toBe("café ");
   });
 });
