@@ -95,11 +95,13 @@ export function namespaceWords(namespace: string, names: readonly string[]): str
     );
     for (const word of words) counts.set(word, (counts.get(word) ?? 0) + 1);
   }
-  return [...counts]
-    // Words of [a-z0-9] only: code-unit order is the locale's, without a collator call per comparison (thousands of words at 10,000 tools).
-    .sort((x, y) => y[1] - x[1] || (x[0] < y[0] ? -1 : x[0] > y[0] ? 1 : 0))
-    .slice(0, WORDS_PER_NAMESPACE)
-    .map(([word]) => word);
+  return (
+    [...counts]
+      // Words of [a-z0-9] only: code-unit order is the locale's, without a collator call per comparison (thousands of words at 10,000 tools).
+      .sort((x, y) => y[1] - x[1] || (x[0] < y[0] ? -1 : x[0] > y[0] ? 1 : 0))
+      .slice(0, WORDS_PER_NAMESPACE)
+      .map(([word]) => word)
+  );
 }
 
 /** "files" → "file", "directories" → "directory"; "address" and "status" stay. */

@@ -79,7 +79,7 @@ export function capRepeats(text: string, max: number): string {
   const seen = new Map<string, number>();
   let parts: string[] | undefined;
   let last = 0;
-  for (let i = 0; i < text.length; ) {
+  for (let i = 0; i < text.length;) {
     if (!isAlnum(text.charCodeAt(i))) {
       i++;
       continue;
