@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { instructions, namespacesLine, namespaceWords } from "../../../src/meta/instructions.js";
+import { instructions, namespacesLine, namespaceWords, splitName, splitNameByPattern } from "../../../src/meta/instructions.js";
 import type { MetaServices } from "../../../src/meta/services.js";
 
 /** Services holding `namespaces`, each with its tools' names; every backend ready. */
@@ -77,5 +77,18 @@ describe("instructions", () => {
     // The registry replaces a namespace's list when it changes: the new list is counted.
     records = counted([{ name: "list_directory" }]);
     expect(namespacesLine(services)).toBe("fs (1): directory, list");
+  });
+});
+
+describe("a tool name's words", () => {
+  it("are split by hand in ASCII exactly as the patterns split them", () => {
+    let seed = 11;
+    const next = () => (seed = (seed * 1103515245 + 12345) % 2 ** 31);
+    const pieces = ["read", "File", "HTML", "x", "2", "_", "-", ".", "aB", "ID", "Kä", "/", " "];
+    for (let n = 0; n < 1000; n++) {
+      const name = Array.from({ length: 1 + (next() % 8) }, () => pieces[next() % pieces.length]).join("");
+      expect(splitName(name).filter(Boolean), name).toEqual(splitNameByPattern(name).filter(Boolean));
+    }
+    expect(splitName("readHTMLFile_v2")).toEqual(["read", "htmlfile", "v2"]);
   });
 });
