@@ -6,7 +6,8 @@
  *   answers and one whose command does not exist; the first launch (nothing
  *   kept) and the next ones (the last launch's answer kept).
  * - `metatools search` from the snapshot with an empty cache folder, and
- *   with 64 MB of embeddings other configs left there.
+ *   with 64 MB of embeddings other configs left there; and without the
+ *   code cache (METATOOLS_CODE_CACHE=0), beside it.
  */
 import { spawn, spawnSync } from "node:child_process";
 import { closeSync, mkdirSync, openSync, writeFileSync, writeSync } from "node:fs";
@@ -31,6 +32,8 @@ export interface FirstHourResult {
   searchMs: number;
   /** The same with a 64 MB embedding cache of other configs in the folder. */
   searchFullCacheMs: number;
+  /** The same as searchMs with the code cache off: the bundle compiled from its source at every start. */
+  searchNoCodeCacheMs: number;
 }
 
 const INITIALIZE = {
@@ -71,7 +74,16 @@ export async function firstHour(dir: string, runs: number, servers: { everything
   const full = join(dir, "search-full");
   fillForeignCache(join(full, "cli-cache", "metatools", "embeddings"), loadBuiltinEmbedder().id);
   const fullCache = await cliSearch(full, runs, servers);
-  return { runs, nodeMs, firstHandshakeMs, handshakeMs: median(handshakes), searchMs: empty.medianMs, searchFullCacheMs: fullCache.medianMs };
+  const compiled = await cliSearch(join(dir, "search-no-code-cache"), runs, servers, { METATOOLS_CODE_CACHE: "0" });
+  return {
+    runs,
+    nodeMs,
+    firstHandshakeMs,
+    handshakeMs: median(handshakes),
+    searchMs: empty.medianMs,
+    searchFullCacheMs: fullCache.medianMs,
+    searchNoCodeCacheMs: compiled.medianMs,
+  };
 }
 
 /** Spawn to the first line on stdout (the answer to `initialize`); the server is then told to stop. */

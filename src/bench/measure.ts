@@ -167,7 +167,12 @@ export interface CliSearchResult {
  * one run that lists them, keeps their snapshot and remembers the failure.
  * Each timed run must answer without starting any of them.
  */
-export async function cliSearch(dir: string, runs: number, servers: { everything: string; filesystem: string }): Promise<CliSearchResult> {
+export async function cliSearch(
+  dir: string,
+  runs: number,
+  servers: { everything: string; filesystem: string },
+  extraEnv: NodeJS.ProcessEnv = {},
+): Promise<CliSearchResult> {
   const root = join(dir, "cli-root");
   mkdirSync(root, { recursive: true });
   const marks = join(dir, "cli-spawned.log");
@@ -195,7 +200,7 @@ export async function cliSearch(dir: string, runs: number, servers: { everything
       metatools: { code: { root }, security: { lockFile: false } },
     }),
   );
-  const env = { ...process.env, XDG_CACHE_HOME: join(dir, "cli-cache") };
+  const env = { ...process.env, XDG_CACHE_HOME: join(dir, "cli-cache"), ...extraEnv };
   const run = () => spawnSync(process.execPath, [CLI_ENTRY, "search", "read a file", "--config", configFile], { env, stdio: "ignore" });
   run();
   writeFileSync(marks, "");

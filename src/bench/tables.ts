@@ -158,6 +158,8 @@ function searchTable(report: BenchReport): Table {
       ["metatools search from the snapshot, empty cache folder, spawn to exit (ms)", first.searchMs, TARGETS.cliSearchMs],
       ["metatools search, empty cache folder / node -e 0 (ratio)", first.searchMs / node, TARGETS.cliSearchRatio],
       ["metatools search, 64 MB of other configs' embeddings / empty cache folder (ratio)", first.searchFullCacheMs / first.searchMs, TARGETS.fullCacheRatio],
+      ["metatools search without the code cache (METATOOLS_CODE_CACHE=0) (ms)", first.searchNoCodeCacheMs, undefined],
+      ["metatools search, code cache / none (ratio)", first.searchMs / first.searchNoCodeCacheMs, undefined],
     );
   }
   if (report.useEmbedder) {
