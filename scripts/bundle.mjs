@@ -1,6 +1,6 @@
 // Bundles the command (dist/cli/main.js and what it imports) into one CommonJS script, dist/bundle/main.cjs: a
 // start that reads one file, compiled from V8's code cache (scripts/bundle-options.mjs). dist/cli.mjs, the package's
-// bin, starts it. Run by `npm run build`, after tsc.
+// bin, starts it (src/cli/start.ts). Run by `npm run build`, after tsc.
 import { chmodSync, rmSync, writeFileSync } from "node:fs";
 import { build } from "esbuild";
 import { bundleOptions } from "./bundle-options.mjs";
@@ -12,9 +12,9 @@ writeFileSync(
   [
     "#!/usr/bin/env node",
     'import { fileURLToPath } from "node:url";',
-    'import { runBundle } from "./cli/code-cache.js";',
+    'import { start } from "./cli/start.js";',
     "",
-    'runBundle(fileURLToPath(new URL("./bundle/main.cjs", import.meta.url)));',
+    'await start(fileURLToPath(new URL("./bundle/main.cjs", import.meta.url)));',
     "",
   ].join("\n"),
 );

@@ -12,26 +12,7 @@ import { commandHelp, synopsis } from "./command.js";
 import { commandNamed, loadCommand, usage } from "./registry.js";
 import { stderr, stdout } from "./output.js";
 import { carryFlags } from "./command-line.js";
-
-/** The flags every command takes may come before its name too (`metatools --config F doctor`): they are moved after it. */
-const LEADING = new Set(["--config", "--root", "--log-level"]);
-
-function commandFirst(argv: string[]): string[] {
-  const leading: string[] = [];
-  let i = 0;
-  while (i < argv.length) {
-    const word = argv[i]!;
-    const flag = word.split("=")[0]!;
-    if (!LEADING.has(flag)) break;
-    const takes = word.includes("=") ? 1 : 2;
-    leading.push(...argv.slice(i, i + takes));
-    i += takes;
-  }
-  if (!leading.length) return argv;
-  // Flags and no command: the usage, as for no words at all.
-  if (i >= argv.length) return [];
-  return [argv[i]!, ...leading, ...argv.slice(i + 1)];
-}
+import { commandFirst } from "./argv.js";
 
 async function main(argv: string[]): Promise<number> {
   const [name, ...rest] = commandFirst(argv);

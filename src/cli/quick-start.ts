@@ -29,19 +29,26 @@ const TOOLS_LIST_MS = 40;
 /** Far more than any `initialize`: past it, the server reads the rest. */
 const MAX_PREFIX_BYTES = 1 << 20;
 
-let started: QuickStart | undefined;
+/**
+ * What quickStart did, kept on the global object: the bin's starter runs
+ * this file as compiled (before the bundle is read), and serve reads it
+ * from the bundle's own copy.
+ */
+const STARTED = Symbol.for("metatools.quickStart");
+const slot = globalThis as { [STARTED]?: QuickStart };
 
 /** What quickStart did, for `serve` to take over (undefined when it did not run: not stdio, or metatools used as a library). */
 export function quickStarted(): QuickStart | undefined {
-  return started;
+  return slot[STARTED];
 }
 
 /** `argv`: serve's own words. Answers the client's `initialize` from this launch's kept answer, when there is one and the config is as it was. */
 export async function quickStart(argv: readonly string[]): Promise<void> {
-  if (argv.some((word) => word === "--http" || word.startsWith("--http="))) return;
+  // Once per process: the starter ran it, and main, which runs it when started without the starter, finds it done.
+  if (slot[STARTED] || argv.some((word) => word === "--http" || word.startsWith("--http="))) return;
   const launch = { version: packageVersion(), cwd: process.cwd(), argv, ...(process.env.METATOOLS_CONFIG ? { configEnv: process.env.METATOOLS_CONFIG } : {}) };
   const quick: QuickStart = { file: answerFile(join(cacheHome(), "answers"), launch), prefix: Buffer.alloc(0) };
-  started = quick;
+  slot[STARTED] = quick;
   const kept = readAnswer(quick.file);
   if (!kept) return;
   quick.prefix = await readUntil(process.stdin, FIRST_MESSAGE_MS, (bytes) => bytes.includes(10));
