@@ -1,8 +1,8 @@
 /**
  * Keeps the word indexes (BM25 and exact names) in step with the registry,
- * one namespace at a time. A large namespace comes from the index cache
- * when it holds these very tools; else it is built, and kept there. At a
- * start (a namespace's first index), the cached index of the same tool ids
+ * one namespace at a time. A namespace comes from the index cache when it
+ * holds these very tools; else it is built, and kept there. At a start (a
+ * large namespace's first index), the cached index of the same tool ids
  * is used at once, so 10,000 tools are searchable without hashing every
  * document first, and checked against the documents a moment later: a
  * stale one (a catalog edited since) is rebuilt then.
@@ -18,7 +18,7 @@ import type { ToolRegistry } from "../registry/registry.js";
 import type { Bm25Ranker } from "./bm25.js";
 import { toDocument, type SearchDocument } from "./documents.js";
 import type { ExactNames } from "./exact.js";
-import { CACHED_MIN_TOOLS, type IndexCache } from "./index-cache.js";
+import { EARLY_MIN_TOOLS, type IndexCache } from "./index-cache.js";
 import type { PreparedNamespace } from "./segment-file.js";
 import type { Logger } from "../util/log.js";
 import { errorMessage } from "../util/errors.js";
@@ -54,19 +54,20 @@ export class LexicalIndexes {
     this.indexed.add(namespace);
     const replacement = ++this.replacements;
     this.latest.set(namespace, replacement);
-    const cache = records.length >= CACHED_MIN_TOOLS ? this.cache : undefined;
+    const cache = this.cache;
     if (!cache) {
       if (records.length >= this.slicedFrom) return this.inSlices(namespace, records, about, undefined, replacement);
       this.bm25.replaceNamespace(namespace, records, undefined, about);
       this.exact.replaceNamespace(namespace, records);
       return;
     }
-    const early = first
-      ? cache.loadFor(
-          namespace,
-          records.map((r) => r.id),
-        )
-      : undefined;
+    const early =
+      first && records.length >= EARLY_MIN_TOOLS
+        ? cache.loadFor(
+            namespace,
+            records.map((r) => r.id),
+          )
+        : undefined;
     if (!early) return this.index(namespace, records, about, cache, replacement);
     this.install(namespace, early, records, about);
     const check = new Promise<void>((resolve) => setTimeout(resolve, cache.checkAfterMs).unref()).then(() => {

@@ -1,5 +1,5 @@
 /**
- * The index cache: a large namespace's analyzed index kept on disk and read
+ * The index cache: a namespace's analyzed index kept on disk and read
  * back on the next start instead of analyzing its tools again. What is read
  * back must rank exactly as a fresh build; anything else (other tools,
  * another analyzer, a damaged file) must be built again, never used.
@@ -13,7 +13,7 @@ import type { UpstreamTool } from "../../../src/model/tool.js";
 import { ToolRegistry } from "../../../src/registry/registry.js";
 import { Bm25Ranker } from "../../../src/search/bm25.js";
 import { SearchEngine } from "../../../src/search/engine.js";
-import { CACHED_MIN_TOOLS, IndexCache } from "../../../src/search/index-cache.js";
+import { EARLY_MIN_TOOLS, IndexCache } from "../../../src/search/index-cache.js";
 import { decodeNamespace, encodeNamespace } from "../../../src/search/segment-file.js";
 import { tempDir } from "../../helpers/harness.js";
 
@@ -27,7 +27,7 @@ const QUERIES = [
   "export order as CSV",
 ];
 
-function tools(count = CACHED_MIN_TOOLS + 200): UpstreamTool[] {
+function tools(count = EARLY_MIN_TOOLS + 200): UpstreamTool[] {
   return syntheticTools(count).map(({ name, description, inputSchema }, i) => ({
     name,
     description: i === 3 ? `Deprecated: ${description}` : description,
@@ -165,9 +165,19 @@ describe("the index cache", () => {
     expect(existsSync(recent)).toBe(true);
   });
 
-  it("leaves small namespaces alone: they are built faster than a file is read", () => {
+  it("keeps a small namespace too, and takes it back only for its very documents, not for its ids", async () => {
     const dir = tempDir();
-    engineOver(tools(50), dir).flush();
-    expect(readdirSync(dir)).toEqual([]);
+    const list = tools(50);
+    engineOver(list, dir).flush();
+    expect(readdirSync(dir).filter((f) => f.endsWith(".idx"))).toHaveLength(1);
+    const fresh = await answers(engineOver(list, undefined));
+    const built = vi.spyOn(Bm25Ranker.prototype, "replaceNamespace");
+    expect(await answers(engineOver(list, dir))).toEqual(fresh);
+    expect(built).not.toHaveBeenCalled();
+    // The same ids, one description changed: the new words are found at once (a command may end before any later check).
+    const edited = list.map((t, i) => (i === 7 ? { ...t, description: "Reconciles the quarterly zebra ledger." } : t));
+    const outcome = await engineOver(edited, dir).search({ query: "zebra ledger", limit: 3, offset: 0, namespaces: [], tags: [], mode: "bm25" });
+    expect(outcome.hits[0]?.record.name).toBe(edited[7]!.name);
+    expect(built).toHaveBeenCalledTimes(1);
   });
 });

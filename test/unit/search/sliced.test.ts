@@ -12,7 +12,7 @@ import { CatalogIndex } from "../../../src/catalog/match.js";
 import type { UpstreamTool } from "../../../src/model/tool.js";
 import { ToolRegistry } from "../../../src/registry/registry.js";
 import { SearchEngine } from "../../../src/search/engine.js";
-import { CACHED_MIN_TOOLS, IndexCache } from "../../../src/search/index-cache.js";
+import { EARLY_MIN_TOOLS, IndexCache } from "../../../src/search/index-cache.js";
 import { loadBuiltinEmbedder } from "../../../src/embed/builtin.js";
 import type { Embedder } from "../../../src/embed/types.js";
 import { SemanticIndex } from "../../../src/search/semantic.js";
@@ -117,7 +117,7 @@ describe("a very large namespace, indexed in slices", () => {
 
   it("keeps what it built in the index cache, which the next start reads back", async () => {
     const dir = tempDir();
-    const list = tools(CACHED_MIN_TOOLS + 50);
+    const list = tools(EARLY_MIN_TOOLS + 50);
     const open = () => {
       const registry = new ToolRegistry(new CatalogIndex([]));
       const engine = new SearchEngine(registry, {
