@@ -46,19 +46,26 @@ function readRange(file: string, position: number, length: number): Buffer {
   }
 }
 
-/** How much of each end of a table its digest file also hashes ("spot"), to tell a table rebuilt to the same size. */
-const SPOT_BYTES = 1 << 20;
+/**
+ * How much of each end of a table its digest file also hashes ("spot"), to
+ * tell a table rebuilt to the same size: 64 KiB (the header and the most
+ * frequent words, the last rows), written as the digest's fourth field. A
+ * digest of three fields is of an earlier release, whose spot was 1 MiB.
+ */
+const SPOT_BYTES = 1 << 16;
+const EARLIER_SPOT_BYTES = 1 << 20;
 
-/** sha256 of the first and the last SPOT_BYTES of a file (`head` holds at least its start). */
-function spotDigest(file: string, size: number, head: Buffer): string {
-  const first = head.subarray(0, Math.min(size, SPOT_BYTES));
-  const last = readRange(file, Math.max(0, size - SPOT_BYTES), Math.min(size, SPOT_BYTES));
+/** sha256 of the first and the last `spotBytes` of a file (`head` holds at least its start). */
+function spotDigest(file: string, size: number, head: Buffer, spotBytes: number): string {
+  const first = head.subarray(0, Math.min(size, spotBytes));
+  const last = readRange(file, Math.max(0, size - spotBytes), Math.min(size, spotBytes));
   return createHash("sha256").update(first).update(last).digest("hex");
 }
 
 /**
- * The digest written beside a table (`FILE.sha256`: "<hex> <bytes> <spot>"),
- * when it is for this file: the same size, and the same bytes at both ends.
+ * The digest written beside a table (`FILE.sha256`: "<hex> <bytes> <spot>
+ * <spot bytes>"), when it is for this file: the same size, and the same
+ * bytes at both ends.
  */
 function recordedDigest(file: string, size: number, head: Buffer): string | undefined {
   let fields: string[];
@@ -67,9 +74,12 @@ function recordedDigest(file: string, size: number, head: Buffer): string | unde
   } catch {
     return undefined;
   }
-  const [hex, bytes, spot] = fields;
-  if (!hex || !/^[0-9a-f]{64}$/.test(hex) || Number(bytes) !== size || !spot) return undefined;
-  return spotDigest(file, size, head) === spot ? hex : undefined;
+  const [hex, bytes, spot, spotField] = fields;
+  const spotBytes = spotField === undefined ? EARLIER_SPOT_BYTES : Number(spotField);
+  if (!hex || !/^[0-9a-f]{64}$/.test(hex) || Number(bytes) !== size || !spot || !Number.isInteger(spotBytes) || spotBytes < 4096 || spotBytes > HEAD_BYTES) {
+    return undefined;
+  }
+  return spotDigest(file, size, head, spotBytes) === spot ? hex : undefined;
 }
 
 /** Writes the digest file `read` trusts beside a table: whenever a table is written. */
@@ -79,7 +89,7 @@ export function writeDigest(file: string): void {
     .update(whole.subarray(0, SPOT_BYTES))
     .update(whole.subarray(Math.max(0, whole.length - SPOT_BYTES)))
     .digest("hex");
-  writeFileAtomic(`${file}.sha256`, `${createHash("sha256").update(whole).digest("hex")} ${whole.length} ${spot}\n`);
+  writeFileAtomic(`${file}.sha256`, `${createHash("sha256").update(whole).digest("hex")} ${whole.length} ${spot} ${SPOT_BYTES}\n`);
 }
 
 export interface VectorsHeader {

@@ -149,6 +149,25 @@ describe("word-vectors file", () => {
     expect(WordVectors.read(file).digest).toBe(createHash("sha256").update(table).digest("hex"));
   });
 
+  it("believes a digest file whose spot matches, of this release (64 KiB at each end) or an earlier one (1 MiB, three fields)", () => {
+    const table = readFileSync(writeVectors(tempDir()));
+    const file = join(tempDir(), "table.mtvec");
+    writeFileSync(file, table);
+    const spot = (bytes: number) =>
+      createHash("sha256")
+        .update(table.subarray(0, Math.min(table.length, bytes)))
+        .update(table.subarray(Math.max(0, table.length - bytes)))
+        .digest("hex");
+    // A recorded digest that is not the file's own shows whether the file was believed or hashed again.
+    const recorded = "ab".repeat(32);
+    writeFileSync(`${file}.sha256`, `${recorded} ${table.length} ${spot(1 << 16)} ${1 << 16}\n`);
+    expect(WordVectors.read(file).digest).toBe(recorded);
+    writeFileSync(`${file}.sha256`, `${recorded} ${table.length} ${spot(1 << 20)}\n`);
+    expect(WordVectors.read(file).digest).toBe(recorded);
+    writeFileSync(`${file}.sha256`, `${recorded} ${table.length} ${spot(1 << 20)} 12\n`);
+    expect(WordVectors.read(file).digest).toBe(createHash("sha256").update(table).digest("hex"));
+  });
+
   it("reads rows one by one, then the whole matrix, to the same vectors", () => {
     const dir = tempDir();
     const { words } = conceptVectors();
