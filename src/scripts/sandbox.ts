@@ -14,11 +14,15 @@
  * process alive.
  */
 import { createRequire } from "node:module";
-import { Worker } from "node:worker_threads";
+import type * as WorkerThreads from "node:worker_threads";
+import type { Worker } from "node:worker_threads";
 import type { ProgramHost } from "../model/program.js";
 import { answerCall } from "./answer.js";
 import { SANDBOX_SOURCE } from "./sandbox-worker.js";
 import { WRAPPER_HEAD, type FromWorker, type ToWorker, type WorkerLimits, type WorkerOutcome } from "./protocol.js";
+
+/** Node's worker_threads, loaded at the first run: a command that runs no program never reads it. */
+const threads = (): typeof WorkerThreads => createRequire(import.meta.url)("node:worker_threads") as typeof WorkerThreads;
 
 export interface ProgramLimits extends WorkerLimits {
   /** Calls of one run answered at once; the rest wait. */
@@ -219,7 +223,7 @@ export class Sandboxes {
   }
 
   private start(): Slot {
-    const worker = new Worker(SANDBOX_SOURCE, {
+    const worker = new (threads().Worker)(SANDBOX_SOURCE, {
       eval: true,
       workerData: { ...this.paths, memoryBytes: this.options.memoryBytes, head: WRAPPER_HEAD },
       // Deep recursion must meet the program's own (small) stack limit long before the worker's.

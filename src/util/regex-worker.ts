@@ -12,8 +12,12 @@
  * the parent resolved and compiles the spec the parent already validated.
  */
 import { createRequire } from "node:module";
-import { Worker } from "node:worker_threads";
+import type * as WorkerThreads from "node:worker_threads";
+import type { Worker } from "node:worker_threads";
 import type { SafeRegex } from "./regex.js";
+import { lazyRequire } from "./lazy-require.js";
+/** Node's worker_threads, loaded at the first worker: most commands start none. */
+const threads = lazyRequire<typeof WorkerThreads>("node:worker_threads");
 
 /** A matching line: 1-based number, and where in it the first match starts. */
 export interface LineMatch {
@@ -85,7 +89,7 @@ export class MatcherPool {
   }
 
   private acquire(regex: SafeRegex): Worker {
-    const worker = this.idle ?? new Worker(SOURCE, { eval: true, workerData: { re2js: this.re2js, max: MAX_LINE_MATCHES } });
+    const worker = this.idle ?? new (threads().Worker)(SOURCE, { eval: true, workerData: { re2js: this.re2js, max: MAX_LINE_MATCHES } });
     this.idle = undefined;
     worker.ref();
     worker.postMessage({ spec: regex.spec });

@@ -15,8 +15,12 @@
  * after HELPER_WAIT_MS, that scan runs on the caller alone and the helper
  * is not used again: slower, never wrong.
  */
-import { Worker } from "node:worker_threads";
+import type * as WorkerThreads from "node:worker_threads";
+import type { Worker } from "node:worker_threads";
 import type { BestArgs } from "./module.js";
+import { lazyRequire } from "../../util/lazy-require.js";
+/** Node's worker_threads, loaded at the first worker: most commands start none. */
+const threads = lazyRequire<typeof WorkerThreads>("node:worker_threads");
 
 /**
  * Matrices of this many rows or more are scanned on two threads. The scan
@@ -201,7 +205,7 @@ class ScanHelper {
     if (this.broken) return undefined;
     if (this.worker) return this.worker;
     try {
-      const worker = new Worker(SOURCE, { eval: true, workerData: { control: this.control.buffer } });
+      const worker = new (threads().Worker)(SOURCE, { eval: true, workerData: { control: this.control.buffer } });
       worker.unref();
       worker.on("error", () => this.fail());
       worker.on("exit", () => this.fail());
