@@ -5,7 +5,7 @@ import { fileURLToPath } from "node:url";
 export const CLI = fileURLToPath(new URL("../../dist/cli.mjs", import.meta.url));
 
 /** What the test runner's own environment may carry that changes the CLI's output; a test sets these itself when it means to. */
-const AMBIENT = ["FORCE_COLOR", "NO_COLOR", "METATOOLS_CONFIG", "METATOOLS_TOKENS"];
+const AMBIENT = ["FORCE_COLOR", "NO_COLOR", "METATOOLS_CONFIG", "METATOOLS_TOKENS", "METATOOLS_CODE_CACHE"];
 
 type Ran = { code: number; stdout: string; stderr: string };
 type Options = { cwd?: string; env?: NodeJS.ProcessEnv };
