@@ -1,5 +1,6 @@
 import type { MetaServices } from "./services.js";
 import type { ToolRecord } from "../model/tool.js";
+import { isAscii, isAsciiAlnum } from "../text/analyze.js";
 
 const MAX_NAMESPACES = 30;
 /** What a session was told of the namespaces (notices.ts): by its instructions, then by search once when they changed. */
@@ -91,7 +92,8 @@ export function namespaceWords(namespace: string, names: readonly string[]): str
     for (const raw of splitName(name)) {
       if (raw.length <= 2) continue;
       const word = singular(raw);
-      if (word.length <= 2 || isDigits(word) || EMPTY_WORDS.has(word) || own.has(word) || counted.includes(word)) continue;
+      // singular() shortens only words of five letters or more: what passed the length check still does.
+      if (isDigits(word) || EMPTY_WORDS.has(word) || own.has(word) || counted.includes(word)) continue;
       counted.push(word);
       counts.set(word, (counts.get(word) ?? 0) + 1);
     }
@@ -107,14 +109,14 @@ export function namespaceWords(namespace: string, names: readonly string[]): str
 
 /** A name's words, lowercase: split at what is not [a-z0-9] and before a capital that follows a small letter or digit. */
 export function splitName(name: string): string[] {
-  if (!/^[\x20-\x7e]*$/.test(name)) return splitNameByPattern(name);
+  if (!isAscii(name)) return splitNameByPattern(name);
   // By hand for ASCII names (nearly all; 10,000 of them at a start from the snapshot), as the patterns would.
   const words: string[] = [];
   let start = -1;
   for (let i = 0; i <= name.length; i++) {
     const c = i < name.length ? name.charCodeAt(i) : 0;
     const upper = c >= 65 && c <= 90;
-    const alnum = upper || (c >= 97 && c <= 122) || (c >= 48 && c <= 57);
+    const alnum = isAsciiAlnum(c);
     const prev = i > 0 ? name.charCodeAt(i - 1) : 0;
     const afterSmall = (prev >= 97 && prev <= 122) || (prev >= 48 && prev <= 57);
     if (start >= 0 && (!alnum || (upper && afterSmall))) {
@@ -123,7 +125,7 @@ export function splitName(name: string): string[] {
     }
     if (alnum && start < 0) start = i;
   }
-  return words.length ? words : [""];
+  return words;
 }
 
 /** splitName by the patterns: the reference, and the way for a name outside ASCII. */

@@ -5,6 +5,7 @@
  */
 import { propertiesOf } from "../model/signature.js";
 import type { JsonSchema, ToolRecord } from "../model/tool.js";
+import { isAscii, isAsciiAlnum } from "../text/analyze.js";
 import { TUNING } from "./tuning.js";
 
 export const SEARCH_FIELDS = ["name", "namespace", "group", "title", "summary", "description", "tags", "aliases", "hints", "params", "paramDocs"] as const;
@@ -80,12 +81,12 @@ export function capRepeats(text: string, max: number): string {
   let parts: string[] | undefined;
   let last = 0;
   for (let i = 0; i < text.length;) {
-    if (!isAlnum(text.charCodeAt(i))) {
+    if (!isAsciiAlnum(text.charCodeAt(i))) {
       i++;
       continue;
     }
     let end = i + 1;
-    while (end < text.length && isAlnum(text.charCodeAt(end))) end++;
+    while (end < text.length && isAsciiAlnum(text.charCodeAt(end))) end++;
     const key = text.slice(i, end).toLowerCase();
     const n = (seen.get(key) ?? 0) + 1;
     seen.set(key, n);
@@ -113,16 +114,6 @@ export function capRepeatsByPattern(text: string, max: number): string {
     return "";
   });
   return dropped ? kept.replace(/[ \t]{2,}/g, " ") : text;
-}
-
-function isAscii(text: string): boolean {
-  for (let i = 0; i < text.length; i++) if (text.charCodeAt(i) > 127) return false;
-  return true;
-}
-
-/** [A-Za-z0-9]: the ASCII letters and digits, \p{L} and \p{N} among ASCII characters. */
-function isAlnum(c: number): boolean {
-  return (c >= 97 && c <= 122) || (c >= 65 && c <= 90) || (c >= 48 && c <= 57);
 }
 
 /** What a tool's score is multiplied by, in every signal: a deprecated tool's is lowered, the everyday one of its siblings' raised. */

@@ -47,7 +47,7 @@ const CLAUSE_BREAK = /[.!?;,:](?:\s|$)|[()[\]{}"\n\r\t|]/u;
 
 /** Splits text into raw words: camelCase and acronym boundaries, then anything that is not a letter or digit. */
 export function splitWords(text: string): string[] {
-  if (!ASCII.test(text)) return splitByPattern(text);
+  if (!isAscii(text)) return splitByPattern(text);
   const words: string[] = [];
   scanAscii(text, (raw) => words.push(raw));
   return words;
@@ -59,7 +59,7 @@ export function splitWords(text: string): string[] {
  * either side of one are not neighbours.
  */
 export function eachWord(text: string, visit: (raw: string, fresh: boolean) => void): void {
-  if (ASCII.test(text)) return scanAscii(text, visit);
+  if (isAscii(text)) return scanAscii(text, visit);
   for (const clause of text.split(CLAUSE_BREAK)) splitByPattern(clause).forEach((raw, i) => visit(raw, i === 0));
 }
 
@@ -78,6 +78,11 @@ export function splitByPattern(text: string): string[] {
 /** Text of ASCII characters only: the common case, scanned by hand (scanAscii), several times faster than the patterns. */
 const ASCII = /^\p{ASCII}*$/u;
 
+/** Whether `text` is ASCII only: where a scan by hand may stand in for a pattern over any script. */
+export function isAscii(text: string): boolean {
+  return ASCII.test(text);
+}
+
 const enum Kind {
   Other,
   Lower,
@@ -88,6 +93,11 @@ const enum Kind {
 const KIND = new Uint8Array(128);
 for (let c = 0; c < 128; c++) {
   KIND[c] = c >= 97 && c <= 122 ? Kind.Lower : c >= 65 && c <= 90 ? Kind.Upper : c >= 48 && c <= 57 ? Kind.Digit : Kind.Other;
+}
+
+/** [A-Za-z0-9]: among ASCII characters, what \p{L} and \p{N} match. */
+export function isAsciiAlnum(code: number): boolean {
+  return code < 128 && KIND[code] !== Kind.Other;
 }
 
 /** Breaks a clause by themselves, and `.!?;,:` when whitespace or the end follows (as CLAUSE_BREAK). */
