@@ -23,3 +23,8 @@ export function commandFirst(argv: string[]): string[] {
   if (i >= argv.length) return [];
   return [argv[i]!, ...leading, ...argv.slice(i + 1)];
 }
+
+/** Whether the words (after commandFirst) start a server, whose stdio handshake quick-start.ts may answer at once. */
+export function startsServer(name: string | undefined, rest: readonly string[]): boolean {
+  return name === "serve" && !rest.includes("--help") && !rest.includes("-h");
+}

@@ -12,7 +12,7 @@ import { commandHelp, synopsis } from "./command.js";
 import { commandNamed, loadCommand, usage } from "./registry.js";
 import { stderr, stdout } from "./output.js";
 import { carryFlags } from "./command-line.js";
-import { commandFirst } from "./argv.js";
+import { commandFirst, startsServer } from "./argv.js";
 
 async function main(argv: string[]): Promise<number> {
   const [name, ...rest] = commandFirst(argv);
@@ -31,7 +31,7 @@ async function main(argv: string[]): Promise<number> {
     return 2;
   }
   // A stdio client's handshake is answered before the server's code is loaded, from this launch's last answer.
-  if (name === "serve" && !rest.includes("--help") && !rest.includes("-h")) await (await import("./quick-start.js")).quickStart(rest);
+  if (startsServer(name, rest)) await (await import("./quick-start.js")).quickStart(rest);
   const command = await loadCommand(entry);
   carryFlags(rest);
   if (rest.includes("--help") || rest.includes("-h")) {

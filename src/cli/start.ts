@@ -5,11 +5,11 @@
  * client would otherwise wait for its `initialize`. Imports Node, argv.ts,
  * quick-start.ts and code-cache.ts only.
  */
-import { commandFirst } from "./argv.js";
+import { commandFirst, startsServer } from "./argv.js";
 import { runBundle } from "./code-cache.js";
 
 export async function start(bundle: string, argv: string[] = process.argv.slice(2)): Promise<void> {
   const [name, ...rest] = commandFirst(argv);
-  if (name === "serve" && !rest.includes("--help") && !rest.includes("-h")) await (await import("./quick-start.js")).quickStart(rest);
+  if (startsServer(name, rest)) await (await import("./quick-start.js")).quickStart(rest);
   runBundle(bundle);
 }
