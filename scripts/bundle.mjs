@@ -1,12 +1,17 @@
 // Bundles the command (dist/cli/main.js and what it imports) into one CommonJS script, dist/bundle/main.cjs: a
 // start that reads one file, compiled from V8's code cache (scripts/bundle-options.mjs). dist/cli.mjs, the package's
 // bin, starts it (src/cli/start.ts). Run by `npm run build`, after tsc.
-import { chmodSync, rmSync, writeFileSync } from "node:fs";
+import { chmodSync, mkdirSync, rmSync, writeFileSync } from "node:fs";
+import { dirname } from "node:path";
 import { build } from "esbuild";
-import { bundleOptions } from "./bundle-options.mjs";
+import { asciiOnly, bundleOptions } from "./bundle-options.mjs";
 
 rmSync("dist/bundle", { recursive: true, force: true });
-await build(bundleOptions);
+const { outputFiles } = await build({ ...bundleOptions, write: false });
+for (const { path, text } of outputFiles) {
+  mkdirSync(dirname(path), { recursive: true });
+  writeFileSync(path, asciiOnly(text), { mode: 0o755 });
+}
 writeFileSync(
   "dist/cli.mjs",
   [

@@ -13,6 +13,7 @@ import { commandNamed, loadCommand, usage } from "./registry.js";
 import { stderr, stdout } from "./output.js";
 import { carryFlags } from "./command-line.js";
 import { commandFirst, startsServer } from "./argv.js";
+import { exitWhenQuiet } from "./exit.js";
 
 async function main(argv: string[]): Promise<number> {
   const [name, ...rest] = commandFirst(argv);
@@ -66,9 +67,7 @@ async function main(argv: string[]): Promise<number> {
 
 const argv = process.argv.slice(2);
 main(argv).then(
-  (code) => {
-    process.exitCode = code;
-  },
+  (code) => exitWhenQuiet(code),
   (error: unknown) => {
     // A person gets the message; the stack, with its local paths, only when they ask for debug output.
     const debug = argv.some((a, i) => a === "--log-level=debug" || (a === "--log-level" && argv[i + 1] === "debug"));

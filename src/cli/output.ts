@@ -18,6 +18,8 @@ export interface Output {
   json(value: unknown): void;
   /** A tool's own output, piped on as it came; on a terminal it is made printable like any text. */
   pass(text: string | Uint8Array): void;
+  /** Resolves once everything written so far has been handed to the system. */
+  flushed(): Promise<void>;
 }
 
 // The SGR codes style.ts emits, exactly; nothing else of the form survives.
@@ -38,6 +40,7 @@ export function outputTo(stream: NodeJS.WriteStream): Output {
     write: (text) => void stream.write(clean(text)),
     json: (value) => void stream.write(`${printableJson(JSON.stringify(value, null, 2))}\n`),
     pass: (text) => void stream.write(stream.isTTY ? printable(typeof text === "string" ? text : Buffer.from(text).toString("utf8")) : text),
+    flushed: () => new Promise((resolve) => stream.write("", () => resolve())),
   };
 }
 

@@ -3,9 +3,12 @@
  * after a run that had none, taken by the next run unchanged, and never
  * taken from a file someone else could have written, or one V8 refuses.
  */
+import { isAscii } from "node:buffer";
 import { chmodSync, existsSync, readdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
+import { fileURLToPath } from "node:url";
 import { describe, expect, it } from "vitest";
+import { asciiOnly } from "../../scripts/bundle-options.mjs";
 import { runCli } from "../helpers/cli.js";
 import { servers, tempDir } from "../helpers/harness.js";
 
@@ -53,6 +56,13 @@ describe("the code cache", () => {
     expect((await search()).hits).toEqual(first.hits);
     expect(readFileSync(file).every((byte) => byte === 7)).toBe(false);
   }, 60_000);
+
+  it("compiles a bundle of ASCII text (read as one-byte text at each start), its comments' other characters escaped", () => {
+    const bundle = readFileSync(fileURLToPath(new URL("../../dist/bundle/main.cjs", import.meta.url)));
+    expect(isAscii(bundle)).toBe(true);
+    expect(asciiOnly("a \u2014 b \u{1F600}")).toBe("a \\u2014 b \\ud83d\\ude00");
+    expect(new Function(`return "${asciiOnly("\u2014\u{1F600}")}"`)()).toBe("\u2014\u{1F600}");
+  });
 
   it("is off with METATOOLS_CODE_CACHE=0", async () => {
     const { search, codeDir } = setUp();
